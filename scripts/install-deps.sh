@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package roofcast needs to build, run its main job and its tests.
+# Idempotent and quiet when everything is already there. Run as root (or with sudo available).
+#   bash scripts/install-deps.sh           # build + main job
+#   bash scripts/install-deps.sh --tests   # also what the test suite uses (headless Chromium)
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git clang-format
+  libhwloc-dev hwloc libpapi-dev papi-tools libopenmpi-dev openmpi-bin valgrind
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev libgtest-dev
+  librsvg2-bin
+)
+if [[ "${1:-}" == "--tests" ]]; then
+  packages+=(chromium likwid)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/roofcast-apt.log 2>&1; then
+  # Optional test-only packages (a browser) may be unavailable; the core set must install.
+  echo "install-deps: some packages failed to install, see /tmp/roofcast-apt.log; retrying the core set" >&2
+  core=()
+  for p in "${missing[@]}"; do [[ "$p" == chromium || "$p" == likwid ]] || core+=("$p"); done
+  [[ ${#core[@]} -eq 0 ]] || $SUDO apt-get install -y -qq --no-install-recommends "${core[@]}" >/tmp/roofcast-apt.log 2>&1
+fi

@@ -1,0 +1,38 @@
+#include "cli/app.hpp"
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "roofcast/version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <fmt/format.h>
+
+namespace roofcast::cli {
+
+int run(int argc, char** argv) {
+    CLI::App app{"roofcast: how fast your code can run on this machine, what limits it, and how it scales"};
+    app.set_version_flag("--version", std::string("roofcast ") + k_version);
+    app.require_subcommand(1);
+    app.fallthrough();
+    add_validate_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0)
+            return app.exit(e);
+        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        fmt::print(stderr, "Run with --help for usage.\n");
+        return 2;
+    } catch (const core::Error& e) {
+        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,37 @@
+#include "cli/commands.hpp"
+#include "core/doc.hpp"
+#include "core/error.hpp"
+#include "core/machine.hpp"
+
+#include <fmt/format.h>
+#include <string>
+
+namespace roofcast::cli {
+
+namespace {
+
+// Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
+std::string validate_file(const std::string& path) {
+    const core::YamlField root = core::YamlField::load_file(path);
+    if (root.has("levels") || root.has("compute")) {
+        const core::Machine m = core::machine_from_yaml(root);
+        return fmt::format("machine file '{}', {} levels", m.name, m.levels.size());
+    }
+    throw core::InputError(path, "",
+                           "not a roofcast data file (expected a machine file with 'compute' and "
+                           "'levels')");
+}
+
+} // namespace
+
+void add_validate_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand("validate", "Check roofcast data files against their schema");
+    auto files = std::make_shared<std::vector<std::string>>();
+    cmd->add_option("FILE", *files, "machine, kernel, results or profile files")->required();
+    cmd->callback([files] {
+        for (const auto& f : *files)
+            fmt::print("{}: ok ({})\n", f, validate_file(f));
+    });
+}
+
+} // namespace roofcast::cli

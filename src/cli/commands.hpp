@@ -1,0 +1,11 @@
+// Registration functions of the subcommands; each lives in its own cmd_*.cpp and stays thin:
+// parse options, call the library layers, print. Errors are thrown, never printed here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace roofcast::cli {
+
+void add_validate_command(CLI::App& app);
+
+} // namespace roofcast::cli

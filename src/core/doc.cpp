@@ -1,0 +1,159 @@
+#include "core/doc.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/units.hpp"
+
+#include <cmath>
+
+namespace roofcast::core {
+
+YamlField::YamlField(YAML::Node node, std::string file, std::string path)
+    : m_node(std::move(node)), m_file(std::move(file)), m_path(std::move(path)) {}
+
+YamlField YamlField::load_text(const std::string& text, const std::string& file_label) {
+    try {
+        YAML::Node root = YAML::Load(text);
+        if (!root.IsMap())
+            throw InputError(file_label, "", "expected a YAML mapping at the top level");
+        return YamlField(root, file_label);
+    } catch (const YAML::Exception& e) {
+        throw InputError(file_label, "",
+                         "malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+}
+
+YamlField YamlField::load_file(const std::string& path) {
+    return load_text(read_file(path), path);
+}
+
+[[noreturn]] void YamlField::fail(const std::string& expected) const {
+    throw InputError(m_file, m_path.empty() ? "(top level)" : m_path, expected);
+}
+
+bool YamlField::has(const std::string& key) const {
+    return m_node.IsMap() && m_node[key];
+}
+
+YamlField YamlField::operator[](const std::string& key) const {
+    const std::string child = m_path.empty() ? key : m_path + "." + key;
+    if (!m_node.IsMap())
+        fail("expected a mapping containing '" + key + "'");
+    YAML::Node n = m_node[key];
+    if (!n || n.IsNull())
+        throw InputError(m_file, child, "missing (required)");
+    return YamlField(n, m_file, child);
+}
+
+std::optional<YamlField> YamlField::optional(const std::string& key) const {
+    if (!has(key) || m_node[key].IsNull())
+        return std::nullopt;
+    return (*this)[key];
+}
+
+YamlField YamlField::at(std::size_t index) const {
+    if (!m_node.IsSequence())
+        fail("expected a list");
+    return YamlField(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]");
+}
+
+std::size_t YamlField::size() const {
+    if (!m_node.IsSequence())
+        fail("expected a list");
+    return m_node.size();
+}
+
+std::vector<std::string> YamlField::keys() const {
+    if (!m_node.IsMap())
+        fail("expected a mapping");
+    std::vector<std::string> out;
+    for (const auto& kv : m_node)
+        out.push_back(kv.first.as<std::string>());
+    return out;
+}
+
+double YamlField::as_double() const {
+    if (!m_node.IsScalar())
+        fail("expected a number");
+    const std::string& s = m_node.Scalar();
+    double v = 0;
+    try {
+        std::size_t used = 0;
+        v = std::stod(s, &used);
+        if (used != s.size())
+            fail("expected a number, got '" + s + "'");
+    } catch (const std::logic_error&) {
+        fail("expected a number, got '" + s + "'");
+    }
+    if (!std::isfinite(v))
+        fail("expected a finite number, got '" + s + "'");
+    return v;
+}
+
+double YamlField::as_positive() const {
+    const double v = as_double();
+    if (!(v > 0))
+        fail("expected a positive number, got " + m_node.Scalar());
+    return v;
+}
+
+double YamlField::as_non_negative() const {
+    const double v = as_double();
+    if (v < 0)
+        fail("expected a non-negative number, got " + m_node.Scalar());
+    return v;
+}
+
+std::int64_t YamlField::as_int() const {
+    if (!m_node.IsScalar())
+        fail("expected an integer");
+    const std::string& s = m_node.Scalar();
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(s, &used);
+        if (used != s.size())
+            fail("expected an integer, got '" + s + "'");
+        return v;
+    } catch (const std::logic_error&) {
+        fail("expected an integer, got '" + s + "'");
+    }
+}
+
+std::uint64_t YamlField::as_size() const {
+    if (!m_node.IsScalar())
+        fail("expected a size in bytes (e.g. 49152 or 48KiB)");
+    try {
+        return parse_size(m_node.Scalar(), m_path);
+    } catch (const InputError& e) {
+        fail("expected a non-negative size in bytes (e.g. 49152 or 48KiB), got '" + m_node.Scalar() + "'");
+    }
+}
+
+bool YamlField::as_bool() const {
+    if (!m_node.IsScalar())
+        fail("expected true or false");
+    const std::string& s = m_node.Scalar();
+    if (s == "true" || s == "True" || s == "yes")
+        return true;
+    if (s == "false" || s == "False" || s == "no")
+        return false;
+    fail("expected true or false, got '" + s + "'");
+}
+
+std::string YamlField::as_string() const {
+    if (!m_node.IsScalar())
+        fail("expected a string");
+    return m_node.Scalar();
+}
+
+double YamlField::get_double(const std::string& key, double fallback) const {
+    auto f = optional(key);
+    return f ? f->as_double() : fallback;
+}
+
+std::string YamlField::get_string(const std::string& key, const std::string& fallback) const {
+    auto f = optional(key);
+    return f ? f->as_string() : fallback;
+}
+
+} // namespace roofcast::core

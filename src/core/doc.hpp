@@ -1,0 +1,55 @@
+// Typed, context-carrying access to YAML documents. Every accessor knows the file it came from and
+// the dotted path of the field ("levels[2].bandwidth_gbs"), so a missing or mistyped field produces
+// one InputError line that names file, field and the expected type. NaN and infinities are rejected.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+namespace roofcast::core {
+
+class YamlField {
+public:
+    YamlField(YAML::Node node, std::string file, std::string path = "");
+
+    // Loads a YAML file (or text, for tests) as the root field; malformed YAML -> InputError with line.
+    static YamlField load_file(const std::string& path);
+    static YamlField load_text(const std::string& text, const std::string& file_label);
+
+    bool has(const std::string& key) const;
+    YamlField operator[](const std::string& key) const; // required member
+    std::optional<YamlField> optional(const std::string& key) const;
+    YamlField at(std::size_t index) const; // sequence element
+    std::size_t size() const;              // sequence length (throws if not a sequence)
+    std::vector<std::string> keys() const; // map keys (throws if not a map)
+
+    bool is_map() const { return m_node.IsMap(); }
+    bool is_sequence() const { return m_node.IsSequence(); }
+    bool is_scalar() const { return m_node.IsScalar(); }
+
+    double as_double() const;       // finite number
+    double as_positive() const;     // finite, > 0
+    double as_non_negative() const; // finite, >= 0
+    std::int64_t as_int() const;
+    std::uint64_t as_size() const; // integer bytes or "32KiB"-style string
+    bool as_bool() const;
+    std::string as_string() const;
+
+    double get_double(const std::string& key, double fallback) const;
+    std::string get_string(const std::string& key, const std::string& fallback) const;
+
+    const std::string& file() const { return m_file; }
+    const std::string& path() const { return m_path; }
+    const YAML::Node& node() const { return m_node; }
+    [[noreturn]] void fail(const std::string& expected) const;
+
+private:
+    YAML::Node m_node;
+    std::string m_file;
+    std::string m_path;
+};
+
+} // namespace roofcast::core

@@ -1,0 +1,34 @@
+// Typed errors of roofcast. Library code throws these; the single handler in main() prints
+// "roofcast: error: <what()>" and exits non-zero. InputError always names the file, the field and
+// what was expected, so that a user can fix bad input from one line.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace roofcast::core {
+
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Bad user input: a data file or an option value. `file` may be empty for command-line options.
+class InputError : public Error {
+public:
+    InputError(std::string file, std::string field, std::string message);
+    const std::string& file() const { return m_file; }
+    const std::string& field() const { return m_field; }
+
+private:
+    std::string m_file;
+    std::string m_field;
+};
+
+// A capability this machine lacks (no counters, no MPI, ...). Callers decide whether to fall back.
+class Unsupported : public Error {
+public:
+    using Error::Error;
+};
+
+} // namespace roofcast::core

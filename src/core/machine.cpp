@@ -1,0 +1,520 @@
+#include "core/machine.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace roofcast::core {
+
+std::string to_string(Provenance p) {
+    switch (p) {
+    case Provenance::measured:
+        return "measured";
+    case Provenance::calibrated:
+        return "calibrated";
+    case Provenance::entered:
+        break;
+    }
+    return "entered";
+}
+
+namespace {
+
+Provenance provenance_from(const YamlField& f) {
+    const std::string s = f.as_string();
+    if (s == "measured")
+        return Provenance::measured;
+    if (s == "entered")
+        return Provenance::entered;
+    if (s == "calibrated")
+        return Provenance::calibrated;
+    f.fail("expected one of measured, entered, calibrated, got '" + s + "'");
+}
+
+const std::set<std::string> k_precisions{"double", "single"};
+const std::set<std::string> k_isas{"scalar", "sse", "avx2", "avx512"};
+const std::set<std::string> k_ops{"fma", "add", "mul", "addmul", "chain"};
+const std::set<std::string> k_kernels{"load", "store", "copy", "triad", "update", "copy_nt", "triad_nt"};
+
+std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
+    const std::string s = f.as_string();
+    if (!allowed.count(s)) {
+        std::string list;
+        for (const auto& a : allowed)
+            list += (list.empty() ? "" : ", ") + a;
+        f.fail("expected one of " + list + ", got '" + s + "'");
+    }
+    return s;
+}
+
+std::map<std::string, double> precision_map(const YamlField& f) {
+    std::map<std::string, double> out;
+    for (const auto& k : f.keys()) {
+        if (!k_precisions.count(k))
+            f[k].fail("unknown precision '" + k + "', expected double or single");
+        out[k] = f[k].as_positive();
+    }
+    return out;
+}
+
+BandwidthPoint point_from(const YamlField& f) {
+    BandwidthPoint p;
+    p.kernel = one_of(f["kernel"], k_kernels);
+    p.threads = static_cast<int>(f["threads"].as_int());
+    if (p.threads < 1)
+        f["threads"].fail("expected a thread count >= 1");
+    p.working_set_bytes = f["working_set_bytes"].as_size();
+    p.gbs = summary_from_yaml(f["gbs"]);
+    if (auto m = f.optional("moved_per_requested"))
+        p.moved_per_requested = m->as_positive();
+    return p;
+}
+
+BandwidthCurve curve_from(const YamlField& f) {
+    BandwidthCurve c;
+    if (auto x = f.optional("x")) {
+        c.x = x->as_string();
+        if (c.x != "working_set" && c.x != "volume")
+            x->fail("expected working_set or volume, got '" + c.x + "'");
+    }
+    if (auto pts = f.optional("points")) {
+        for (std::size_t i = 0; i < pts->size(); ++i) {
+            const YamlField p = pts->at(i);
+            if (!p.is_sequence() || p.size() != 2)
+                p.fail("expected a pair [bytes, GB/s]");
+            c.points.emplace_back(p.at(0).as_non_negative(), p.at(1).as_positive());
+        }
+        std::sort(c.points.begin(), c.points.end());
+        if (c.points.empty())
+            pts->fail("expected at least one point");
+    }
+    if (auto a = f.optional("affine"))
+        c.affine = std::make_pair((*a)["a"].as_double(), (*a)["b"].as_double());
+    if (c.points.empty() && !c.affine)
+        f.fail("expected 'points' or 'affine'");
+    return c;
+}
+
+YAML::Node flow_seq() {
+    YAML::Node n(YAML::NodeType::Sequence);
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    return n;
+}
+
+YAML::Node point_to_yaml(const BandwidthPoint& p) {
+    YAML::Node n;
+    n["kernel"] = p.kernel;
+    n["threads"] = p.threads;
+    n["working_set_bytes"] = p.working_set_bytes;
+    n["gbs"] = summary_to_yaml(p.gbs);
+    n["moved_per_requested"] = p.moved_per_requested;
+    return n;
+}
+
+} // namespace
+
+double BandwidthCurve::eval(double bytes) const {
+    if (affine)
+        return affine->first * bytes + affine->second;
+    if (points.empty())
+        return 0.0;
+    if (bytes <= points.front().first)
+        return points.front().second;
+    if (bytes >= points.back().first)
+        return points.back().second;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+        if (bytes <= points[i].first) {
+            const auto& [x0, y0] = points[i - 1];
+            const auto& [x1, y1] = points[i];
+            return x1 == x0 ? y1 : y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
+        }
+    }
+    return points.back().second;
+}
+
+const Level* Machine::level(const std::string& level_name) const {
+    for (const auto& l : levels)
+        if (l.name == level_name)
+            return &l;
+    return nullptr;
+}
+
+double Machine::peak(const std::string& precision) const {
+    auto it = peak_gflops.find(precision);
+    if (it == peak_gflops.end())
+        throw InputError(name, "compute.peak_gflops." + precision,
+                         "missing: the machine has no compute peak");
+    return it->second;
+}
+
+double Machine::effective(const std::string& precision) const {
+    auto it = effective_gflops.find(precision);
+    return it != effective_gflops.end() ? it->second : peak(precision);
+}
+
+YAML::Node summary_to_yaml(const Summary& s, bool with_samples) {
+    YAML::Node n;
+    n.SetStyle(YAML::EmitterStyle::Flow);
+    n["median"] = s.median;
+    n["min"] = s.min;
+    n["max"] = s.max;
+    n["n"] = s.n;
+    if (s.spread)
+        n["spread"] = *s.spread;
+    n["noisy"] = s.noisy;
+    if (with_samples && !s.samples.empty()) {
+        YAML::Node v = flow_seq();
+        for (double x : s.samples)
+            v.push_back(x);
+        n["samples"] = v;
+    }
+    return n;
+}
+
+Summary summary_from_yaml(const YamlField& f) {
+    if (f.is_scalar()) {
+        auto s = summarize({f.as_double()});
+        return *s;
+    }
+    if (auto samples = f.optional("samples")) {
+        std::vector<double> v;
+        for (std::size_t i = 0; i < samples->size(); ++i)
+            v.push_back(samples->at(i).as_double());
+        if (v.empty())
+            samples->fail("expected at least one sample");
+        return *summarize(v);
+    }
+    Summary s;
+    s.median = f["median"].as_double();
+    s.min = f.get_double("min", s.median);
+    s.max = f.get_double("max", s.median);
+    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].as_int() : 1);
+    if (s.median != 0)
+        s.spread = (s.max - s.min) / std::fabs(s.median);
+    s.noisy = s.spread && *s.spread > k_noisy_spread;
+    return s;
+}
+
+nlohmann::json summary_to_json(const Summary& s) {
+    nlohmann::json j{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"n", s.n}, {"noisy", s.noisy}};
+    j["spread"] = s.spread ? nlohmann::json(*s.spread) : nlohmann::json(nullptr);
+    j["samples"] = s.samples;
+    return j;
+}
+
+Machine machine_from_yaml(const YamlField& root) {
+    Machine m;
+    m.format_version = static_cast<int>(root["format_version"].as_int());
+    if (m.format_version != k_machine_format_version)
+        root["format_version"].fail("unsupported version " + std::to_string(m.format_version) +
+                                    ", expected " + std::to_string(k_machine_format_version));
+    m.name = root["name"].as_string();
+    m.created = root.get_string("created", "");
+    m.roofcast_version = root.get_string("roofcast_version", "");
+    if (auto s = root.optional("source"))
+        m.source = provenance_from(*s);
+
+    if (auto t = root.optional("topology")) {
+        Topology topo;
+        topo.cpu_model = t->get_string("cpu_model", "");
+        if (auto isa = t->optional("isa"))
+            for (std::size_t i = 0; i < isa->size(); ++i)
+                topo.isa.push_back(one_of(isa->at(i), k_isas));
+        topo.packages = static_cast<int>(t->has("packages") ? (*t)["packages"].as_int() : 1);
+        topo.cores = static_cast<int>((*t)["cores"].as_int());
+        topo.hw_threads = static_cast<int>(t->has("hw_threads") ? (*t)["hw_threads"].as_int() : topo.cores);
+        topo.numa_nodes = static_cast<int>(t->has("numa_nodes") ? (*t)["numa_nodes"].as_int() : 1);
+        if (topo.cores < 1)
+            (*t)["cores"].fail("expected at least 1 core");
+        if (auto caches = t->optional("caches")) {
+            for (std::size_t i = 0; i < caches->size(); ++i) {
+                const YamlField c = caches->at(i);
+                CacheInfo ci;
+                ci.name = c["name"].as_string();
+                ci.size_bytes = c["size_bytes"].as_size();
+                if (ci.size_bytes == 0)
+                    c["size_bytes"].fail("expected a positive size");
+                if (auto l = c.optional("line_bytes"))
+                    ci.line_bytes = static_cast<std::uint32_t>(l->as_size());
+                if (auto a = c.optional("associativity"))
+                    ci.associativity = static_cast<int>(a->as_int());
+                if (auto s = c.optional("shared_by_cores"))
+                    ci.shared_by_cores = static_cast<int>(s->as_int());
+                if (auto s = c.optional("instances"))
+                    ci.instances = static_cast<int>(s->as_int());
+                if (auto e = c.optional("effective_size_bytes"))
+                    ci.effective_size_bytes = e->as_size();
+                ci.note = c.get_string("note", "");
+                topo.caches.push_back(ci);
+            }
+        }
+        m.topology = topo;
+    }
+    if (auto c = root.optional("clock_ghz"))
+        m.clock_ghz = summary_from_yaml(*c);
+    if (auto c = root.optional("tsc_ghz"))
+        m.tsc_ghz = c->as_positive();
+    if (auto c = root.optional("clock_drift"))
+        m.clock_drift = c->as_bool();
+
+    const YamlField compute = root["compute"];
+    m.peak_gflops = precision_map(compute["peak_gflops"]);
+    if (m.peak_gflops.empty())
+        compute["peak_gflops"].fail("expected at least one precision (double or single)");
+    if (auto e = compute.optional("effective_gflops"))
+        m.effective_gflops = precision_map(*e);
+    if (auto ceil = compute.optional("ceilings")) {
+        for (std::size_t i = 0; i < ceil->size(); ++i) {
+            const YamlField c = ceil->at(i);
+            ComputeCeiling cc;
+            cc.precision = one_of(c["precision"], k_precisions);
+            cc.isa = one_of(c["isa"], k_isas);
+            cc.op = one_of(c["op"], k_ops);
+            cc.threads = static_cast<int>(c["threads"].as_int());
+            cc.gflops = summary_from_yaml(c["gflops"]);
+            if (auto g = c.optional("ghz"))
+                cc.ghz = g->as_positive();
+            if (auto s = c.optional("source"))
+                cc.source = provenance_from(*s);
+            m.ceilings.push_back(cc);
+        }
+    }
+
+    const YamlField levels = root["levels"];
+    if (levels.size() == 0)
+        levels.fail("expected at least one level (MEM)");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const YamlField l = levels.at(i);
+        Level lv;
+        lv.name = l["name"].as_string();
+        if (!seen.insert(lv.name).second)
+            l["name"].fail("duplicate level '" + lv.name + "'");
+        if (auto b = l.optional("bandwidth_gbs"))
+            lv.bandwidth_gbs = b->as_positive();
+        lv.bandwidth_kernel = l.get_string("bandwidth_kernel", "");
+        if (auto s = l.optional("source"))
+            lv.source = provenance_from(*s);
+        if (auto b = l.optional("bandwidth"))
+            lv.bandwidth = summary_from_yaml(*b);
+        if (auto e = l.optional("effective_bandwidth_gbs"))
+            lv.effective_bandwidth_gbs = e->as_positive();
+        if (auto c = l.optional("curve"))
+            lv.curve = curve_from(*c);
+        if (auto s = l.optional("size_bytes"))
+            lv.size_bytes = s->as_size();
+        if (auto ms = l.optional("measurements"))
+            for (std::size_t k = 0; k < ms->size(); ++k)
+                lv.measurements.push_back(point_from(ms->at(k)));
+        if (!lv.bandwidth_gbs && !lv.curve && !lv.effective_bandwidth_gbs)
+            l.fail("level '" + lv.name + "' needs bandwidth_gbs, effective_bandwidth_gbs or a curve");
+        m.levels.push_back(std::move(lv));
+    }
+    if (m.levels.back().name != "MEM")
+        levels.at(levels.size() - 1)["name"].fail(
+            "expected the last level to be MEM (closest to the core first)");
+
+    if (auto s = root.optional("sweep"))
+        for (std::size_t i = 0; i < s->size(); ++i)
+            m.sweep.push_back(point_from(s->at(i)));
+    if (auto t = root.optional("thread_overhead")) {
+        for (std::size_t i = 0; i < t->size(); ++i) {
+            const YamlField o = t->at(i);
+            ThreadOverhead to;
+            to.method = o["method"].as_string();
+            to.threads = static_cast<int>(o["threads"].as_int());
+            to.seconds = summary_from_yaml(o["seconds"]);
+            m.thread_overhead.push_back(to);
+        }
+    }
+    if (auto mp = root.optional("mpi")) {
+        MpiFigures f;
+        if (auto l = mp->optional("latency_s"))
+            f.latency_s = summary_from_yaml(*l);
+        if (auto b = mp->optional("bandwidth_gbs"))
+            f.bandwidth_gbs = summary_from_yaml(*b);
+        if (auto r = mp->optional("ranks"))
+            f.ranks = static_cast<int>(r->as_int());
+        m.mpi = f;
+    }
+    if (auto v = root.optional("validity")) {
+        m.validity.l1_short_per_mem = v->get_double("l1_short_per_mem", m.validity.l1_short_per_mem);
+        m.validity.l1_long_per_traffic = v->get_double("l1_long_per_traffic", m.validity.l1_long_per_traffic);
+        m.validity.l1_long_cache_bound = v->get_double("l1_long_cache_bound", m.validity.l1_long_cache_bound);
+    }
+    if (auto n = root.optional("notes"))
+        for (std::size_t i = 0; i < n->size(); ++i)
+            m.notes.push_back(n->at(i).as_string());
+    return m;
+}
+
+Machine load_machine(const std::string& path) {
+    return machine_from_yaml(YamlField::load_file(path));
+}
+
+std::string machine_to_yaml(const Machine& m) {
+    YAML::Node root;
+    root["format_version"] = m.format_version;
+    root["name"] = m.name;
+    if (!m.created.empty())
+        root["created"] = m.created;
+    if (!m.roofcast_version.empty())
+        root["roofcast_version"] = m.roofcast_version;
+    root["source"] = to_string(m.source);
+    if (m.topology) {
+        const Topology& t = *m.topology;
+        YAML::Node tn;
+        tn["cpu_model"] = t.cpu_model;
+        YAML::Node isa = flow_seq();
+        for (const auto& i : t.isa)
+            isa.push_back(i);
+        tn["isa"] = isa;
+        tn["packages"] = t.packages;
+        tn["cores"] = t.cores;
+        tn["hw_threads"] = t.hw_threads;
+        tn["numa_nodes"] = t.numa_nodes;
+        for (const auto& c : t.caches) {
+            YAML::Node cn;
+            cn["name"] = c.name;
+            cn["size_bytes"] = c.size_bytes;
+            cn["line_bytes"] = c.line_bytes;
+            if (c.associativity)
+                cn["associativity"] = *c.associativity;
+            cn["shared_by_cores"] = c.shared_by_cores;
+            cn["instances"] = c.instances;
+            if (c.effective_size_bytes)
+                cn["effective_size_bytes"] = *c.effective_size_bytes;
+            if (!c.note.empty())
+                cn["note"] = c.note;
+            tn["caches"].push_back(cn);
+        }
+        root["topology"] = tn;
+    }
+    if (m.clock_ghz)
+        root["clock_ghz"] = summary_to_yaml(*m.clock_ghz);
+    if (m.tsc_ghz)
+        root["tsc_ghz"] = *m.tsc_ghz;
+    root["clock_drift"] = m.clock_drift;
+    YAML::Node compute;
+    for (const auto& [p, v] : m.peak_gflops)
+        compute["peak_gflops"][p] = v;
+    for (const auto& [p, v] : m.effective_gflops)
+        compute["effective_gflops"][p] = v;
+    for (const auto& c : m.ceilings) {
+        YAML::Node cn;
+        cn["precision"] = c.precision;
+        cn["isa"] = c.isa;
+        cn["op"] = c.op;
+        cn["threads"] = c.threads;
+        cn["gflops"] = summary_to_yaml(c.gflops);
+        if (c.ghz)
+            cn["ghz"] = *c.ghz;
+        cn["source"] = to_string(c.source);
+        compute["ceilings"].push_back(cn);
+    }
+    root["compute"] = compute;
+    for (const auto& l : m.levels) {
+        YAML::Node ln;
+        ln["name"] = l.name;
+        if (l.bandwidth_gbs)
+            ln["bandwidth_gbs"] = *l.bandwidth_gbs;
+        if (!l.bandwidth_kernel.empty())
+            ln["bandwidth_kernel"] = l.bandwidth_kernel;
+        ln["source"] = to_string(l.source);
+        if (l.bandwidth)
+            ln["bandwidth"] = summary_to_yaml(*l.bandwidth);
+        if (l.effective_bandwidth_gbs)
+            ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;
+        if (l.size_bytes)
+            ln["size_bytes"] = *l.size_bytes;
+        if (l.curve) {
+            YAML::Node cn;
+            cn["x"] = l.curve->x;
+            for (const auto& [x, y] : l.curve->points) {
+                YAML::Node p = flow_seq();
+                p.push_back(x);
+                p.push_back(y);
+                cn["points"].push_back(p);
+            }
+            if (l.curve->affine) {
+                cn["affine"]["a"] = l.curve->affine->first;
+                cn["affine"]["b"] = l.curve->affine->second;
+            }
+            ln["curve"] = cn;
+        }
+        for (const auto& p : l.measurements)
+            ln["measurements"].push_back(point_to_yaml(p));
+        root["levels"].push_back(ln);
+    }
+    for (const auto& p : m.sweep)
+        root["sweep"].push_back(point_to_yaml(p));
+    for (const auto& o : m.thread_overhead) {
+        YAML::Node on;
+        on["method"] = o.method;
+        on["threads"] = o.threads;
+        on["seconds"] = summary_to_yaml(o.seconds);
+        root["thread_overhead"].push_back(on);
+    }
+    if (m.mpi) {
+        YAML::Node mn;
+        mn["ranks"] = m.mpi->ranks;
+        if (m.mpi->latency_s)
+            mn["latency_s"] = summary_to_yaml(*m.mpi->latency_s);
+        if (m.mpi->bandwidth_gbs)
+            mn["bandwidth_gbs"] = summary_to_yaml(*m.mpi->bandwidth_gbs);
+        root["mpi"] = mn;
+    }
+    root["validity"]["l1_short_per_mem"] = m.validity.l1_short_per_mem;
+    root["validity"]["l1_long_per_traffic"] = m.validity.l1_long_per_traffic;
+    root["validity"]["l1_long_cache_bound"] = m.validity.l1_long_cache_bound;
+    for (const auto& n : m.notes)
+        root["notes"].push_back(n);
+    YAML::Emitter out;
+    out.SetDoublePrecision(6);
+    out << root;
+    return std::string(out.c_str()) + "\n";
+}
+
+nlohmann::json machine_to_json(const Machine& m) {
+    // One source of truth: the JSON is the YAML document converted, so both carry the same content.
+    const YAML::Node n = YAML::Load(machine_to_yaml(m));
+    std::function<nlohmann::json(const YAML::Node&)> conv = [&](const YAML::Node& y) -> nlohmann::json {
+        if (y.IsMap()) {
+            nlohmann::json j = nlohmann::json::object();
+            for (const auto& kv : y)
+                j[kv.first.as<std::string>()] = conv(kv.second);
+            return j;
+        }
+        if (y.IsSequence()) {
+            nlohmann::json j = nlohmann::json::array();
+            for (const auto& e : y)
+                j.push_back(conv(e));
+            return j;
+        }
+        if (y.IsNull())
+            return nullptr;
+        const std::string& s = y.Scalar();
+        if (s == "true" || s == "false")
+            return s == "true";
+        try {
+            std::size_t used = 0;
+            const double d = std::stod(s, &used);
+            if (used == s.size())
+                return d;
+        } catch (const std::logic_error&) {
+        }
+        return s;
+    };
+    return conv(n);
+}
+
+void save_machine(const std::string& path, const Machine& m) {
+    write_file_atomic(path, machine_to_yaml(m));
+}
+
+} // namespace roofcast::core

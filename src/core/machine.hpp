@@ -1,0 +1,146 @@
+// The machine file (YAML, format_version 1): everything roofcast knows about one machine.
+// Written by `roofcast machine` (measured), by `roofcast bench --calibrate` (calibrated effective
+// values), or by hand for machines one cannot run on (entered). Every figure says where it came from.
+// The minimal hand-written form is: format_version, name, compute.peak_gflops.<precision>, and
+// levels (closest to the core first, MEM last) each with a name and bandwidth_gbs.
+// See docs/formats.md for the full schema.
+#pragma once
+
+#include "core/doc.hpp"
+#include "core/stats.hpp"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofcast::core {
+
+inline constexpr int k_machine_format_version = 1;
+
+enum class Provenance { measured, entered, calibrated };
+std::string to_string(Provenance p);
+
+struct CacheInfo {
+    std::string name; // "L1", "L2", "L3" (data/unified caches only)
+    std::uint64_t size_bytes = 0;
+    std::uint32_t line_bytes = 64;
+    std::optional<int> associativity;
+    int shared_by_cores = 1;
+    int instances = 1;
+    // Size the sweep showed to be usable by one core, when it disagrees with the reported size.
+    std::optional<std::uint64_t> effective_size_bytes;
+    std::string note;
+    std::uint64_t usable_bytes() const { return effective_size_bytes.value_or(size_bytes); }
+};
+
+struct Topology {
+    std::string cpu_model;
+    std::vector<std::string> isa; // vector ISAs usable here, narrowest first: scalar, sse, avx2, avx512
+    int packages = 1;
+    int cores = 1;
+    int hw_threads = 1;
+    int numa_nodes = 1;
+    std::vector<CacheInfo> caches; // L1 first
+};
+
+struct ComputeCeiling {
+    std::string precision; // "double" | "single"
+    std::string isa;       // "scalar" | "sse" | "avx2" | "avx512"
+    std::string op;        // "fma" | "add" | "mul" | "addmul" | "chain" (one dependent chain, no ILP)
+    int threads = 1;
+    Summary gflops;
+    std::optional<double> ghz; // core clock measured around this ceiling
+    Provenance source = Provenance::measured;
+};
+
+struct BandwidthPoint {
+    std::string kernel; // load, store, copy, triad, update, copy_nt, triad_nt
+    int threads = 1;
+    std::uint64_t working_set_bytes = 0;
+    Summary gbs;                    // requested (application) bytes per second, decimal GB/s
+    double moved_per_requested = 1; // bytes actually moved / bytes requested (write-allocate)
+};
+
+// Bandwidth as a function of x (working-set or access volume, bytes): piecewise-linear points or
+// an affine fit B = a*x + b.
+struct BandwidthCurve {
+    std::string x = "working_set";                   // "working_set" | "volume"
+    std::vector<std::pair<double, double>> points;   // (bytes, GB/s), sorted by bytes
+    std::optional<std::pair<double, double>> affine; // (a [GB/s per byte], b [GB/s])
+    double eval(double bytes) const;
+};
+
+struct Level {
+    std::string name;                    // L1, L2, L3, MEM
+    std::optional<double> bandwidth_gbs; // the roof the models use (median of the chosen kernel)
+    std::string bandwidth_kernel;        // which kernel measured it ("load", "triad", ...) or ""
+    Provenance source = Provenance::entered;
+    std::optional<Summary> bandwidth;              // spread of the measured roof
+    std::optional<double> effective_bandwidth_gbs; // calibrated for the mixed model
+    std::optional<BandwidthCurve> curve;
+    std::optional<std::uint64_t> size_bytes;  // capacity (usable), absent for MEM
+    std::vector<BandwidthPoint> measurements; // per kernel and thread count at this level
+};
+
+struct ThreadOverhead {
+    std::string method; // "omp_parallel" | "std_thread"
+    int threads = 1;
+    Summary seconds;
+};
+
+struct MpiFigures {
+    std::optional<Summary> latency_s;
+    std::optional<Summary> bandwidth_gbs;
+    int ranks = 2;
+};
+
+// Validity limits of the mixed memory+cache model's L1-reuse assumptions (see docs/models.md).
+struct ValidityLimits {
+    double l1_short_per_mem = 10.0;   // memory-bound: L1_short < 10 * n_MEM
+    double l1_long_per_traffic = 8.0; // memory-bound: L1_long < 8 * (n_MEM + n_cache)
+    double l1_long_cache_bound = 1.0; // cache-bound:  L1_long < 1 * (n_MEM + n_cache)
+};
+
+struct Machine {
+    int format_version = k_machine_format_version;
+    std::string name;
+    std::string created;          // ISO-8601, measured files only
+    std::string roofcast_version; // of the writer
+    Provenance source = Provenance::entered;
+    std::optional<Topology> topology;
+    std::optional<Summary> clock_ghz; // core clock measured during the run
+    std::optional<double> tsc_ghz;
+    bool clock_drift = false;                       // clock moved by more than 5 % during the run
+    std::map<std::string, double> peak_gflops;      // theoretical, per precision
+    std::map<std::string, double> effective_gflops; // best attainable, per precision (optional)
+    std::vector<ComputeCeiling> ceilings;
+    std::vector<Level> levels; // closest to the core first, MEM last
+    std::vector<BandwidthPoint> sweep;
+    std::vector<ThreadOverhead> thread_overhead;
+    std::optional<MpiFigures> mpi;
+    ValidityLimits validity;
+    std::vector<std::string> notes;
+
+    const Level* level(const std::string& name) const;
+    // Theoretical peak of a precision; throws InputError naming compute.peak_gflops when absent.
+    double peak(const std::string& precision) const;
+    // Effective compute rate (calibrated/entered), else the peak.
+    double effective(const std::string& precision) const;
+};
+
+Machine machine_from_yaml(const YamlField& root);
+Machine load_machine(const std::string& path);
+std::string machine_to_yaml(const Machine& m);
+nlohmann::json machine_to_json(const Machine& m);
+void save_machine(const std::string& path, const Machine& m); // atomic
+
+// Summary <-> YAML/JSON helpers shared by every writer of measured figures.
+YAML::Node summary_to_yaml(const Summary& s, bool with_samples = true);
+Summary summary_from_yaml(const YamlField& f); // a plain number is an entered one-sample summary
+nlohmann::json summary_to_json(const Summary& s);
+
+} // namespace roofcast::core

@@ -1,0 +1,64 @@
+#include "core/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace roofcast::core {
+
+std::optional<double> quantile(std::vector<double> values, double q) {
+    if (values.empty() || !(q >= 0.0 && q <= 1.0))
+        return std::nullopt;
+    std::sort(values.begin(), values.end());
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = static_cast<std::size_t>(std::ceil(pos));
+    const double frac = pos - static_cast<double>(lo);
+    return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+std::optional<double> median(std::vector<double> values) {
+    return quantile(std::move(values), 0.5);
+}
+
+std::optional<double> mean(const std::vector<double>& values) {
+    if (values.empty())
+        return std::nullopt;
+    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold) {
+    if (samples.empty())
+        return std::nullopt;
+    for (double v : samples)
+        if (!std::isfinite(v))
+            throw std::invalid_argument("summarize: non-finite sample");
+    Summary s;
+    s.samples = samples;
+    std::sort(samples.begin(), samples.end());
+    s.n = samples.size();
+    s.min = samples.front();
+    s.max = samples.back();
+    s.median = *quantile(samples, 0.5);
+    if (s.median != 0.0)
+        s.spread = (s.max - s.min) / std::fabs(s.median);
+    s.noisy = s.spread && *s.spread > noisy_threshold;
+    return s;
+}
+
+Summary scaled(const Summary& s, double factor) {
+    std::vector<double> v = s.samples;
+    for (double& x : v)
+        x *= factor;
+    return *summarize(std::move(v));
+}
+
+Summary rate_from_times(const Summary& times, double work) {
+    std::vector<double> v = times.samples;
+    for (double& x : v)
+        x = work / x;
+    return *summarize(std::move(v));
+}
+
+} // namespace roofcast::core

@@ -1,0 +1,38 @@
+// Robust summary statistics of repeated measurements. Every measured number in roofcast is kept
+// as its samples plus this summary (median, min, max, n, relative spread); a summary whose relative
+// spread exceeds the noise threshold is flagged, never hidden. Undefined statistics are nullopt.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace roofcast::core {
+
+inline constexpr double k_noisy_spread = 0.05; // relative spread above which a row is flagged
+
+struct Summary {
+    double median = 0.0;
+    double min = 0.0;
+    double max = 0.0;
+    std::size_t n = 0;
+    // (max - min) / median; nullopt when the median is zero.
+    std::optional<double> spread;
+    bool noisy = false;
+    std::vector<double> samples;
+};
+
+std::optional<double> median(std::vector<double> values);
+std::optional<double> mean(const std::vector<double>& values);
+// Linear-interpolated quantile, q in [0,1].
+std::optional<double> quantile(std::vector<double> values, double q);
+
+// Summarize samples; nullopt for an empty vector. Non-finite samples are an error (std::invalid_argument).
+std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold = k_noisy_spread);
+
+// A summary of every sample multiplied by a constant (requires samples).
+Summary scaled(const Summary& s, double factor);
+// Convert a summary of times t into a summary of rates work/t (requires samples).
+Summary rate_from_times(const Summary& times, double work);
+
+} // namespace roofcast::core

@@ -1,0 +1,45 @@
+#include "measure/harness.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofcast::measure {
+
+Clock steady_clock() {
+    return [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+}
+
+Timing time_repeated(const std::function<void(std::uint64_t)>& body, const HarnessOptions& opt,
+                     const Clock& clock) {
+    for (int i = 0; i < opt.warmup_calls; ++i)
+        body(1);
+    // Calibration: grow the repetition count geometrically until one epoch is long enough,
+    // then extrapolate to the target with a 20 % margin (as google/benchmark does).
+    std::uint64_t reps = 1;
+    for (;;) {
+        const double t0 = clock();
+        body(reps);
+        const double dt = clock() - t0;
+        if (dt >= opt.min_epoch_seconds || reps >= opt.max_repetitions)
+            break;
+        const double factor = dt > 0 ? std::clamp(1.2 * opt.min_epoch_seconds / dt, 2.0, 100.0) : 10.0;
+        reps = std::min<std::uint64_t>(
+            opt.max_repetitions, static_cast<std::uint64_t>(std::ceil(static_cast<double>(reps) * factor)));
+    }
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(opt.epochs));
+    for (int e = 0; e < std::max(1, opt.epochs); ++e) {
+        const double t0 = clock();
+        body(reps);
+        const double dt = clock() - t0;
+        samples.push_back(dt / static_cast<double>(reps));
+    }
+    Timing t;
+    t.repetitions = reps;
+    t.seconds_per_call = *core::summarize(std::move(samples));
+    return t;
+}
+
+} // namespace roofcast::measure

@@ -1,0 +1,110 @@
+#include "core/error.hpp"
+#include "core/machine.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace roofcast::core;
+
+namespace {
+const char* k_minimal = R"(format_version: 1
+name: some-published-system
+compute:
+  peak_gflops: {double: 128}
+  effective_gflops: {double: 112.6}
+levels:
+  - {name: L1, bandwidth_gbs: 512}
+  - {name: L2, bandwidth_gbs: 146}
+  - {name: MEM, bandwidth_gbs: 46}
+)";
+
+Machine parse(const std::string& text) {
+    return machine_from_yaml(YamlField::load_text(text, "m.yaml"));
+}
+
+std::string error_of(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+} // namespace
+
+TEST(MachineFile, MinimalHandWrittenForm) {
+    const Machine m = parse(k_minimal);
+    EXPECT_EQ(m.name, "some-published-system");
+    EXPECT_DOUBLE_EQ(m.peak("double"), 128.0);
+    EXPECT_DOUBLE_EQ(m.effective("double"), 112.6);
+    ASSERT_EQ(m.levels.size(), 3u);
+    EXPECT_DOUBLE_EQ(*m.level("L2")->bandwidth_gbs, 146.0);
+    EXPECT_EQ(m.level("L2")->source, Provenance::entered);
+    EXPECT_EQ(m.level("L3"), nullptr);
+    EXPECT_THROW(m.peak("single"), InputError);
+}
+
+TEST(MachineFile, RoundTripKeepsEverything) {
+    Machine m = parse(k_minimal);
+    m.source = Provenance::measured;
+    Topology t;
+    t.cpu_model = "Test CPU";
+    t.isa = {"scalar", "avx2"};
+    t.cores = 2;
+    t.hw_threads = 2;
+    t.caches.push_back({"L1", 49152, 64, 12, 1, 2, std::nullopt, ""});
+    t.caches.push_back({"L3", 503316480, 64, std::nullopt, 2, 1, 100663296, "sweep"});
+    m.topology = t;
+    m.clock_ghz = *summarize({3.1, 3.0, 3.2});
+    ComputeCeiling c{"double", "avx2", "fma", 1, *summarize({50, 51, 49}), 3.1, Provenance::measured};
+    m.ceilings.push_back(c);
+    BandwidthPoint p{"copy", 1, 32768, *summarize({100, 101}), 1.5};
+    m.levels[0].measurements.push_back(p);
+    m.levels[2].curve = BandwidthCurve{"volume", {{1e6, 30}, {1e8, 40}}, std::nullopt};
+    m.sweep.push_back(p);
+    m.thread_overhead.push_back({"omp_parallel", 2, *summarize({1e-6, 2e-6})});
+
+    const Machine r = parse(machine_to_yaml(m));
+    EXPECT_EQ(machine_to_yaml(r), machine_to_yaml(m));
+    EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
+    EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);
+    EXPECT_DOUBLE_EQ(r.levels[0].measurements[0].moved_per_requested, 1.5);
+    EXPECT_DOUBLE_EQ(r.levels[2].curve->eval(5.05e7), 35.0); // halfway between the two points
+    const auto j = machine_to_json(r);
+    EXPECT_EQ(j["levels"][1]["bandwidth_gbs"].get<double>(), 146.0);
+    EXPECT_EQ(j["compute"]["ceilings"][0]["gflops"]["n"].get<double>(), 3.0);
+}
+
+TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
+    EXPECT_NE(
+        error_of("name: x\ncompute: {peak_gflops: {double: 1}}\nlevels: [{name: MEM, bandwidth_gbs: 1}]")
+            .find("field 'format_version': missing"),
+        std::string::npos);
+    EXPECT_NE(
+        error_of("format_version: 1\nname: x\nlevels: [{name: MEM, bandwidth_gbs: 1}]").find("'compute'"),
+        std::string::npos);
+    EXPECT_NE(
+        error_of("format_version: 1\nname: x\ncompute: {peak_gflops: {double: fast}}\nlevels: [{name: MEM, "
+                 "bandwidth_gbs: 1}]")
+            .find("field 'compute.peak_gflops.double': expected a number, got 'fast'"),
+        std::string::npos);
+    EXPECT_NE(
+        error_of("format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\nlevels: [{name: MEM, "
+                 "bandwidth_gbs: .nan}]")
+            .find("levels[0].bandwidth_gbs"),
+        std::string::npos);
+    EXPECT_NE(
+        error_of("format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\nlevels: [{name: MEM, "
+                 "bandwidth_gbs: -3}]")
+            .find("expected a positive number"),
+        std::string::npos);
+    EXPECT_NE(error_of("format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\nlevels: [{name: L1, "
+                       "bandwidth_gbs: 3}]")
+                  .find("last level to be MEM"),
+              std::string::npos);
+    EXPECT_NE(error_of("format_version: 2\nname: x").find("unsupported version 2"), std::string::npos);
+    EXPECT_NE(error_of("format_version: 1\nname: [x").find("malformed YAML at line"), std::string::npos);
+    EXPECT_NE(error_of("format_version: 1\nname: x\ncompute: {peak_gflops: {quad: 1}}\nlevels: []")
+                  .find("unknown precision 'quad'"),
+              std::string::npos);
+}
