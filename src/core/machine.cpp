@@ -513,6 +513,30 @@ nlohmann::json machine_to_json(const Machine& m) {
     return conv(n);
 }
 
+Machine machine_from_json(const nlohmann::json& j, const std::string& label) {
+    std::function<YAML::Node(const nlohmann::json&)> conv = [&](const nlohmann::json& v) -> YAML::Node {
+        YAML::Node n;
+        if (v.is_object()) {
+            for (const auto& [k, e] : v.items())
+                n[k] = conv(e);
+        } else if (v.is_array()) {
+            n = YAML::Node(YAML::NodeType::Sequence);
+            for (const auto& e : v)
+                n.push_back(conv(e));
+        } else if (v.is_string()) {
+            n = v.get<std::string>();
+        } else if (v.is_boolean()) {
+            n = v.get<bool>();
+        } else if (v.is_number()) {
+            n = v.get<double>();
+        }
+        return n;
+    };
+    if (!j.is_object())
+        throw InputError(label, "machine", "expected a JSON object");
+    return machine_from_yaml(YamlField(conv(j), label));
+}
+
 void save_machine(const std::string& path, const Machine& m) {
     write_file_atomic(path, machine_to_yaml(m));
 }

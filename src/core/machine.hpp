@@ -134,6 +134,8 @@ struct Machine {
 
 Machine machine_from_yaml(const YamlField& root);
 Machine load_machine(const std::string& path);
+// Reads the JSON form written by machine_to_json (e.g. embedded in results.json); `label` names it in errors.
+Machine machine_from_json(const nlohmann::json& j, const std::string& label);
 std::string machine_to_yaml(const Machine& m);
 nlohmann::json machine_to_json(const Machine& m);
 void save_machine(const std::string& path, const Machine& m); // atomic

@@ -73,6 +73,7 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     const auto j = machine_to_json(r);
     EXPECT_EQ(j["levels"][1]["bandwidth_gbs"].get<double>(), 146.0);
     EXPECT_EQ(j["compute"]["ceilings"][0]["gflops"]["n"].get<double>(), 3.0);
+    EXPECT_EQ(machine_to_yaml(machine_from_json(j, "results.json")), machine_to_yaml(r));
 }
 
 TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
