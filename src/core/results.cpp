@@ -1,0 +1,286 @@
+#include "core/results.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace roofcast::core {
+
+namespace {
+
+using nlohmann::json;
+
+json opt(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+// Minimal typed access with file/field context, mirroring YamlField for JSON.
+struct J {
+    const json& v;
+    const std::string& file;
+    std::string path;
+
+    [[noreturn]] void fail(const std::string& expected) const {
+        throw InputError(file, path.empty() ? "(top level)" : path, expected);
+    }
+    J operator[](const std::string& key) const {
+        if (!v.is_object())
+            fail("expected an object containing '" + key + "'");
+        const std::string child = path.empty() ? key : path + "." + key;
+        if (!v.contains(key) || v.at(key).is_null())
+            throw InputError(file, child, "missing (required)");
+        return J{v.at(key), file, child};
+    }
+    bool has(const std::string& key) const {
+        return v.is_object() && v.contains(key) && !v.at(key).is_null();
+    }
+    J at(std::size_t i) const { return J{v.at(i), file, path + "[" + std::to_string(i) + "]"}; }
+    std::size_t size() const {
+        if (!v.is_array())
+            fail("expected a list");
+        return v.size();
+    }
+    double num() const {
+        if (!v.is_number())
+            fail("expected a number");
+        const double d = v.get<double>();
+        if (!std::isfinite(d))
+            fail("expected a finite number");
+        return d;
+    }
+    std::optional<double> opt_num(const std::string& key) const {
+        return has(key) ? std::optional<double>((*this)[key].num()) : std::nullopt;
+    }
+    std::string str() const {
+        if (!v.is_string())
+            fail("expected a string");
+        return v.get<std::string>();
+    }
+    std::string str_or(const std::string& key, const std::string& fallback) const {
+        return has(key) ? (*this)[key].str() : fallback;
+    }
+    bool boolean() const {
+        if (!v.is_boolean())
+            fail("expected true or false");
+        return v.get<bool>();
+    }
+    std::vector<std::string> strings(const std::string& key) const {
+        std::vector<std::string> out;
+        if (has(key)) {
+            J list = (*this)[key];
+            for (std::size_t i = 0; i < list.size(); ++i)
+                out.push_back(list.at(i).str());
+        }
+        return out;
+    }
+};
+
+Summary summary_from(const J& f) {
+    if (f.has("samples") && f["samples"].size() > 0) {
+        std::vector<double> v;
+        J s = f["samples"];
+        for (std::size_t i = 0; i < s.size(); ++i)
+            v.push_back(s.at(i).num());
+        return *summarize(v);
+    }
+    Summary s;
+    s.median = f["median"].num();
+    s.min = f.opt_num("min").value_or(s.median);
+    s.max = f.opt_num("max").value_or(s.median);
+    s.n = static_cast<std::size_t>(f.opt_num("n").value_or(1));
+    if (s.median != 0)
+        s.spread = (s.max - s.min) / std::fabs(s.median);
+    s.noisy = s.spread && *s.spread > k_noisy_spread;
+    return s;
+}
+
+json prediction_to_json(const Prediction& p) {
+    json terms = json::array();
+    for (const auto& t : p.terms)
+        terms.push_back({{"level", t.level},
+                         {"bytes_per_iteration", t.bytes_per_iteration},
+                         {"intensity", opt(t.intensity)},
+                         {"bandwidth_gbs", opt(t.bandwidth_gbs)},
+                         {"bandwidth_source", t.bandwidth_source},
+                         {"seconds_per_iteration", opt(t.seconds_per_iteration)}});
+    return {{"model", p.model},
+            {"seconds_per_iteration", p.seconds_per_iteration},
+            {"gflops", p.gflops},
+            {"peak_fraction", p.peak_fraction},
+            {"bottleneck", p.bottleneck},
+            {"valid", p.valid},
+            {"notes", p.notes},
+            {"terms", terms},
+            {"error_pct", opt(p.error_pct)}};
+}
+
+Prediction prediction_from(const J& f) {
+    Prediction p;
+    p.model = f["model"].str();
+    p.seconds_per_iteration = f["seconds_per_iteration"].num();
+    p.gflops = f["gflops"].num();
+    p.peak_fraction = f.opt_num("peak_fraction").value_or(0);
+    p.bottleneck = f["bottleneck"].str();
+    p.valid = f.has("valid") ? f["valid"].boolean() : true;
+    p.notes = f.strings("notes");
+    p.error_pct = f.opt_num("error_pct");
+    if (f.has("terms")) {
+        J terms = f["terms"];
+        for (std::size_t i = 0; i < terms.size(); ++i) {
+            J t = terms.at(i);
+            LevelTerm lt;
+            lt.level = t["level"].str();
+            lt.bytes_per_iteration = t["bytes_per_iteration"].num();
+            lt.intensity = t.opt_num("intensity");
+            lt.bandwidth_gbs = t.opt_num("bandwidth_gbs");
+            lt.bandwidth_source = t.str_or("bandwidth_source", "");
+            lt.seconds_per_iteration = t.opt_num("seconds_per_iteration");
+            p.terms.push_back(lt);
+        }
+    }
+    return p;
+}
+
+} // namespace
+
+json results_to_json(const Results& r) {
+    json kernels = json::array();
+    for (const auto& k : r.kernels) {
+        json preds = json::array();
+        for (const auto& p : k.predictions)
+            preds.push_back(prediction_to_json(p));
+        json measured = json::object();
+        if (k.measured_gflops)
+            measured["gflops"] = summary_to_json(*k.measured_gflops);
+        if (k.measured_gbs)
+            measured["gbs"] = summary_to_json(*k.measured_gbs);
+        if (k.measured_seconds)
+            measured["seconds"] = summary_to_json(*k.measured_seconds);
+        kernels.push_back({{"name", k.name},
+                           {"suite", k.suite},
+                           {"precision", k.precision},
+                           {"threads", k.threads},
+                           {"flops_per_iteration", k.flops_per_iteration},
+                           {"iterations", k.iterations},
+                           {"bytes_per_iteration", k.bytes_per_iteration},
+                           {"measured", measured},
+                           {"predictions", preds},
+                           {"notes", k.notes}});
+    }
+    json acc = json::array();
+    for (const auto& a : r.accuracy)
+        acc.push_back({{"model", a.model},
+                       {"n", a.n},
+                       {"median_abs_error_pct", opt(a.median_abs_error_pct)},
+                       {"max_abs_error_pct", opt(a.max_abs_error_pct)}});
+    json out{{"format_version", r.format_version},
+             {"kind", "roofcast-results"},
+             {"roofcast_version", r.roofcast_version},
+             {"created", r.created},
+             {"kernels", kernels},
+             {"accuracy", acc},
+             {"notes", r.notes}};
+    out["machine"] = r.machine ? machine_to_json(*r.machine) : json(nullptr);
+    return out;
+}
+
+Results results_from_json(const json& j, const std::string& label) {
+    const J root{j, label, ""};
+    if (!j.is_object())
+        root.fail("expected a JSON object (a roofcast results file)");
+    if (!j.contains("kind") || !j.at("kind").is_string() ||
+        j.at("kind").get<std::string>() != "roofcast-results")
+        throw InputError(label, "kind", "expected \"roofcast-results\": not a roofcast results file");
+    Results r;
+    r.format_version = static_cast<int>(root["format_version"].num());
+    if (r.format_version != k_results_format_version)
+        root["format_version"].fail("unsupported version " + std::to_string(r.format_version));
+    r.roofcast_version = root.str_or("roofcast_version", "");
+    r.created = root.str_or("created", "");
+    r.notes = root.strings("notes");
+    if (root.has("machine"))
+        r.machine = machine_from_json(j.at("machine"), label + " (machine)");
+    J kernels = root["kernels"];
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        J k = kernels.at(i);
+        KernelResult kr;
+        kr.name = k["name"].str();
+        kr.suite = k.str_or("suite", "user");
+        kr.precision = k.str_or("precision", "double");
+        kr.threads = static_cast<int>(k.opt_num("threads").value_or(1));
+        kr.flops_per_iteration = k["flops_per_iteration"].num();
+        kr.iterations = k.opt_num("iterations").value_or(0);
+        if (k.has("bytes_per_iteration")) {
+            J b = k["bytes_per_iteration"];
+            if (!b.v.is_object())
+                b.fail("expected an object of level -> bytes");
+            for (const auto& [level, v] : b.v.items())
+                kr.bytes_per_iteration[level] = J{v, label, b.path + "." + level}.num();
+        }
+        if (k.has("measured")) {
+            J m = k["measured"];
+            if (m.has("gflops"))
+                kr.measured_gflops = summary_from(m["gflops"]);
+            if (m.has("gbs"))
+                kr.measured_gbs = summary_from(m["gbs"]);
+            if (m.has("seconds"))
+                kr.measured_seconds = summary_from(m["seconds"]);
+        }
+        if (k.has("predictions")) {
+            J ps = k["predictions"];
+            for (std::size_t p = 0; p < ps.size(); ++p)
+                kr.predictions.push_back(prediction_from(ps.at(p)));
+        }
+        kr.notes = k.strings("notes");
+        r.kernels.push_back(std::move(kr));
+    }
+    if (root.has("accuracy")) {
+        J acc = root["accuracy"];
+        for (std::size_t i = 0; i < acc.size(); ++i) {
+            J a = acc.at(i);
+            AccuracySummary s;
+            s.model = a["model"].str();
+            s.n = static_cast<std::size_t>(a.opt_num("n").value_or(0));
+            s.median_abs_error_pct = a.opt_num("median_abs_error_pct");
+            s.max_abs_error_pct = a.opt_num("max_abs_error_pct");
+            r.accuracy.push_back(s);
+        }
+    }
+    return r;
+}
+
+Results load_results(const std::string& path) {
+    const std::string text = read_file(path);
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(path, "", std::string("malformed JSON: ") + e.what());
+    }
+    return results_from_json(j, path);
+}
+
+void save_results(const std::string& path, const Results& r) {
+    write_file_atomic(path, results_to_json(r).dump(2) + "\n");
+}
+
+AccuracySummary accuracy_of(const std::vector<KernelResult>& kernels, const std::string& model) {
+    AccuracySummary s;
+    s.model = model;
+    std::vector<double> errs;
+    for (const auto& k : kernels)
+        for (const auto& p : k.predictions)
+            if (p.model == model && p.valid && p.error_pct)
+                errs.push_back(std::fabs(*p.error_pct));
+    s.n = errs.size();
+    if (!errs.empty()) {
+        s.median_abs_error_pct = median(errs);
+        s.max_abs_error_pct = *std::max_element(errs.begin(), errs.end());
+    }
+    return s;
+}
+
+} // namespace roofcast::core
