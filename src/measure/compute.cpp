@@ -205,6 +205,37 @@ std::string ceiling_label(const core::ComputeCeiling& c) {
                        c.threads == 1 ? "" : "s");
 }
 
+struct Measured {
+    core::ComputeCeiling ceiling;
+    core::Summary clock; // the probes taken while it ran
+};
+
+Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& cpus,
+                     const HarnessOptions& h) {
+    Measured m;
+    core::ComputeCeiling& c = m.ceiling;
+    c.precision = k.decl.precision;
+    c.isa = k.decl.isa;
+    c.op = k.decl.op;
+    c.threads = threads;
+    const KernelTiming t = time_kernel(k, threads, cpus, h);
+    // Seconds per call -> GFLOP/s of all threads; the flops come from the kernel's own declaration.
+    c.gflops =
+        core::rate_from_times(t.timing.seconds_per_call, peak_flops(k.decl, t.iterations) * threads / 1e9);
+    m.clock = *core::summarize(t.clock_ghz, k_drift_threshold);
+    c.ghz = m.clock.median;
+    return m;
+}
+
+HarnessOptions ceiling_options(bool quick) {
+    HarnessOptions h;
+    // Many short epochs rather than few long ones: on a shared host an epoch is more likely to run
+    // undisturbed when it is short, and the headline of a ceiling is its best epoch.
+    h.epochs = quick ? 5 : 15;
+    h.min_epoch_seconds = quick ? 0.005 : 0.01;
+    return h;
+}
+
 // Theoretical peak = cores x SIMD lanes x 2 flops per FMA x FMA units per core x clock (the in-core
 // peak of Williams, Waterman & Patterson, CACM 2009, section 4). CPUID does not tell how many FMA units a
 // core has, so they are inferred from the best single-thread FMA rate on the widest vectors, in flops per
@@ -307,11 +338,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     pin_current_thread(cpus.front());
     omp_set_dynamic(0);
 
-    HarnessOptions h;
-    // Many short epochs rather than few long ones: on a shared host an epoch is more likely to run
-    // undisturbed when it is short, and the headline of a ceiling is its best epoch.
-    h.epochs = opt.quick ? 5 : 15;
-    h.min_epoch_seconds = opt.quick ? 0.005 : 0.01;
+    const HarnessOptions h = ceiling_options(opt.quick);
     res.tsc_ghz = calibrate_tsc_ghz(opt.quick ? 0.01 : 0.02);
 
     std::vector<double> all_clock; // every probe of the run
@@ -336,25 +363,17 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
 
     std::size_t done = 0;
     for (const Job& job : jobs) {
-        core::ComputeCeiling c;
-        c.precision = job.kernel->decl.precision;
-        c.isa = job.kernel->decl.isa;
-        c.op = job.kernel->decl.op;
-        c.threads = job.threads;
         if (opt.progress)
-            opt.progress(fmt::format("compute: {} ({}/{})", ceiling_label(c), ++done, jobs.size()));
-        const KernelTiming t = time_kernel(*job.kernel, job.threads, cpus, h);
-        // Seconds per call -> GFLOP/s of all threads; the flops come from the kernel's own declaration.
-        c.gflops = core::rate_from_times(t.timing.seconds_per_call,
-                                         peak_flops(job.kernel->decl, t.iterations) * job.threads / 1e9);
-        all_clock.insert(all_clock.end(), t.clock_ghz.begin(), t.clock_ghz.end());
-        const core::Summary clock = *core::summarize(t.clock_ghz, k_drift_threshold);
-        c.ghz = clock.median;
-        if (clock.noisy)
+            opt.progress(fmt::format("compute: {} {} {}, {} thread{} ({}/{})", job.kernel->decl.precision,
+                                     job.kernel->decl.isa, job.kernel->decl.op, job.threads,
+                                     job.threads == 1 ? "" : "s", ++done, jobs.size()));
+        Measured m = measure_one(*job.kernel, job.threads, cpus, h);
+        all_clock.insert(all_clock.end(), m.clock.samples.begin(), m.clock.samples.end());
+        if (m.clock.noisy)
             res.notes.push_back(fmt::format("{}: clock moved {:.1f} % while it ran ({:.2f}-{:.2f} GHz)",
-                                            ceiling_label(c), 100 * clock.spread.value_or(0), clock.min,
-                                            clock.max));
-        res.ceilings.push_back(std::move(c));
+                                            ceiling_label(m.ceiling), 100 * m.clock.spread.value_or(0),
+                                            m.clock.min, m.clock.max));
+        res.ceilings.push_back(std::move(m.ceiling));
     }
     if (all_clock.empty())
         all_clock.push_back(clock_probe(1));
@@ -366,6 +385,20 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                         res.clock_ghz.min, res.clock_ghz.max, 100 * res.clock_ghz.spread.value_or(0)));
     derive_theoretical_peak(res);
     return res;
+}
+
+core::ComputeCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
+    if (threads < 1)
+        throw core::InputError("", "--threads",
+                               fmt::format("expected a positive thread count, got {}", threads));
+    if (!kernel.available_on_this_cpu())
+        throw core::Unsupported(fmt::format("{} {} {} kernel: the CPU lacks {}", kernel.decl.precision,
+                                            kernel.decl.isa, kernel.decl.op, kernel.decl.target));
+    const std::vector<int> cpus = core_cpus();
+    const AffinityGuard guard;
+    pin_current_thread(cpus.front());
+    omp_set_dynamic(0);
+    return measure_one(kernel, threads, cpus, ceiling_options(quick)).ceiling;
 }
 
 } // namespace roofcast::measure
