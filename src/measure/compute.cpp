@@ -266,6 +266,14 @@ void derive_theoretical_peak(ComputeResult& r) {
         const PeakKernel* k = find_peak_kernel(probe->isa, prec, "fma");
         r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
     }
+    // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second check
+    // of the clock under vector load: it should be a whole number of cycles (4 on recent Intel and AMD
+    // cores, Agner Fog, "Instruction tables").
+    if (const core::ComputeCeiling* ch = find_ceiling(r, probe->precision, probe->isa, "chain", 1);
+        ch && ch->ghz)
+        r.notes.push_back(
+            fmt::format("{}: one dependent FMA every {:.2f} cycles at {:.2f} GHz (the FMA latency)",
+                        ceiling_label(*ch), per_unit * *ch->ghz / ch->gflops.max, *ch->ghz));
     // Measured/theoretical at the clock seen around each widest-FMA ceiling (best epoch, as in the headline).
     for (const core::ComputeCeiling& c : r.ceilings) {
         if (c.isa != probe->isa || c.op != "fma" || !c.ghz)

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 using namespace roofcast;
 using namespace roofcast::measure;
@@ -25,6 +27,25 @@ TEST(ComputeInspect, DISABLED_AccumulatorSweep) {
             "flops/cycle\n",
             k.decl.accumulators, c.gflops.max, c.gflops.median, 100 * c.gflops.spread.value_or(0),
             c.ghz.value_or(0), c.gflops.max / c.ghz.value_or(1));
+    }
+}
+
+// The widest double FMA ceiling on 1 thread and on all cores, one line each (parsed by
+// bench/compute-vs-likwid.sh): best and median GFLOP/s, the clock seen, and the theoretical peak at it.
+TEST(ComputeInspect, DISABLED_WidestFma) {
+    ComputeOptions o;
+    o.quick = std::getenv("ROOFCAST_FULL") == nullptr;
+    o.isas = {available_isas().back()};
+    o.precisions = {"double"};
+    o.ops = {"fma"};
+    const ComputeResult r = measure_compute(o);
+    for (const core::ComputeCeiling& c : r.ceilings) {
+        const double lanes = find_peak_kernel(c.isa, c.precision, "fma")->decl.lanes;
+        const double at_clock = std::min(c.threads, r.cores) * lanes * 2 * r.fma_units * c.ghz.value_or(0);
+        std::printf(
+            "roofcast %s %s fma threads=%d best=%.2f median=%.2f spread=%.3f ghz=%.3f theoretical=%.2f\n",
+            c.precision.c_str(), c.isa.c_str(), c.threads, c.gflops.max, c.gflops.median,
+            c.gflops.spread.value_or(0), c.ghz.value_or(0), at_clock);
     }
 }
 
