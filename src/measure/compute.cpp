@@ -383,6 +383,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                                             m.clock.min, m.clock.max));
         res.ceilings.push_back(std::move(m.ceiling));
     }
+    guard.restore_openmp_team(*std::max_element(threads.begin(), threads.end()));
     if (all_clock.empty())
         all_clock.push_back(clock_probe(1));
     res.clock_ghz = *core::summarize(all_clock, k_drift_threshold);
@@ -406,7 +407,9 @@ core::ComputeCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, 
     const AffinityGuard guard;
     pin_current_thread(cpus.front());
     omp_set_dynamic(0);
-    return measure_one(kernel, threads, cpus, ceiling_options(quick)).ceiling;
+    core::ComputeCeiling c = measure_one(kernel, threads, cpus, ceiling_options(quick)).ceiling;
+    guard.restore_openmp_team(threads);
+    return c;
 }
 
 } // namespace roofcast::measure

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sched.h>
 #include <string>
 
 using namespace roofcast;
@@ -150,6 +151,29 @@ TEST(MeasureCompute, TheoreticalPeakFollowsItsFormula) {
     EXPECT_DOUBLE_EQ(r.peak_gflops.at("single"), 2 * r.peak_gflops.at("double"));
     EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
                             [](const std::string& n) { return n.find("fma_units") != std::string::npos; }));
+}
+
+TEST(MeasureCompute, GivesThreadAffinityBack) {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+    if (CPU_COUNT(&before) < 2)
+        GTEST_SKIP() << "one allowed CPU: pinning cannot be told apart from the original mask";
+    ComputeOptions o;
+    o.quick = true;
+    o.isas = {"scalar"};
+    o.precisions = {"double"};
+    o.ops = {"add"};
+    o.threads = {2};
+    measure_compute(o);
+    // The calling thread and both OpenMP workers are back on the original mask, not on one core.
+    int restored = 0;
+#pragma omp parallel num_threads(2) reduction(+ : restored)
+    {
+        cpu_set_t now;
+        if (sched_getaffinity(0, sizeof(now), &now) == 0 && CPU_EQUAL(&now, &before))
+            restored = 1;
+    }
+    EXPECT_EQ(restored, 2);
 }
 
 TEST(MeasureClock, KeepsEverySampleAndTheTscCrossCheck) {
