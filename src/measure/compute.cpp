@@ -242,26 +242,33 @@ HarnessOptions ceiling_options(bool quick) {
 // measured cycle, divided by the flops one unit delivers per cycle (lanes x 2), rounded to 1 or 2.
 void derive_theoretical_peak(ComputeResult& r) {
     const double clock = r.clock_ghz.median;
-    std::string widest;
+    // The widest ISA with an FMA ceiling; among its FMA ceilings (every precision and thread count), the
+    // one with the most flops per core and measured cycle decides: interference on a shared host only
+    // ever lowers a rate, so the best one is the least disturbed.
     const core::ComputeCeiling* probe = nullptr;
+    double ratio = 0;
     for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == nullptr; ++it)
-        for (const std::string& prec : known_precisions())
-            if ((probe = find_ceiling(r, prec, *it, "fma", 1)) != nullptr)
-                break;
-    if (probe == nullptr || !probe->ghz || *probe->ghz <= 0) {
-        r.notes.push_back("theoretical peak: not derived, no single-thread FMA ceiling was measured "
-                          "(include op 'fma' and 1 thread)");
+        for (const core::ComputeCeiling& c : r.ceilings) {
+            if (c.isa != *it || c.op != "fma" || !c.ghz || *c.ghz <= 0)
+                continue;
+            const double per_unit = 2.0 * find_peak_kernel(c.isa, c.precision, "fma")->decl.lanes;
+            const double x = c.gflops.max / (std::min(c.threads, r.cores) * *c.ghz * per_unit);
+            if (x > ratio) {
+                ratio = x;
+                probe = &c;
+            }
+        }
+    if (probe == nullptr) {
+        r.notes.push_back("theoretical peak: not derived, no FMA ceiling was measured (include op 'fma')");
         return;
     }
-    const PeakKernel* pk = find_peak_kernel(probe->isa, probe->precision, "fma");
-    const double per_unit = 2.0 * pk->decl.lanes; // flops one FMA unit retires per cycle
-    const double ratio = probe->gflops.max / *probe->ghz / per_unit;
+    const double per_unit = 2.0 * find_peak_kernel(probe->isa, probe->precision, "fma")->decl.lanes;
     r.fma_units = ratio < 1.5 ? 1 : 2;
-    r.notes.push_back(fmt::format("fma_units = {}: inferred from {} {} fma on 1 thread, {:.1f} flops per "
-                                  "cycle at {:.2f} GHz = {:.2f} x the {} flops of one unit (CPUID does not "
-                                  "report FMA units)",
-                                  r.fma_units, probe->precision, probe->isa, probe->gflops.max / *probe->ghz,
-                                  *probe->ghz, ratio, per_unit));
+    r.notes.push_back(fmt::format("fma_units = {}: inferred from {}, {:.1f} flops per core and cycle at "
+                                  "{:.2f} GHz = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
+                                  "units; the best of the {} FMA ceilings decides)",
+                                  r.fma_units, ceiling_label(*probe), ratio * per_unit, *probe->ghz, ratio,
+                                  per_unit, probe->isa));
     for (const std::string& prec : known_precisions()) {
         const PeakKernel* k = find_peak_kernel(probe->isa, prec, "fma");
         r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
@@ -269,11 +276,15 @@ void derive_theoretical_peak(ComputeResult& r) {
     // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second check
     // of the clock under vector load: it should be a whole number of cycles (4 on recent Intel and AMD
     // cores, Agner Fog, "Instruction tables").
-    if (const core::ComputeCeiling* ch = find_ceiling(r, probe->precision, probe->isa, "chain", 1);
-        ch && ch->ghz)
+    for (const std::string& prec : known_precisions()) {
+        const core::ComputeCeiling* ch = find_ceiling(r, prec, probe->isa, "chain", 1);
+        if (ch == nullptr || !ch->ghz)
+            continue;
+        const double lanes = find_peak_kernel(ch->isa, ch->precision, "chain")->decl.lanes;
         r.notes.push_back(
             fmt::format("{}: one dependent FMA every {:.2f} cycles at {:.2f} GHz (the FMA latency)",
-                        ceiling_label(*ch), per_unit * *ch->ghz / ch->gflops.max, *ch->ghz));
+                        ceiling_label(*ch), 2 * lanes * *ch->ghz / ch->gflops.max, *ch->ghz));
+    }
     // Measured/theoretical at the clock seen around each widest-FMA ceiling (best epoch, as in the headline).
     for (const core::ComputeCeiling& c : r.ceilings) {
         if (c.isa != probe->isa || c.op != "fma" || !c.ghz)
