@@ -1,6 +1,5 @@
 #include "measure/peak_kernels.hpp"
 
-#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -109,27 +108,32 @@ peak_body(std::uint64_t iterations) {
     using V = typename Reg<Isa, T>::type;
     const V b = V{} + opaque<T>(T(1) + T(0x1p-24));
     const V c = V{} + opaque<T>(T(0x1p-24));
-    std::array<V, Acc> a;
+    // A plain array, not std::array: its element access must not be a call, which sanitizer builds
+    // would keep out of line (gcc does not inline instrumented code into these uninstrumented kernels).
+    V a[Acc];
 #pragma GCC unroll 64
     for (int k = 0; k < Acc; ++k)
-        a[static_cast<std::size_t>(k)] = V{} + static_cast<T>(k + 1);
+        a[k] = V{} + static_cast<T>(k + 1);
     for (std::uint64_t i = 0; i < iterations; ++i) {
 #pragma GCC unroll 64
         for (int u = 0; u < Op::unroll; ++u) {
 #pragma GCC unroll 64
             for (int k = 0; k < Acc; ++k)
-                Op::apply(a[static_cast<std::size_t>(k)], b, c, k);
+                Op::apply(a[k], b, c, k);
         }
     }
-    double sum = 0;
+    // Reduce the accumulators to one register first, then its lanes: indexing lanes of the array
+    // itself would make gcc -O2 keep the array in memory and store it on every trip.
+    V total = a[0];
 #pragma GCC unroll 64
-    for (int k = 0; k < Acc; ++k) {
-        if constexpr (std::is_same_v<V, T>) {
-            sum += static_cast<double>(a[static_cast<std::size_t>(k)]);
-        } else {
-            for (std::size_t l = 0; l < Isa::bytes / sizeof(T); ++l)
-                sum += static_cast<double>(a[static_cast<std::size_t>(k)][l]);
-        }
+    for (int k = 1; k < Acc; ++k)
+        total += a[k];
+    double sum = 0;
+    if constexpr (std::is_same_v<V, T>) {
+        sum = static_cast<double>(total);
+    } else {
+        for (std::size_t l = 0; l < Isa::bytes / sizeof(T); ++l)
+            sum += static_cast<double>(total[l]);
     }
     return sum;
 }

@@ -71,12 +71,13 @@ TEST(PeakKernels, DeclarationsMatchTheRegisterWidths) {
 
 // Replays a kernel's declared work in plain scalar code: each accumulator k starts at k+1, receives
 // iterations x unroll applications of its op with b = 1 + 2^-24 and c = 2^-24, and the result is the
-// sum over accumulators and lanes in the kernel's order. Equality with the kernel's result shows the
-// kernel performs exactly the declared number of operations (any missing or extra op changes the sum).
+// sum over accumulators, then lanes, in the kernel's order and precision. Equality with the kernel's result
+// shows the kernel performs exactly the declared number of operations (any missing or extra op changes the
+// sum).
 template <class T> double replay(const PeakKernelDecl& d, std::uint64_t iterations) {
     const T b = T(1) + T(0x1p-24);
     const T c = T(0x1p-24);
-    double sum = 0;
+    T total = 0;
     for (int k = 0; k < d.accumulators; ++k) {
         T a = static_cast<T>(k + 1);
         for (std::uint64_t i = 0; i < iterations * static_cast<std::uint64_t>(d.unroll); ++i) {
@@ -87,9 +88,11 @@ template <class T> double replay(const PeakKernelDecl& d, std::uint64_t iteratio
             else
                 a = a * b;
         }
-        for (int l = 0; l < d.lanes; ++l)
-            sum += static_cast<double>(a);
+        total = k == 0 ? a : total + a; // accumulators are summed in their precision, in order
     }
+    double sum = 0;
+    for (int l = 0; l < d.lanes; ++l) // then the lanes of that sum, in double
+        sum += static_cast<double>(total);
     return sum;
 }
 
@@ -245,7 +248,7 @@ LoopStats inspect_loop(const std::string& text, const std::string& suffix, const
                 continue;
             if (is_register_fma(ins[i], suffix, reg))
                 ++s.matching;
-            if (ins[i].operands.find('(') != std::string::npos)
+            if (ins[i].operands.find('(') != std::string::npos && ins[i].mnemonic.rfind("nop", 0) != 0)
                 ++s.memory_ops;
         }
         break;
@@ -265,6 +268,10 @@ class FmaDisassembly : public ::testing::TestWithParam<FmaCase> {};
 TEST_P(FmaDisassembly, HotLoopIsAllRegisterFmaOnTheDeclaredWidth) {
     if (run_command("command -v objdump").empty() || run_command("command -v nm").empty())
         GTEST_SKIP() << "objdump/nm (binutils) not installed: cannot inspect the compiled kernels";
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "sanitizer build: -fsanitize changes gcc's code generation even for the uninstrumented "
+                    "kernels (accumulators get a stack home); the check applies to the optimised build";
+#endif
     const FmaCase c = GetParam();
     const PeakKernel* k = find_peak_kernel(c.isa, c.precision, "fma");
     ASSERT_NE(k, nullptr);
