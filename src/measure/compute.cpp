@@ -229,10 +229,11 @@ Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& c
 
 HarnessOptions ceiling_options(bool quick) {
     HarnessOptions h;
-    // Many short epochs rather than few long ones: on a shared host an epoch is more likely to run
-    // undisturbed when it is short, and the headline of a ceiling is its best epoch.
-    h.epochs = quick ? 5 : 15;
-    h.min_epoch_seconds = quick ? 0.005 : 0.01;
+    // Many short epochs rather than few long ones: on a shared host an epoch shorter than a scheduler
+    // time slice (several ms) often runs undisturbed, and the headline of a ceiling is its best epoch.
+    // One epoch is still >= 10 kernel calls and >= 1e3 times the timer's overhead.
+    h.epochs = quick ? 20 : 60;
+    h.min_epoch_seconds = quick ? 0.001 : 0.002;
     return h;
 }
 
@@ -263,7 +264,14 @@ void derive_theoretical_peak(ComputeResult& r) {
         return;
     }
     const double per_unit = 2.0 * find_peak_kernel(probe->isa, probe->precision, "fma")->decl.lanes;
-    r.fma_units = ratio < 1.5 ? 1 : 2;
+    // One unit cannot retire more than its own flops, so a ratio clearly above 1 means two units even
+    // when interference kept it below 2; a ratio far from a whole number says the host was busy.
+    r.fma_units = ratio > 1.05 ? 2 : 1;
+    if (std::fabs(ratio - r.fma_units) > 0.1)
+        r.notes.push_back(
+            fmt::format("fma_units: the best FMA rate is {:.2f} units' worth, not close to a whole "
+                        "number; the host was probably busy and the theoretical peak may be off",
+                        ratio));
     r.notes.push_back(fmt::format("fma_units = {}: inferred from {}, {:.1f} flops per core and cycle at "
                                   "{:.2f} GHz = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
                                   "units; the best of the {} FMA ceilings decides)",

@@ -112,7 +112,7 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
         EXPECT_EQ(c.isa, "scalar");
         EXPECT_EQ(c.op, "add");
         EXPECT_EQ(c.threads, 1);
-        EXPECT_EQ(c.gflops.n, 5u) << "quick mode keeps 5 epochs";
+        EXPECT_EQ(c.gflops.n, 20u) << "quick mode keeps 20 epochs";
         EXPECT_EQ(c.gflops.samples.size(), c.gflops.n);
         EXPECT_GT(c.gflops.min, 0.0);
         ASSERT_TRUE(c.ghz.has_value());
