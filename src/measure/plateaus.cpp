@@ -26,6 +26,12 @@ double median_of(const std::vector<std::pair<double, double>>& pts, std::size_t 
 
 std::vector<Plateau> find_plateaus(std::vector<std::pair<double, double>> pts, const PlateauOptions& opt) {
     std::sort(pts.begin(), pts.end());
+    if (opt.smooth && pts.size() >= 3) {
+        std::vector<std::pair<double, double>> smoothed = pts;
+        for (std::size_t i = 1; i + 1 < pts.size(); ++i)
+            smoothed[i].second = *core::median({pts[i - 1].second, pts[i].second, pts[i + 1].second});
+        pts = std::move(smoothed);
+    }
     std::vector<Plateau> out;
     std::size_t i = 0;
     while (i < pts.size()) {
@@ -70,16 +76,18 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus) {
 bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve) {
     if (topo.caches.empty())
         return false;
-    const auto drop = last_drop_bytes(find_plateaus(curve));
-    if (!drop)
+    const auto plateaus = find_plateaus(curve);
+    const auto drop = last_drop_bytes(plateaus);
+    if (!drop || plateaus[plateaus.size() - 2].gbs < 1.25 * plateaus.back().gbs)
         return false;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);
     if (*drop >= 0.5 * reported && *drop <= 2.0 * reported)
         return false;
-    // Below the previous level the "drop" is not the last-level cache's edge; keep the report.
+    // Below twice the previous level the "drop" need not be the last-level cache's edge (noise, or
+    // the previous level's own edge); keep the report.
     if (topo.caches.size() > 1 &&
-        *drop <= static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
+        *drop <= 2.0 * static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
         return false;
     llc.effective_size_bytes = static_cast<std::uint64_t>(*drop);
     llc.note =

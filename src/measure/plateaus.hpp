@@ -25,12 +25,14 @@ struct Plateau {
 struct PlateauOptions {
     double tolerance = 0.10; // a point belongs to a plateau when within this relative distance of its median
     std::size_t min_points = 3;
+    bool smooth = true; // replace each inner point by the median of it and its two neighbours first
 };
 
 // Plateaus of a curve of (working-set bytes, GB/s) points, smallest working set first. A plateau is
 // a maximal run of consecutive points within `tolerance` of the run's median, at least min_points
 // long; shorter runs are transitions between plateaus. Neighbouring plateaus whose medians are within
-// the tolerance are merged. Points need not be sorted on input.
+// the tolerance are merged. Points need not be sorted on input. With `smooth`, a single outlier
+// (one noisy measurement) cannot split a plateau.
 std::vector<Plateau> find_plateaus(std::vector<std::pair<double, double>> points,
                                    const PlateauOptions& opt = {});
 
@@ -41,7 +43,9 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
 
 // Compares the last drop of a one-thread sweep with the reported last-level cache; when the drop
 // happens before half of the reported size (or after twice it), records the measured size as the
-// cache's effective_size_bytes with a note, and returns true.
+// cache's effective_size_bytes with a note, and returns true. A drop that is not clearly the edge
+// of the last level (it lies below twice the previous level's size, or the plateau before it is
+// less than 1.25x the memory plateau) changes nothing.
 bool apply_effective_llc(core::Topology& topo,
                          const std::vector<std::pair<double, double>>& one_thread_curve);
 

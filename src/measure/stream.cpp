@@ -143,6 +143,11 @@ double moved_per_requested(const StreamDescriptor& d, bool beyond_l1) {
     return static_cast<double>(moved_bytes_per_element(d, beyond_l1)) / requested_bytes_per_element(d);
 }
 
+double run_stream_kernel(StreamKernel k, double* a, const double* b, const double* c, std::uint64_t n,
+                         std::uint64_t reps, double s) {
+    return dispatch(k, a, b, c, n, reps, s);
+}
+
 std::uint64_t stream_block_elements() {
     return k_block_elements;
 }

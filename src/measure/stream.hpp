@@ -60,6 +60,13 @@ std::string stream_isa();
 core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
                                     std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt);
 
+// Runs `reps` passes of a kernel on one thread's arrays with the widest ISA (n a multiple of
+// stream_block_elements(), arrays 64-byte aligned; b and c are ignored by kernels that do not read
+// them). Returns the load kernel's sum (0 for the others). Exposed so that tests can check that
+// every repetition is really executed.
+double run_stream_kernel(StreamKernel k, double* a, const double* b, const double* c, std::uint64_t n,
+                         std::uint64_t reps, double s);
+
 // Pins the calling thread to the slot-th physical core of core_cpus() (wrapping).
 void pin_to_slot(int slot);
 
