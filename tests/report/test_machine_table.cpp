@@ -1,0 +1,82 @@
+#include "report/machine_table.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+
+namespace {
+
+core::Summary summary(std::vector<double> samples) {
+    return *core::summarize(std::move(samples));
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+core::Machine small_machine() {
+    core::Machine m;
+    m.name = "box";
+    m.source = core::Provenance::measured;
+    m.roofcast_version = "0.1.0";
+    core::Topology t;
+    t.cpu_model = "Test CPU";
+    t.cores = 2;
+    t.hw_threads = 2;
+    t.isa = {"scalar", "sse", "avx2"};
+    t.caches = {{"L1", 48 * 1024, 64, 12, 1, 2, std::nullopt, ""},
+                {"L3", 260u * 1024 * 1024, 64, std::nullopt, 2, 1, 96u * 1024 * 1024, "measured edge"}};
+    m.topology = t;
+    m.clock_ghz = summary({3.0, 3.0, 3.0});
+    m.peak_gflops["double"] = 100;
+    core::ComputeCeiling c;
+    c.precision = "double";
+    c.isa = "avx2";
+    c.op = "fma";
+    c.threads = 1;
+    c.gflops = summary({44, 45, 46}); // spread (46 - 44) / 45 = 4.4 %: not noisy
+    c.ghz = 3.0;
+    m.ceilings.push_back(c);
+    core::Level l1;
+    l1.name = "L1";
+    core::BandwidthPoint p{"copy", 2, 49152, summary({90, 100, 110}), 1.0}; // spread 20 %: noisy
+    l1.measurements.push_back(p);
+    l1.bandwidth_gbs = 100;
+    l1.bandwidth_kernel = "copy";
+    l1.source = core::Provenance::measured;
+    m.levels.push_back(l1);
+    m.thread_overhead.push_back({"omp_parallel", 2, summary({1e-6, 1e-6, 1e-6})});
+    m.notes.push_back("a note");
+    return m;
+}
+
+} // namespace
+
+TEST(MachineTable, ShowsTopologyAndEffectiveSize) {
+    const std::string out = report::format_machine_table(small_machine());
+    EXPECT_TRUE(contains(out, "Topology: Test CPU"));
+    EXPECT_TRUE(contains(out, "2 cores, 2 hardware threads"));
+    EXPECT_TRUE(contains(out, "96.0 MiB")); // effective L3
+    EXPECT_TRUE(contains(out, "L3: measured edge"));
+    EXPECT_TRUE(contains(out, "Clock: 3.00 GHz median (3.00..3.00, n 3, spread 0.0%)"));
+}
+
+TEST(MachineTable, CeilingRatioToItsShareOfThePeak) {
+    // One thread of two cores: its share of the 100 GFLOP/s peak is 50; 45 / 50 = 90.0 %.
+    const std::string out = report::format_machine_table(small_machine());
+    EXPECT_TRUE(contains(out, "90.0%"));
+    EXPECT_TRUE(contains(out, "44.0..46.0"));
+    EXPECT_FALSE(
+        contains(out.substr(out.find("Compute"), out.find("Bandwidth") - out.find("Compute")), "NOISY"));
+}
+
+TEST(MachineTable, BandwidthRowsFlagNoiseAndShowTheRoof) {
+    const std::string out = report::format_machine_table(small_machine());
+    const std::string bw = out.substr(out.find("Bandwidth"));
+    EXPECT_TRUE(contains(bw, "20.0%"));
+    EXPECT_TRUE(contains(bw, "NOISY"));
+    EXPECT_TRUE(contains(bw, "roof: 100.0 GB/s (copy, measured)"));
+    EXPECT_TRUE(contains(out, "omp_parallel"));
+    EXPECT_TRUE(contains(out, "1.00 us"));
+    EXPECT_TRUE(contains(out, "  - a note"));
+}
