@@ -20,6 +20,8 @@ const std::map<std::string, double> k_write_fraction{
     {"load", 0.0},        {"store", 1.0},   {"copy", 0.5},          {"update", 0.5},
     {"triad", 1.0 / 3.0}, {"copy_nt", 0.5}, {"triad_nt", 1.0 / 3.0}};
 
+constexpr double k_tie = 1e-12; // relative difference of times treated as equal
+
 std::string thread_text(int n) {
     return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
 }
@@ -183,8 +185,10 @@ void finish(ModelDetail& d, const Context& c) {
     core::Prediction& p = d.prediction;
     double t = d.compute.seconds_per_iteration;
     p.bottleneck = "compute";
+    // Ties (within rounding) go to the level farther from the core: at the threshold of the mixed model
+    // the kernel still counts as memory-bound.
     for (const auto& term : p.terms) {
-        if (term.seconds_per_iteration && *term.seconds_per_iteration > t) {
+        if (term.seconds_per_iteration && *term.seconds_per_iteration >= t * (1 - k_tie)) {
             t = *term.seconds_per_iteration;
             p.bottleneck = term.level;
         }
@@ -347,7 +351,7 @@ ModelDetail mixed(const Context& c) {
     }
     std::reverse(d.thresholds.begin(), d.thresholds.end());
 
-    const bool memory_bound = mem.seconds_per_iteration.value_or(0.0) >= t_cache_max;
+    const bool memory_bound = mem.seconds_per_iteration.value_or(0.0) >= t_cache_max * (1 - k_tie);
     const auto l1_short = count("L1_short");
     const auto l1_long = count("L1_long");
     if (n_mem && l1_short && l1_long) {
