@@ -153,6 +153,11 @@ std::string format_explanation(const model::Analysis& a) {
                     f, bytes_text(t.bytes_per_iteration), num(*t.intensity), num(*t.bandwidth_gbs),
                     t.bandwidth_source, num(*t.intensity), num(*t.bandwidth_gbs * *t.intensity));
             }
+            std::string roofs = num(d.peak_gflops);
+            for (const auto& t : p.terms)
+                if (t.intensity)
+                    roofs += ", " + num(*t.bandwidth_gbs * *t.intensity);
+            out += fmt::format("  P = min({}) = {} GFLOP/s\n", roofs, num(p.gflops));
             if (d.ridge_intensity)
                 out += fmt::format("  ridge point I = P_peak / B_MEM = {} flop/B\n", num(*d.ridge_intensity));
         } else if (p.model == "cache-aware") {
@@ -181,10 +186,14 @@ std::string format_explanation(const model::Analysis& a) {
                                    bytes_text(t.bytes_per_iteration), num(*t.bandwidth_gbs),
                                    t.bandwidth_source, core::format_seconds(*t.seconds_per_iteration));
             }
+            std::string names = "t_C";
+            for (const auto& t : p.terms)
+                if (t.seconds_per_iteration)
+                    names += ", t_" + t.level;
             out += fmt::format(
-                "  t = max(...) = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
+                "  t = max({}) = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
                 "{:g} / ({} x {} GFLOP/s) = {}\n",
-                core::format_seconds(p.seconds_per_iteration), p.bottleneck, num(p.gflops), f,
+                names, core::format_seconds(p.seconds_per_iteration), p.bottleneck, num(p.gflops), f,
                 core::format_seconds(p.seconds_per_iteration), num(d.peak_gflops), pct(p.peak_fraction));
             for (const auto& th : d.thresholds) {
                 out += fmt::format(
