@@ -92,7 +92,7 @@ std::string format_prediction_tables(const model::Analysis& a) {
                         p.bottleneck == "compute" ? "  <- bottleneck" : "");
         std::string total;
         if (a.iterations)
-            total = fmt::format(", {} for {:g} iterations",
+            total = fmt::format(", {} for {:.0f} iterations",
                                 core::format_seconds(p.seconds_per_iteration * *a.iterations), *a.iterations);
         out += fmt::format("  => {} GFLOP/s, {} of peak ({} GFLOP/s), {} per iteration{}; {}{}\n",
                            num(p.gflops), pct(p.peak_fraction), num(d.peak_gflops),
