@@ -235,6 +235,8 @@ void check_kernel(const KernelSpec& k) {
         throw core::InputError(file, "precision", "expected double or single, got '" + k.precision + "'");
     if (k.iterations && !(std::isfinite(*k.iterations) && *k.iterations > 0))
         throw core::InputError(file, "iterations", "expected a positive number of iterations");
+    if (k.working_set_bytes && !(std::isfinite(*k.working_set_bytes) && *k.working_set_bytes >= 0))
+        throw core::InputError(file, "working_set", "expected a non-negative size");
     const int forms = (k.explicit_bytes.empty() ? 0 : 1) + (k.arrays ? 1 : 0) + (k.loop ? 1 : 0);
     if (forms != 1)
         throw core::InputError(file, "(top level)",
@@ -287,27 +289,32 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
     } else if (auto e = root.optional("element_bytes")) {
         k.element_bytes = e->as_positive();
     }
-    if (auto l = root.optional("loop")) {
+    if (auto l = root.optional("loop"))
         k.loop = loop_from_yaml(*l);
-        if (!k.iterations) {
-            double n = 1;
-            for (long b : k.loop->bounds)
-                n *= static_cast<double>(b);
-            k.iterations = n;
-        }
-        if (!k.working_set_bytes) {
-            double ws = 0;
-            for (const auto& a : k.loop->arrays) {
-                double e = type_bytes(a.type, k.source_file, "loop.arrays");
-                for (long d : a.dims)
-                    e *= static_cast<double>(d);
-                ws += e;
-            }
-            k.working_set_bytes = ws;
-        }
-    }
     check_kernel(k);
     return k;
+}
+
+std::optional<double> iterations_of(const KernelSpec& k) {
+    if (k.iterations || !k.loop)
+        return k.iterations;
+    double n = 1;
+    for (long b : k.loop->bounds)
+        n *= static_cast<double>(b);
+    return n;
+}
+
+std::optional<double> working_set_of(const KernelSpec& k) {
+    if (k.working_set_bytes || !k.loop)
+        return k.working_set_bytes;
+    double ws = 0;
+    for (const auto& a : k.loop->arrays) {
+        double e = type_bytes(a.type, file_of(k), "loop.arrays");
+        for (long d : a.dims)
+            e *= static_cast<double>(d);
+        ws += e;
+    }
+    return ws;
 }
 
 KernelSpec load_kernel(const std::string& path) {

@@ -62,10 +62,10 @@ struct KernelSpec {
     std::string name;
     std::string precision = "double"; // selects the machine's compute peak
     double flops_per_iteration = 0;
-    std::optional<double> iterations; // total iterations (gives total time); loop nests: product of bounds
-    std::optional<double> working_set_bytes; // data touched (for bandwidth curves); loop nests: sum of arrays
-    bool nt_stores = false;                  // non-temporal stores: no write-allocate
-    double element_bytes = 8;                // array-count form
+    std::optional<double> iterations;             // total iterations (gives total time); see iterations_of()
+    std::optional<double> working_set_bytes;      // data touched (for bandwidth curves); see working_set_of()
+    bool nt_stores = false;                       // non-temporal stores: no write-allocate
+    double element_bytes = 8;                     // array-count form
     std::map<std::string, double> explicit_bytes; // form 1: level -> bytes per iteration
     std::optional<ArrayCounts> arrays;            // form 2
     std::optional<LoopNest> loop;                 // form 3
@@ -74,6 +74,10 @@ struct KernelSpec {
 
 KernelSpec kernel_from_yaml(const core::YamlField& root);
 KernelSpec load_kernel(const std::string& path);
+// Total iterations: `iterations`, else the product of a loop nest's trip counts, else unknown.
+std::optional<double> iterations_of(const KernelSpec& k);
+// Bytes the kernel touches: `working_set_bytes`, else the sum of a loop nest's arrays, else unknown.
+std::optional<double> working_set_of(const KernelSpec& k);
 // Structural checks that need no machine (counts finite and non-negative, loop nest well formed);
 // kernel_from_yaml calls it, programmatic declarations (the built-in suite) should too.
 void check_kernel(const KernelSpec& k);

@@ -133,10 +133,11 @@ std::optional<Bandwidth> measured(const Context& c, const core::Level& lv) {
 Bandwidth from_curve(const Context& c, const core::Level& lv) {
     const core::BandwidthCurve& cv = *lv.curve;
     std::optional<double> x;
-    if (cv.x == "volume" && c.k.iterations)
-        x = c.traffic.bytes.at(lv.name) * *c.k.iterations;
-    else if (c.k.working_set_bytes)
-        x = *c.k.working_set_bytes;
+    const auto iterations = iterations_of(c.k);
+    if (cv.x == "volume" && iterations)
+        x = c.traffic.bytes.at(lv.name) * *iterations;
+    else
+        x = working_set_of(c.k);
     if (!x) {
         // No size known: the curve's plateau (its largest point) is the conservative choice.
         const double at = cv.points.empty() ? 0.0 : cv.points.back().first;
@@ -246,6 +247,21 @@ ModelDetail roofline(const Context& c) {
         if (ch.below_prediction)
             d.prediction.notes.push_back(fmt::format("above the '{}' ceiling ({:.3g} GFLOP/s): needs {}",
                                                      ch.name, ch.gflops, optimisation_for(cc)));
+        d.ceilings.push_back(ch);
+    }
+    // Bandwidth ceilings: the other memory kernels measured at this thread count, at the kernel's
+    // intensity (e.g. a measured triad_nt above the roof used says non-temporal stores would pay).
+    for (const auto& p : mem.measurements) {
+        if (p.threads != c.threads || !i_mem)
+            continue;
+        CeilingCheck ch;
+        const double b = p.gbs.median * p.moved_per_requested;
+        ch.name = fmt::format("MEM {} {:.4g} GB/s, {}", p.kernel, b, thread_text(p.threads));
+        ch.gflops = std::min(c.peak, b * *i_mem);
+        ch.below_prediction = ch.gflops < d.prediction.gflops;
+        if (ch.gflops > d.prediction.gflops * (1 + 1e-9))
+            d.prediction.notes.push_back(
+                fmt::format("the '{}' ceiling allows {:.4g} GFLOP/s at this intensity", ch.name, ch.gflops));
         d.ceilings.push_back(ch);
     }
     return d;
@@ -428,7 +444,7 @@ Analysis analyse(const KernelSpec& k, const core::Machine& m, const PredictOptio
     a.precision = k.precision;
     a.threads = c.threads;
     a.flops_per_iteration = k.flops_per_iteration;
-    a.iterations = k.iterations;
+    a.iterations = iterations_of(k);
     a.traffic = c.traffic;
     bool thread_specific = true;
     for (const auto& lv : m.levels)

@@ -298,9 +298,15 @@ TEST(Choices, ComputePeakForFewerThreads) {
     o.threads = 0;
     const auto all = model::analyse(k, machine_from(k_measured), o);
     EXPECT_NEAR(all.models[0].prediction.gflops, 18.75, k_tol);
-    ASSERT_EQ(all.models[0].ceilings.size(), 2u);
+    // Then the memory kernels measured at 4 threads, at I_MEM = 2/8: triad 75 GB/s -> 18.75 (the roof
+    // used), copy 55 GB/s -> 13.75 GFLOP/s, below the prediction.
+    ASSERT_EQ(all.models[0].ceilings.size(), 4u);
     EXPECT_FALSE(all.models[0].ceilings[0].below_prediction);
     EXPECT_TRUE(all.models[0].ceilings[1].below_prediction);
+    EXPECT_NEAR(all.models[0].ceilings[2].gflops, 18.75, k_tol);
+    EXPECT_FALSE(all.models[0].ceilings[2].below_prediction);
+    EXPECT_NEAR(all.models[0].ceilings[3].gflops, 13.75, k_tol);
+    EXPECT_TRUE(all.models[0].ceilings[3].below_prediction);
 }
 
 TEST(BadInput, EachNamesFileAndField) {
