@@ -58,7 +58,14 @@ public:
         auto [it, inserted] = m_index.try_emplace(key, m_d.series.size());
         if (inserted)
             m_d.series.push_back(Series{function, metric, {}, {}});
-        m_d.series[it->second].points.push_back(Point{x, std::move(values)});
+        // Rows for a point already seen in this file are further repetitions of it.
+        auto& pts = m_d.series[it->second].points;
+        for (auto& p : pts)
+            if (p.x == x) {
+                p.values.insert(p.values.end(), values.begin(), values.end());
+                return;
+            }
+        pts.push_back(Point{x, std::move(values)});
     }
 
 private:
@@ -354,9 +361,9 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
     std::size_t region_line = 0;
     Builder b(d);
     const auto lines = lines_of(text);
-    auto finish_region = [&](std::size_t at_line) {
+    auto finish_region = [&](const std::string& at) {
         if (!region.empty() && data_index != 0 && data_index != points.size())
-            throw InputError(file, fmt::format("line {}", at_line),
+            throw InputError(file, at,
                              fmt::format("region '{}' (line {}) has {} DATA lines, expected one per point ({})",
                                          region, region_line, data_index, points.size()));
     };
@@ -378,13 +385,13 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
             for (const auto& p : parse_points(rest, file, field))
                 points.push_back(to_coord(p, d.parameters.size(), file, field));
         } else if (tag == "METRIC") {
-            finish_region(ln + 1);
+            finish_region(field);
             if (rest.empty())
                 throw InputError(file, field, "expected a metric name after METRIC");
             metric = rest;
             data_index = 0;
         } else if (tag == "REGION") {
-            finish_region(ln + 1);
+            finish_region(field);
             if (rest.empty())
                 throw InputError(file, field, "expected a call path after REGION");
             region = rest;
@@ -412,7 +419,7 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
                              fmt::format("expected PARAMETER, POINTS, REGION, METRIC or DATA, got '{}'", tag));
         }
     }
-    finish_region(lines.size());
+    finish_region("end of file");
     if (d.parameters.empty() || points.empty() || d.series.empty())
         throw InputError(file, "", "expected PARAMETER, POINTS, REGION and DATA lines (Extra-P text format)");
     normalize(d);
