@@ -18,7 +18,8 @@ Series series_of(const std::vector<double>& x, const std::vector<double>& y) {
 
 // Deterministic +-1 % "noise": a fixed pattern, so the tests cannot flake.
 double noise(std::size_t i) {
-    static const double pattern[] = {0.008, -0.006, 0.004, -0.009, 0.007, -0.003, 0.005, -0.008, 0.002, -0.005};
+    static const double pattern[] = {0.008,  -0.006, 0.004,  -0.009, 0.007,
+                                     -0.003, 0.005,  -0.008, 0.002,  -0.005};
     return pattern[i % 10];
 }
 
@@ -30,8 +31,8 @@ const std::vector<double> k_x = {2, 4, 8, 16, 32};
 // for every term of the normal form (positive and negative exponents). Expected: the chosen model
 // is that term with c0 = 200, c1 = 10.
 TEST(ScaleFit, RecoversEveryPmnfTermExactly) {
-    const double exps[] = {0,   0.25, 1.0 / 3, 0.5,     2.0 / 3, 0.75, 0.8,     1,   1.25,     4.0 / 3,
-                           1.5, 5.0 / 3, 1.75, 2, 2.25, 7.0 / 3, 2.5, 8.0 / 3, 2.75, 3};
+    const double exps[] = {0,   0.25,    1.0 / 3, 0.5, 2.0 / 3, 0.75,    0.8, 1,       1.25, 4.0 / 3,
+                           1.5, 5.0 / 3, 1.75,    2,   2.25,    7.0 / 3, 2.5, 8.0 / 3, 2.75, 3};
     for (Selection sel : {Selection::forecast, Selection::loo, Selection::mape}) {
         for (double i : exps) {
             for (int j = 0; j <= 2; ++j) {
@@ -43,8 +44,8 @@ TEST(ScaleFit, RecoversEveryPmnfTermExactly) {
                     for (double x : k_x)
                         y.push_back(200 + 10 * std::pow(x, t.i) * std::pow(std::log2(x), j));
                     const Fit f = fit_series(series_of(k_x, y), 1, sel);
-                    SCOPED_TRACE(::testing::Message() << "i=" << t.i << " j=" << j << " sel=" << to_string(sel)
-                                                      << " got " << f.model.formula({"x"}));
+                    SCOPED_TRACE(::testing::Message() << "i=" << t.i << " j=" << j << " sel="
+                                                      << to_string(sel) << " got " << f.model.formula({"x"}));
                     if (i == 0 && j == 0) { // 210 everywhere: the constant model
                         ASSERT_EQ(f.model.family, Family::constant);
                         EXPECT_NEAR(f.model.coef[0], 210.0, 1e-9);

@@ -10,8 +10,7 @@ using roofcast::core::InputError;
 namespace {
 
 // The error message of a reader, or "" when it did not throw.
-template <class Fn>
-std::string error_of(Fn fn) {
+template <class Fn> std::string error_of(Fn fn) {
     try {
         fn();
     } catch (const InputError& e) {
@@ -106,10 +105,12 @@ TEST(ScaleReaders, ExtrapJsonNewAndOld) {
     EXPECT_EQ(error_of([] { read_extrap_json(R"({"parameters": ["x"]})", "e.json"); }),
               "e.json: field 'measurements': missing required field");
     EXPECT_EQ(error_of([] {
-                  read_extrap_json(R"({"parameters":["x"],"measurements":{"m":{"t":[{"point":[1,2],"values":[1]}]}}})",
-                                   "e.json");
+                  read_extrap_json(
+                      R"({"parameters":["x"],"measurements":{"m":{"t":[{"point":[1,2],"values":[1]}]}}})",
+                      "e.json");
               }),
-              "e.json: field 'measurements.m.t[0].point': expected 1 coordinate(s) per point (one per parameter), got 2");
+              "e.json: field 'measurements.m.t[0].point': expected 1 coordinate(s) per point (one per "
+              "parameter), got 2");
 }
 
 TEST(ScaleReaders, RoofcastProfile) {
@@ -127,12 +128,16 @@ TEST(ScaleReaders, RoofcastProfile) {
     EXPECT_EQ(d.series[0].points[0].mean(), 3.0);
     EXPECT_EQ(d.series[1].points[0].values, (std::vector<double>{10, 14})); // sums over ranks
     EXPECT_EQ(error_of([] {
-                  read_roofcast_profile(R"({"format":"roofcast-profile","format_version":1,"parameters":{"c":1},
+                  read_roofcast_profile(
+                      R"({"format":"roofcast-profile","format_version":1,"parameters":{"c":1},
                       "functions":[{"name":"f","metrics":{"t":{"per_rank":[[1]],"aggregate":"median"}}}]})",
-                                        "r.json");
+                      "r.json");
               }),
-              "r.json: field 'functions[0].metrics.t.aggregate': expected one of sum, mean, max, min, got 'median'");
-    EXPECT_EQ(error_of([] { read_roofcast_profile(R"({"format":"roofcast-profile","format_version":2})", "r.json"); }),
+              "r.json: field 'functions[0].metrics.t.aggregate': expected one of sum, mean, max, min, got "
+              "'median'");
+    EXPECT_EQ(error_of([] {
+                  read_roofcast_profile(R"({"format":"roofcast-profile","format_version":2})", "r.json");
+              }),
               "r.json: field 'format_version': expected 1");
     EXPECT_EQ(error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0), 0u);
 }
@@ -142,9 +147,10 @@ TEST(ScaleReaders, MergeRunsAndMismatchedParameters) {
         std::string funcs = R"({"name": "main", "metrics": {"time": {"repetitions": [1]}}})";
         if (with_dot)
             funcs += R"(, {"name": "dot", "metrics": {"time": {"repetitions": [2]}}})";
-        return read_roofcast_profile(R"({"format": "roofcast-profile", "format_version": 1, "parameters": {"cores": )" +
-                                         std::to_string(cores) + R"(}, "functions": [)" + funcs + "]}",
-                                     "run.json");
+        return read_roofcast_profile(
+            R"({"format": "roofcast-profile", "format_version": 1, "parameters": {"cores": )" +
+                std::to_string(cores) + R"(}, "functions": [)" + funcs + "]}",
+            "run.json");
     };
     Dataset d = run(8, true);
     merge(d, run(16, false), "b.json");
@@ -168,7 +174,9 @@ TEST(ScaleReaders, ParsePoint) {
     const Coord c = parse_point("size=1e6,cores=256", {"cores", "size"});
     EXPECT_EQ(c[0], 256.0);
     EXPECT_EQ(c[1], 1e6);
-    EXPECT_EQ(error_of([] { parse_point("cores=256", {"cores", "size"}); }),
+    EXPECT_EQ(error_of([] {
+                  parse_point("cores=256", {"cores", "size"});
+              }),
               "field '--predict': expected cores=NUMBER,size=NUMBER, got 'cores=256'");
     EXPECT_EQ(error_of([] { parse_point("lots", {"cores"}); }),
               "field '--predict': expected a number (or cores=NUMBER), got 'lots'");

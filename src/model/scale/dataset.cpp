@@ -171,8 +171,7 @@ Coord to_coord(const std::vector<double>& v, std::size_t nparams, const std::str
 
 void check_parameter_count(std::size_t n, const std::string& file, const std::string& field) {
     if (n == 0 || n > k_max_parameters)
-        throw InputError(file, field,
-                         fmt::format("expected 1 or 2 parameters, got {}", n));
+        throw InputError(file, field, fmt::format("expected 1 or 2 parameters, got {}", n));
 }
 
 double json_number(const json& j, const std::string& file, const std::string& field) {
@@ -277,12 +276,11 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
         Coord c{};
         for (std::size_t k = 0; k < pairs.size(); ++k) {
             const std::string fk = fmt::format("{}.parameter_value_pairs[{}]", f, k);
-            const auto pid = static_cast<long long>(
-                json_number(member(pairs[k], "parameter_id", file, fk), file, fk));
+            const auto pid =
+                static_cast<long long>(json_number(member(pairs[k], "parameter_id", file, fk), file, fk));
             if (!param_index.count(pid))
                 throw InputError(file, fk + ".parameter_id", "expected the id of a listed parameter");
-            c[param_index[pid]] =
-                json_number(member(pairs[k], "parameter_value", file, fk), file, fk);
+            c[param_index[pid]] = json_number(member(pairs[k], "parameter_value", file, fk), file, fk);
         }
         coords[id] = c;
     }
@@ -363,9 +361,10 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
     const auto lines = lines_of(text);
     auto finish_region = [&](const std::string& at) {
         if (!region.empty() && data_index != 0 && data_index != points.size())
-            throw InputError(file, at,
-                             fmt::format("region '{}' (line {}) has {} DATA lines, expected one per point ({})",
-                                         region, region_line, data_index, points.size()));
+            throw InputError(
+                file, at,
+                fmt::format("region '{}' (line {}) has {} DATA lines, expected one per point ({})", region,
+                            region_line, data_index, points.size()));
     };
     for (std::size_t ln = 0; ln < lines.size(); ++ln) {
         const std::string field = fmt::format("line {}", ln + 1);
@@ -401,9 +400,9 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
             if (region.empty())
                 throw InputError(file, field, "expected REGION before DATA");
             if (data_index >= points.size())
-                throw InputError(file, field,
-                                 fmt::format("more DATA lines than POINTS ({}) for region '{}'",
-                                             points.size(), region));
+                throw InputError(
+                    file, field,
+                    fmt::format("more DATA lines than POINTS ({}) for region '{}'", points.size(), region));
             std::vector<double> vals;
             for (auto tok : split_ws(rest)) {
                 const auto v = to_number(tok);
@@ -415,8 +414,9 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
                 throw InputError(file, field, "expected at least one value after DATA");
             b.add(region, metric, points[data_index++], std::move(vals));
         } else {
-            throw InputError(file, field,
-                             fmt::format("expected PARAMETER, POINTS, REGION, METRIC or DATA, got '{}'", tag));
+            throw InputError(
+                file, field,
+                fmt::format("expected PARAMETER, POINTS, REGION, METRIC or DATA, got '{}'", tag));
         }
     }
     finish_region("end of file");
@@ -443,7 +443,8 @@ Dataset read_csv(const std::string& text, const std::string& file) {
         throw InputError(file, "header", "expected a header line 'function,metric,<parameter>...,value'");
     const auto header = split_csv(lines[ln]);
     if (header.size() < 4 || header[0] != "function" || header[1] != "metric" || header.back() != "value")
-        throw InputError(file, "header", "expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
+        throw InputError(file, "header",
+                         "expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
     d.parameters.assign(header.begin() + 2, header.end() - 1);
     check_parameter_count(d.parameters.size(), file, "header");
     Builder b(d);
@@ -453,7 +454,8 @@ Dataset read_csv(const std::string& text, const std::string& file) {
         const std::string field = fmt::format("line {}", ln + 1);
         const auto cells = split_csv(lines[ln]);
         if (cells.size() != header.size())
-            throw InputError(file, field, fmt::format("expected {} columns, got {}", header.size(), cells.size()));
+            throw InputError(file, field,
+                             fmt::format("expected {} columns, got {}", header.size(), cells.size()));
         Coord c{};
         for (std::size_t k = 0; k < d.parameters.size(); ++k) {
             const auto v = to_number(cells[2 + k]);
@@ -464,7 +466,8 @@ Dataset read_csv(const std::string& text, const std::string& file) {
         }
         const auto v = to_number(cells.back());
         if (!v)
-            throw InputError(file, field + " value", fmt::format("expected a number, got '{}'", cells.back()));
+            throw InputError(file, field + " value",
+                             fmt::format("expected a number, got '{}'", cells.back()));
         b.add(cells[0], cells[1], c, {*v});
     }
     if (d.series.empty())

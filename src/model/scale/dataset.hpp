@@ -44,9 +44,9 @@ struct RunCost {
 struct Dataset {
     std::vector<std::string> parameters; // 1 or 2 names, e.g. {"cores"} or {"cores", "size"}
     std::vector<Series> series;
-    std::vector<RunCost> costs;          // only from roofcast profiles; may be empty
-    std::vector<std::string> warnings;   // data-set level remarks (e.g. functions missing at points)
-    std::size_t point_count() const;     // distinct points over all series
+    std::vector<RunCost> costs;        // only from roofcast profiles; may be empty
+    std::vector<std::string> warnings; // data-set level remarks (e.g. functions missing at points)
+    std::size_t point_count() const;   // distinct points over all series
 };
 
 // Reads one file, detecting the format: ".txt" Extra-P text, ".csv" CSV, ".json" either a roofcast

@@ -10,8 +10,6 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <unsupported/Eigen/NonLinearOptimization>
-#include <unsupported/Eigen/NumericalDiff>
 
 namespace roofcast::model::scale {
 
@@ -21,10 +19,9 @@ constexpr double k_inf = std::numeric_limits<double>::infinity();
 
 // Extra-P's default exponent sets (Calotoiu et al., SC'13, Sec. II-A; Extra-P 4 single-parameter
 // modeler): polynomial exponents I and logarithm exponents J of the PMNF term x^i·log2(x)^j.
-constexpr std::array<double, 20> k_poly_exponents = {0.0,       0.25,      1.0 / 3.0, 0.5,      2.0 / 3.0,
-                                                     0.75,      0.8,       1.0,       1.25,     4.0 / 3.0,
-                                                     1.5,       5.0 / 3.0, 1.75,      2.0,      2.25,
-                                                     7.0 / 3.0, 2.5,       8.0 / 3.0, 2.75,     3.0};
+constexpr std::array<double, 20> k_poly_exponents = {
+    0.0, 0.25,      1.0 / 3.0, 0.5, 2.0 / 3.0, 0.75,      0.8, 1.0,       1.25, 4.0 / 3.0,
+    1.5, 5.0 / 3.0, 1.75,      2.0, 2.25,      7.0 / 3.0, 2.5, 8.0 / 3.0, 2.75, 3.0};
 constexpr std::array<int, 3> k_log_exponents = {0, 1, 2};
 
 double term_value(const Term& t, double x) {
@@ -163,66 +160,116 @@ struct ExpCoef {
     bool ok = false;
 };
 
-// Best (a, c >= 0) for a fixed rate r; returns the residual vector through `res` when given.
-ExpCoef exp_project(double r, const double* x, const double* y, const int* idx, int m) {
+// Best (a, c >= 0) for a fixed rate r; writes the residuals y - model to `res` when given.
+ExpCoef exp_project(double r, const double* x, const double* y, const int* idx, int m,
+                    double* res = nullptr) {
     ExpCoef e;
     e.r = r;
+    constexpr int k_stack = 64;
+    std::array<double, k_stack> stack{};
+    std::vector<double> heap;
+    double* ev = stack.data();
+    if (m > k_stack) {
+        heap.resize(static_cast<std::size_t>(m));
+        ev = heap.data();
+    }
     double me = 0.0, my = 0.0;
     for (int k = 0; k < m; ++k) {
-        me += std::exp(-r * x[idx[k]]);
+        ev[k] = std::exp(-r * x[idx[k]]);
+        me += ev[k];
         my += y[idx[k]];
     }
     me /= m;
     my /= m;
     double see = 0.0, sey = 0.0;
     for (int k = 0; k < m; ++k) {
-        const double de = std::exp(-r * x[idx[k]]) - me;
+        const double de = ev[k] - me;
         see += de * de;
         sey += de * (y[idx[k]] - my);
     }
-    if (!(see > 1e-300))
+    if (!(see > 1e-300)) {
+        if (res)
+            std::fill(res, res + m, 1e100);
         return e;
+    }
     e.a = sey / see;
     e.c = my - e.a * me;
     if (e.c < 0.0) { // active constraint c = 0
         double s_ey = 0.0, s_ee = 0.0;
         for (int k = 0; k < m; ++k) {
-            const double v = std::exp(-r * x[idx[k]]);
-            s_ey += v * y[idx[k]];
-            s_ee += v * v;
+            s_ey += ev[k] * y[idx[k]];
+            s_ee += ev[k] * ev[k];
         }
         e.c = 0.0;
         e.a = s_ee > 0.0 ? s_ey / s_ee : 0.0;
     }
     e.rss = 0.0;
     for (int k = 0; k < m; ++k) {
-        const double d = y[idx[k]] - (e.a * std::exp(-r * x[idx[k]]) + e.c);
+        const double d = y[idx[k]] - (e.a * ev[k] + e.c);
+        if (res)
+            res[k] = d;
         e.rss += d * d;
     }
     e.ok = std::isfinite(e.rss) && std::isfinite(e.a);
     return e;
 }
 
-struct ExpFunctor {
-    using Scalar = double;
-    enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
-    using InputType = Eigen::VectorXd;
-    using ValueType = Eigen::VectorXd;
-    using JacobianType = Eigen::MatrixXd;
-    const double* x;
-    const double* y;
-    const int* idx;
-    int m;
-    int inputs() const { return 1; }
-    int values() const { return m; }
-    int operator()(const Eigen::VectorXd& rho, Eigen::VectorXd& fvec) const {
-        const double r = std::exp(std::clamp(rho(0), -60.0, 30.0));
-        const ExpCoef e = exp_project(r, x, y, idx, m);
-        for (int k = 0; k < m; ++k)
-            fvec(k) = e.ok ? y[idx[k]] - (e.a * std::exp(-r * x[idx[k]]) + e.c) : 1e100;
-        return 0;
+double rate_of(double rho) {
+    return std::exp(std::clamp(rho, -60.0, 30.0));
+}
+
+// Levenberg–Marquardt on the one-dimensional projected problem min_ρ ||res(ρ)||² (Marquardt,
+// SIAM J. Appl. Math. 11(2), 1963): step δ = -Jᵀr / (JᵀJ·(1 + λ)), λ shrunk after an accepted step
+// and grown after a rejected one; the Jacobian is a central difference. Written for one unknown so
+// that the hot loop allocates nothing (residuals live on the stack for up to 64 points).
+ExpCoef minimize_rate(double rho, const double* x, const double* y, const int* idx, int m) {
+    constexpr int k_stack = 64;
+    std::array<double, k_stack> r0{}, rp{}, rm{};
+    std::vector<double> heap;
+    double *f = r0.data(), *fp = rp.data(), *fm = rm.data();
+    if (m > k_stack) {
+        heap.resize(3 * static_cast<std::size_t>(m));
+        f = heap.data();
+        fp = f + m;
+        fm = fp + m;
     }
-};
+    ExpCoef cur = exp_project(rate_of(rho), x, y, idx, m, f);
+    double lambda = 1e-3;
+    for (int iter = 0; iter < 100 && cur.ok; ++iter) {
+        const double h = 1e-6 * std::max(1.0, std::abs(rho));
+        exp_project(rate_of(rho + h), x, y, idx, m, fp);
+        exp_project(rate_of(rho - h), x, y, idx, m, fm);
+        double g = 0.0, hess = 0.0;
+        for (int k = 0; k < m; ++k) {
+            const double j = (fp[k] - fm[k]) / (2.0 * h);
+            g += j * f[k];
+            hess += j * j;
+        }
+        if (!(hess > 0.0) || !std::isfinite(g))
+            break;
+        bool accepted = false;
+        for (int tries = 0; tries < 20; ++tries) {
+            const double step = -g / (hess * (1.0 + lambda));
+            const double next = std::clamp(rho + step, -60.0, 30.0);
+            const ExpCoef trial = exp_project(rate_of(next), x, y, idx, m, fp);
+            if (trial.ok && trial.rss < cur.rss) {
+                const double gain = cur.rss - trial.rss;
+                rho = next;
+                cur = trial;
+                std::copy(fp, fp + m, f);
+                lambda = std::max(lambda / 10.0, 1e-12);
+                accepted = true;
+                if (std::abs(step) < 1e-10 * (1.0 + std::abs(rho)) || gain <= 1e-14 * trial.rss)
+                    return cur;
+                break;
+            }
+            lambda *= 10.0;
+        }
+        if (!accepted)
+            break;
+    }
+    return cur;
+}
 
 ExpCoef fit_exponential(const double* x, const double* y, const int* idx, int m, double rho_start) {
     ExpCoef best;
@@ -244,15 +291,8 @@ ExpCoef fit_exponential(const double* x, const double* y, const int* idx, int m,
         for (double f : {0.1, 1.0, 10.0})
             starts[nstarts++] = std::log(f / (hi - lo));
     }
-    ExpFunctor functor{x, y, idx, m};
-    Eigen::NumericalDiff<ExpFunctor> nd(functor);
     for (int s = 0; s < nstarts; ++s) {
-        Eigen::VectorXd rho(1);
-        rho(0) = starts[s];
-        Eigen::LevenbergMarquardt<Eigen::NumericalDiff<ExpFunctor>> lm(nd);
-        lm.parameters.maxfev = 100;
-        lm.minimize(rho);
-        const ExpCoef e = exp_project(std::exp(std::clamp(rho(0), -60.0, 30.0)), x, y, idx, m);
+        const ExpCoef e = minimize_rate(starts[static_cast<std::size_t>(s)], x, y, idx, m);
         if (e.ok && e.rss < best.rss)
             best = e;
     }
@@ -442,8 +482,9 @@ std::optional<Model> fit_piecewise(const Basis& basis, const double* y, const in
 
 // ---------------------------------------------------------------------------------------------
 // Generic linear least squares for two-parameter compounds (up to four coefficients).
-std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& terms, const std::vector<Coord>& xs,
-                                                 const double* y, const int* idx, int m) {
+std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& terms,
+                                                 const std::vector<Coord>& xs, const double* y,
+                                                 const int* idx, int m) {
     const int p = static_cast<int>(terms.size()) + 1;
     if (m < p)
         return std::nullopt;
@@ -452,7 +493,8 @@ std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& te
     for (int k = 0; k < m; ++k) {
         a(k, 0) = 1.0;
         for (int t = 0; t + 1 < p; ++t)
-            a(k, t + 1) = compound_value(terms[static_cast<std::size_t>(t)], xs[static_cast<std::size_t>(idx[k])]);
+            a(k, t + 1) =
+                compound_value(terms[static_cast<std::size_t>(t)], xs[static_cast<std::size_t>(idx[k])]);
         rhs(k) = y[idx[k]];
     }
     if (!a.allFinite())
@@ -500,8 +542,8 @@ double score_candidate(const FitFn& fit_on, const Folds& folds, Selection sel, c
             return k_inf;
         double s = 0.0;
         for (int i = 0; i < n; ++i)
-            s += relative_error(model->evaluate(xs[static_cast<std::size_t>(i)]), ys[static_cast<std::size_t>(i)],
-                                scale);
+            s += relative_error(model->evaluate(xs[static_cast<std::size_t>(i)]),
+                                ys[static_cast<std::size_t>(i)], scale);
         return s / n;
     }
     double s = 0.0;
@@ -550,7 +592,8 @@ Prepared prepare(const Series& s, std::size_t parameters) {
             for (std::size_t k = 0; k < 2; ++k) {
                 if (!(hi[k] > lo[k]))
                     continue;
-                v += lo[k] > 0.0 ? std::log(x[k] / lo[k]) / std::log(hi[k] / lo[k]) : (x[k] - lo[k]) / (hi[k] - lo[k]);
+                v += lo[k] > 0.0 ? std::log(x[k] / lo[k]) / std::log(hi[k] / lo[k])
+                                 : (x[k] - lo[k]) / (hi[k] - lo[k]);
             }
             return v;
         };
@@ -602,7 +645,8 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
     const double* y = p.ys.data();
     const auto& bx = basis.x();
     if (basis.skipped() > 0)
-        f.notes.push_back(fmt::format("{} candidate terms skipped (need positive parameter values)", basis.skipped()));
+        f.notes.push_back(
+            fmt::format("{} candidate terms skipped (need positive parameter values)", basis.skipped()));
     if (n == 2) {
         // Two points: every two-coefficient model interpolates them and nothing validates a choice;
         // take the straight line and say so.
@@ -620,7 +664,9 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
     std::size_t count = 0;
     // Constant first: it wins ties.
     {
-        const auto fit_on = [&](const int* idx, int m) { return std::optional<Model>(constant_model(mean_of(y, idx, m))); };
+        const auto fit_on = [&](const int* idx, int m) {
+            return std::optional<Model>(constant_model(mean_of(y, idx, m)));
+        };
         best = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 1);
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / n);
         ++count;
@@ -631,9 +677,10 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         double s = 0.0;
         bool ok = true;
         if (sel == Selection::mape || folds.test.empty()) {
-            const int all[64] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-                                 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+            const int all[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+                                 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+                                 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
             std::vector<int> big;
             const int* idx = all;
             if (n > 64) {
@@ -764,13 +811,15 @@ std::vector<Term> best_terms(const Prepared& p, std::size_t param, Selection sel
                 const auto& tr = folds.train[k];
                 const Line l = fit_line(b, y.data(), tr.data(), static_cast<int>(tr.size()), c.family);
                 ok = l.ok;
-                s += relative_error(l.c0 + l.c1 * b[folds.test[k]], y[static_cast<std::size_t>(folds.test[k])], scale);
+                s += relative_error(l.c0 + l.c1 * b[folds.test[k]],
+                                    y[static_cast<std::size_t>(folds.test[k])], scale);
             }
         }
         if (ok && std::isfinite(s))
             ranked.emplace_back(s, c.term);
     }
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<Term> out;
     for (std::size_t k = 0; k < std::min(keep, ranked.size()); ++k)
         out.push_back(ranked[k].second);
@@ -802,7 +851,9 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
         }
     double best = k_inf;
     {
-        const auto fit_on = [&](const int* idx, int m) { return std::optional<Model>(constant_model(mean_of(y, idx, m))); };
+        const auto fit_on = [&](const int* idx, int m) {
+            return std::optional<Model>(constant_model(mean_of(y, idx, m)));
+        };
         best = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 1);
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / n);
     }

@@ -10,8 +10,9 @@
 //    for two parameters the additive and multiplicative combinations of each parameter's best terms
 //    (Calotoiu et al., "Fast multi-parameter performance modeling", IEEE CLUSTER 2016, Sec. III-B);
 //  - four families with constraints: linear a·x + b; inverse a + b/x with a >= 0; logarithmic
-//    log(x)/log(a) + b with a > 1; exponential a·b^(-x) + c with b > 1, c >= 0 (Levenberg–Marquardt
-//    on the variable-projection functional, Golub & Pereyra, SIAM J. Numer. Anal. 10(2), 1973);
+//    log(x)/log(a) + b with a > 1; exponential a·b^(-x) + c with b > 1, c >= 0 (Levenberg–Marquardt,
+//    Marquardt 1963, on the variable-projection functional, Golub & Pereyra, SIAM J. Numer. Anal.
+//    10(2), 1973);
 //  - piecewise (segmented) one-parameter models with one breakpoint (>= 6 points) or two (>= 9
 //    points), each segment the best PMNF term on its points.
 // Selection (see docs/design.md): `forecast` (default) scores each candidate by its relative error
@@ -64,9 +65,9 @@ struct Model {
 
 struct Fit {
     Model model;
-    std::vector<Coord> xs;          // fitting points (sorted)
-    std::vector<double> ys;         // mean of repetitions at each point
-    double mape = 0.0;              // % on the fitting points
+    std::vector<Coord> xs;  // fitting points (sorted)
+    std::vector<double> ys; // mean of repetitions at each point
+    double mape = 0.0;      // % on the fitting points
     double rss = 0.0;
     std::optional<double> validation_error; // relative error of the selection's validation, if any
     Selection selection = Selection::forecast;
