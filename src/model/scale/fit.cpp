@@ -293,7 +293,9 @@ ExpCoef fit_exponential(const double* x, const double* y, const int* idx, int m,
     }
     for (int s = 0; s < nstarts; ++s) {
         const ExpCoef e = minimize_rate(starts[static_cast<std::size_t>(s)], x, y, idx, m);
-        if (e.ok && e.rss < best.rss)
+        // A rate whose decay over the measured span is below 1 % is the linear limit of the family
+        // (a → ±∞, b → 1), which the linear candidate already covers without the cancellation.
+        if (e.ok && e.r * (hi - lo) >= 1e-2 && e.rss < best.rss)
             best = e;
     }
     return best;
@@ -764,23 +766,9 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         f.notes.push_back("too few points to validate: selected by MAPE");
 }
 
-// Best terms for one parameter of a two-parameter series, from the "line" of points that share the
-// most common value of the other parameter (Calotoiu et al., CLUSTER 2016, Sec. III-B).
-std::vector<Term> best_terms(const Prepared& p, std::size_t param, Selection sel, std::size_t keep) {
-    const std::size_t other = 1 - param;
-    std::map<double, std::vector<std::size_t>> lines;
-    for (std::size_t i = 0; i < p.xs.size(); ++i)
-        lines[p.xs[i][other]].push_back(i);
-    const std::vector<std::size_t>* line = nullptr;
-    for (const auto& [v, idx] : lines)
-        if (!line || idx.size() > line->size())
-            line = &idx;
-    std::vector<std::pair<double, double>> pts; // (x, y) sorted by x
-    for (auto i : *line)
-        pts.emplace_back(p.xs[i][param], p.ys[i]);
+// Ranked PMNF terms of one parameter along one line of points (the other parameter fixed).
+std::vector<Term> ranked_terms(std::vector<std::pair<double, double>> pts, Selection sel, std::size_t keep) {
     std::sort(pts.begin(), pts.end());
-    if (pts.size() < 3)
-        return {Term{1.0, 0}, Term{0.0, 1}, Term{-1.0, 0}};
     std::vector<double> x, y;
     for (auto [a, b] : pts) {
         x.push_back(a);
@@ -826,12 +814,39 @@ std::vector<Term> best_terms(const Prepared& p, std::size_t param, Selection sel
     return out;
 }
 
+// Candidate terms for one parameter of a two-parameter series: the two best terms along every line
+// of points that share a value of the other parameter (Calotoiu et al., CLUSTER 2016, Sec. III-B,
+// model each parameter separately first), at most five distinct terms.
+std::vector<Term> best_terms(const Prepared& p, std::size_t param, Selection sel) {
+    constexpr std::size_t k_max_terms = 5;
+    const std::size_t other = 1 - param;
+    std::map<double, std::vector<std::pair<double, double>>> lines;
+    for (std::size_t i = 0; i < p.xs.size(); ++i)
+        lines[p.xs[i][other]].emplace_back(p.xs[i][param], p.ys[i]);
+    std::vector<Term> out;
+    for (std::size_t rank = 0; rank < 2; ++rank)
+        for (const auto& [v, pts] : lines) {
+            if (pts.size() < 3)
+                continue;
+            const auto terms = ranked_terms(pts, sel, 2);
+            if (rank >= terms.size())
+                continue;
+            const Term t = terms[rank];
+            if (out.size() < k_max_terms &&
+                std::none_of(out.begin(), out.end(), [&](const Term& u) { return u.i == t.i && u.j == t.j; }))
+                out.push_back(t);
+        }
+    if (out.empty())
+        return {Term{1.0, 0}, Term{0.0, 1}, Term{-1.0, 0}};
+    return out;
+}
+
 void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
     const int n = static_cast<int>(p.ys.size());
     const double* y = p.ys.data();
     const Folds folds = make_folds(n, sel);
-    const auto t0 = best_terms(p, 0, sel, 3);
-    const auto t1 = best_terms(p, 1, sel, 3);
+    const auto t0 = best_terms(p, 0, sel);
+    const auto t1 = best_terms(p, 1, sel);
     // Hypotheses: one parameter alone, additive t0 + t1, multiplicative t0·t1 and the mixed forms
     // t0 + t0·t1, t1 + t0·t1, t0 + t1 + t0·t1 (Extra-P's multi-parameter hypotheses).
     std::vector<std::vector<Compound>> hyps;
@@ -849,6 +864,23 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
             hyps.push_back({cb, ab});
             hyps.push_back({ca, cb, ab});
         }
+    // Mixed forms whose additive and multiplicative parts use different terms of a parameter, e.g.
+    // c0 + c1·log2(p) + c2·n/p (communication + computation per rank).
+    for (const auto& a : t0)
+        for (const auto& a2 : t0)
+            for (const auto& b : t1) {
+                if (a.i == a2.i && a.j == a2.j)
+                    continue;
+                hyps.push_back({Compound{a, one}, Compound{a2, b}});
+                hyps.push_back({Compound{one, b}, Compound{a, one}, Compound{a2, b}});
+            }
+    for (const auto& b : t1)
+        for (const auto& b2 : t1)
+            for (const auto& a : t0) {
+                if (b.i == b2.i && b.j == b2.j)
+                    continue;
+                hyps.push_back({Compound{one, b}, Compound{a, b2}});
+            }
     double best = k_inf;
     {
         const auto fit_on = [&](const int* idx, int m) {
@@ -894,6 +926,19 @@ Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const B
     const Prepared p = prepare(s, parameters);
     f.xs = p.xs;
     f.ys = p.ys;
+    // Pooled within-point relative variance, divided by the mean repetition count (variance of a mean).
+    double ss = 0.0, dof = 0.0, reps = 0.0;
+    for (const auto& pt : s.points) {
+        const double m = pt.mean();
+        reps += static_cast<double>(pt.values.size());
+        if (pt.values.size() < 2 || m == 0.0)
+            continue;
+        for (double v : pt.values)
+            ss += ((v - m) / m) * ((v - m) / m);
+        dof += static_cast<double>(pt.values.size() - 1);
+    }
+    if (dof > 0.0)
+        f.repetition_rel_variance = ss / dof / (reps / static_cast<double>(s.points.size()));
     if (!degenerate(f, p)) {
         if (std::any_of(p.ys.begin(), p.ys.end(), [](double v) { return v <= 0.0; }))
             f.notes.push_back("non-positive values: relative errors at zeros use the mean magnitude");
@@ -1176,11 +1221,13 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
         if (j.allFinite() && g.allFinite()) {
             const Eigen::MatrixXd jtj = j.transpose() * j;
             const Eigen::VectorXd sol = jtj.completeOrthogonalDecomposition().solve(g);
-            const double var = s2 * (1.0 + g.dot(sol));
+            const double var = s2 * (1.0 + g.dot(sol)) + f.repetition_rel_variance * pr.value * pr.value;
             if (std::isfinite(var) && var >= 0.0)
                 half = t_quantile_975(xs.size() - p) * std::sqrt(var);
         }
     }
+    if (!half && f.repetition_rel_variance > 0.0) // no residual dof: measurement noise alone (normal)
+        half = 1.959964 * std::sqrt(f.repetition_rel_variance) * std::abs(pr.value);
     if (f.validation_error)
         half = std::max(half.value_or(0.0), *f.validation_error * std::abs(pr.value));
     if (half) {

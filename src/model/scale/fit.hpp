@@ -70,6 +70,9 @@ struct Fit {
     double mape = 0.0;      // % on the fitting points
     double rss = 0.0;
     std::optional<double> validation_error; // relative error of the selection's validation, if any
+    // Pooled relative variance of a point's mean over its repetitions (0 without repetitions): the
+    // measurement noise a new run at the target would show, added to the interval.
+    double repetition_rel_variance = 0.0;
     Selection selection = Selection::forecast;
     std::size_t candidates = 0;     // how many candidates were compared
     std::vector<std::string> notes; // degenerate cases, skipped candidates
@@ -100,8 +103,9 @@ std::optional<Model> fit_family(Family family, const std::vector<double>& x, con
 std::vector<Fit> fit_all(const Dataset& d, Selection sel);
 
 // Predicts at x with a 95 % interval: the wider of the residual-based prediction interval
-// (t-quantile · s · sqrt(1 + g^T (J^T J)^-1 g), Seber & Wild, "Nonlinear Regression", 1989,
-// Sec. 5.1) and the relative error seen in validation applied to the prediction.
+// (t-quantile · sqrt(s²·(1 + g^T (J^T J)^-1 g) + v_rep·ŷ²), Seber & Wild, "Nonlinear Regression",
+// 1989, Sec. 5.1, with v_rep the repetitions' relative variance of a mean) and the relative error
+// seen in validation applied to the prediction.
 Prediction predict(const Fit& f, const Coord& x, std::size_t parameters);
 
 // Two-sided 97.5 % quantile of Student's t distribution with `dof` degrees of freedom.
