@@ -1,0 +1,98 @@
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "model/scale/forecast.hpp"
+#include "report/scale_report.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <omp.h>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace roofcast::cli {
+
+namespace {
+
+struct ScaleOptions {
+    std::vector<std::string> files;
+    std::vector<std::string> predict;
+    std::string select = "forecast";
+    std::string evaluate;
+    std::string plot_dir;
+    std::string metric;
+    bool json = false;
+    bool csv = false;
+};
+
+void run_scale(const ScaleOptions& o) {
+    using namespace model::scale;
+    const Selection sel = parse_selection(o.select);
+    Dataset data = read_profiles(o.files);
+    if (!o.metric.empty()) {
+        std::erase_if(data.series, [&](const Series& s) { return s.metric != o.metric; });
+        if (data.series.empty())
+            throw core::InputError("", "--metric", fmt::format("no series has metric '{}'", o.metric));
+    }
+    std::vector<Coord> targets;
+    for (const auto& p : o.predict)
+        targets.push_back(parse_point(p, data.parameters));
+    std::optional<Dataset> measured;
+    if (!o.evaluate.empty()) {
+        measured = read_any(o.evaluate);
+        if (measured->parameters != data.parameters)
+            throw core::InputError(o.evaluate, "parameters",
+                                   fmt::format("expected the parameters of the small runs ({})",
+                                               fmt::join(data.parameters, ", ")));
+        if (targets.empty()) { // predict where the measured target run is
+            std::set<Coord> pts;
+            for (const auto& s : measured->series)
+                for (const auto& p : s.points)
+                    pts.insert(p.x);
+            targets.assign(pts.begin(), pts.end());
+        }
+    }
+    ScaleResult r = forecast(std::move(data), sel, std::move(targets));
+    fmt::print(stderr, "roofcast scale: fitted {} series in {:.3f} s ({} threads, selection {})\n",
+               r.data.series.size(), r.fit_seconds, omp_get_max_threads(), to_string(sel));
+    if (measured)
+        r.evaluation = evaluate(r, *measured, o.evaluate);
+    if (!o.plot_dir.empty()) {
+        core::make_directories(o.plot_dir);
+        for (std::size_t i = 0; i < r.data.series.size(); ++i)
+            core::write_file_atomic(std::filesystem::path(o.plot_dir) / report::scale_svg_name(r, i),
+                                    report::scale_svg(r, i));
+        fmt::print(stderr, "roofcast scale: wrote {} SVG chart(s) to {}\n", r.data.series.size(), o.plot_dir);
+    }
+    if (o.json)
+        fmt::print("{}", report::scale_json(r));
+    else if (o.csv)
+        fmt::print("{}", report::scale_csv(r));
+    else
+        fmt::print("{}", report::scale_text(r));
+}
+
+} // namespace
+
+void add_scale_command(CLI::App& app) {
+    auto o = std::make_shared<ScaleOptions>();
+    auto* cmd =
+        app.add_subcommand("scale", "Forecast per-function metrics at large scale from small profiled runs");
+    cmd->add_option("FILE", o->files,
+                    "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "
+                    "(function,metric,param...,value)")
+        ->required();
+    cmd->add_option("--predict", o->predict, "target point: 256 or cores=256,size=1e6 (repeatable)");
+    cmd->add_option("--select", o->select,
+                    "model selection: forecast (hold out the largest points; default), loo (leave-one-out), "
+                    "mape (lowest error on the fitting points)");
+    cmd->add_option("--evaluate", o->evaluate, "measured profile at the target: compare predictions with it");
+    cmd->add_option("--plot-dir", o->plot_dir, "write one SVG chart per function and metric into DIR");
+    cmd->add_option("--metric", o->metric, "model only this metric");
+    auto* json = cmd->add_flag("--json", o->json, "print JSON instead of a table");
+    cmd->add_flag("--csv", o->csv, "print CSV instead of a table")->excludes(json);
+    cmd->callback([o] { run_scale(*o); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,73 @@
+#include "model/scale/forecast.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+namespace roofcast::model::scale {
+
+ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets) {
+    ScaleResult r;
+    r.data = std::move(data);
+    r.selection = sel;
+    r.targets = std::move(targets);
+    const auto t0 = std::chrono::steady_clock::now();
+    r.fits = fit_all(r.data, sel);
+    r.fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.predictions.resize(r.fits.size());
+    for (std::size_t i = 0; i < r.fits.size(); ++i)
+        for (const auto& x : r.targets)
+            r.predictions[i].push_back(predict(r.fits[i], x, r.data.parameters.size()));
+    return r;
+}
+
+Evaluation evaluate(const ScaleResult& r, const Dataset& measured, const std::string& file) {
+    Evaluation e;
+    e.file = file;
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < r.data.series.size(); ++i)
+        index.emplace(r.data.series[i].function + '\x1f' + r.data.series[i].metric, i);
+    double sum = 0.0;
+    std::size_t counted = 0;
+    for (const auto& s : measured.series) {
+        const auto it = index.find(s.function + '\x1f' + s.metric);
+        if (it == index.end()) {
+            e.unmatched.push_back(s.function + " " + s.metric);
+            continue;
+        }
+        for (const auto& p : s.points) {
+            Comparison c;
+            c.series = it->second;
+            c.predicted = predict(r.fits[it->second], p.x, r.data.parameters.size());
+            c.measured = p.mean();
+            c.relative_error = std::abs(c.predicted.value - c.measured) / std::abs(c.measured);
+            c.inside = c.predicted.lo && c.predicted.hi && *c.predicted.lo <= c.measured &&
+                       c.measured <= *c.predicted.hi;
+            if (std::isfinite(c.relative_error)) {
+                sum += c.relative_error;
+                ++counted;
+            }
+            e.inside += c.inside ? 1 : 0;
+            e.rows.push_back(c);
+        }
+    }
+    e.mean_relative_error = counted > 0 ? sum / static_cast<double>(counted) : std::nan("");
+    // Profiling cost: core-seconds of the small runs against the measured target run.
+    if (!r.data.costs.empty()) {
+        double s = 0.0;
+        for (const auto& c : r.data.costs)
+            s += c.core_seconds();
+        e.small_core_seconds = s;
+    }
+    if (!measured.costs.empty()) {
+        double s = 0.0;
+        for (const auto& c : measured.costs)
+            s += c.core_seconds();
+        e.target_core_seconds = s;
+    }
+    if (e.small_core_seconds && e.target_core_seconds)
+        e.cost_ratio = *e.small_core_seconds / *e.target_core_seconds;
+    return e;
+}
+
+} // namespace roofcast::model::scale

@@ -1,0 +1,26 @@
+// Reporters of `roofcast scale`: pure functions from a ScaleResult to text, JSON, CSV and one SVG
+// chart per function and metric. Contract: every fitted series appears once (the CSV once per
+// target point); every prediction carries its 95 % interval (or "n/a" / null when none can be
+// estimated) and the far-extrapolation flag; measured points carry their spread over repetitions,
+// and noisy ones (spread > 5 %) are flagged.
+#pragma once
+
+#include "model/scale/forecast.hpp"
+
+#include <string>
+
+namespace roofcast::report {
+
+std::string scale_text(const model::scale::ScaleResult& r);
+std::string scale_json(const model::scale::ScaleResult& r);
+std::string scale_csv(const model::scale::ScaleResult& r);
+
+// SVG of one series: measured means with min–max bars, the model curve, predictions with their
+// interval. Two-parameter series are drawn against the first parameter, with the model at the
+// second parameter of the first target (or of the largest measured point).
+std::string scale_svg(const model::scale::ScaleResult& r, std::size_t series);
+// A file name for the series' chart: "<index>-<function>-<metric>.svg" with unsafe characters
+// replaced by '_'.
+std::string scale_svg_name(const model::scale::ScaleResult& r, std::size_t series);
+
+} // namespace roofcast::report

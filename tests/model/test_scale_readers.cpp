@@ -1,0 +1,183 @@
+#include "core/error.hpp"
+#include "model/scale/dataset.hpp"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace roofcast::model::scale;
+using roofcast::core::InputError;
+
+namespace {
+
+// The error message of a reader, or "" when it did not throw.
+template <class Fn> std::string error_of(Fn fn) {
+    try {
+        fn();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(ScaleReaders, ExtrapTextOneParameter) {
+    const std::string text = "# comment\nPARAMETER p\nPOINTS ( 2 ) ( 4 )\nPOINTS 8\n\n"
+                             "REGION main->solve\nMETRIC time\nDATA 1 3\nDATA 4\nDATA 8 nan\n"
+                             "METRIC visits\nDATA 1\nDATA 1\nDATA 1\n";
+    const Dataset d = read_extrap_text(text, "t.txt");
+    ASSERT_EQ(d.parameters, std::vector<std::string>{"p"});
+    ASSERT_EQ(d.series.size(), 2u);
+    const Series& s = d.series[0];
+    EXPECT_EQ(s.function, "main->solve");
+    EXPECT_EQ(s.metric, "time");
+    ASSERT_EQ(s.points.size(), 3u);
+    EXPECT_EQ(s.points[0].x[0], 2.0);
+    EXPECT_EQ(s.points[0].mean(), 2.0); // (1 + 3) / 2
+    EXPECT_EQ(s.points[2].values.size(), 1u);
+    EXPECT_EQ(s.notes, std::vector<std::string>{"1 non-finite value(s) (NaN/inf) dropped"});
+    EXPECT_EQ(d.series[1].metric, "visits");
+}
+
+TEST(ScaleReaders, ExtrapTextTwoParameters) {
+    const std::string text = "PARAMETER p\nPARAMETER n\nPOINTS ( 2 10 ) ( 4 10 ) ( 2 20 )\n"
+                             "REGION f\nDATA 1\nDATA 2\nDATA 3\n";
+    const Dataset d = read_extrap_text(text, "t.txt");
+    ASSERT_EQ(d.parameters.size(), 2u);
+    ASSERT_EQ(d.series[0].points.size(), 3u);
+    // Sorted by coordinates: (2,10), (2,20), (4,10).
+    EXPECT_EQ(d.series[0].points[1].x[1], 20.0);
+    EXPECT_EQ(d.series[0].points[1].mean(), 3.0);
+}
+
+TEST(ScaleReaders, ExtrapTextErrors) {
+    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2 4\nREGION f\nDATA 1\n", "a.txt"); }),
+              "a.txt: field 'end of file': region 'f' (line 3) has 1 DATA lines, expected one per point (2)");
+    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2\nREGION f\nDATA x\n", "a.txt"); }),
+              "a.txt: field 'line 4': expected a number, got 'x'");
+    EXPECT_EQ(error_of([] { read_extrap_text("POINTS 2\n", "a.txt"); }),
+              "a.txt: field 'line 1': expected PARAMETER before POINTS");
+    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p q\nPOINTS (2)\n", "a.txt"); }),
+              "a.txt: field 'line 2': expected 2 coordinate(s) per point (one per parameter), got 1");
+    EXPECT_EQ(error_of([] { read_extrap_text("FOO\n", "a.txt"); }),
+              "a.txt: field 'line 1': expected PARAMETER, POINTS, REGION, METRIC or DATA, got 'FOO'");
+}
+
+TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
+    const std::string text = "function,metric,cores,size,value\n"
+                             "\"a,b\",time,8,100,1.5\n"
+                             "\"a,b\",time,8,100,2.5\n"
+                             "c,time,16,100,4\n";
+    const Dataset d = read_csv(text, "p.csv");
+    ASSERT_EQ(d.parameters, (std::vector<std::string>{"cores", "size"}));
+    ASSERT_EQ(d.series.size(), 2u);
+    EXPECT_EQ(d.series[0].function, "a,b");
+    ASSERT_EQ(d.series[0].points.size(), 1u);
+    EXPECT_EQ(d.series[0].points[0].mean(), 2.0);
+    EXPECT_EQ(d.series[0].points[0].values.size(), 2u); // two rows: two repetitions
+    EXPECT_EQ(d.series[0].notes.back(), "measured at 1 of 2 points (missing cores=16,size=100)");
+    // "a,b" lacks (16,100), "c" lacks (8,100).
+    EXPECT_EQ(d.series[1].notes.back(), "measured at 1 of 2 points (missing cores=8,size=100)");
+    EXPECT_EQ(error_of([] { read_csv("f,m,x,value\n", "p.csv"); }),
+              "p.csv: field 'header': expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
+    EXPECT_EQ(error_of([] { read_csv("function,metric,x,value\nf,m,two,1\n", "p.csv"); }),
+              "p.csv: field 'line 2 x': expected a finite number, got 'two'");
+    EXPECT_EQ(error_of([] { read_csv("function,metric,x,value\nf,m,2\n", "p.csv"); }),
+              "p.csv: field 'line 2': expected 4 columns, got 3");
+}
+
+TEST(ScaleReaders, ExtrapJsonNewAndOld) {
+    const std::string fresh = R"({"parameters": ["x"], "measurements": {"main": {"time": [
+        {"point": [2], "values": [1, 2, 3]}, {"point": [4], "values": [5]}]}}})";
+    const Dataset d = read_extrap_json(fresh, "e.json");
+    ASSERT_EQ(d.series.size(), 1u);
+    EXPECT_EQ(d.series[0].points[0].mean(), 2.0);
+    EXPECT_EQ(d.series[0].points[1].x[0], 4.0);
+    const std::string old = R"({"parameters": [{"id": 1, "name": "p"}], "callpaths": [{"id": 1, "name": "f"}],
+        "metrics": [{"id": 1, "name": "time"}],
+        "coordinates": [{"id": 1, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": 8}]}],
+        "measurements": [{"id": 1, "callpath_id": 1, "coordinate_id": 1, "metric_id": 1, "value": 3},
+                         {"id": 2, "callpath_id": 1, "coordinate_id": 1, "metric_id": 1, "value": 5}]})";
+    const Dataset o = read_extrap_json(old, "o.json");
+    ASSERT_EQ(o.series.size(), 1u);
+    EXPECT_EQ(o.series[0].points[0].x[0], 8.0);
+    EXPECT_EQ(o.series[0].points[0].mean(), 4.0);
+    EXPECT_EQ(error_of([] { read_extrap_json(R"({"parameters": ["x"]})", "e.json"); }),
+              "e.json: field 'measurements': missing required field");
+    EXPECT_EQ(error_of([] {
+                  read_extrap_json(
+                      R"({"parameters":["x"],"measurements":{"m":{"t":[{"point":[1,2],"values":[1]}]}}})",
+                      "e.json");
+              }),
+              "e.json: field 'measurements.m.t[0].point': expected 1 coordinate(s) per point (one per "
+              "parameter), got 2");
+}
+
+TEST(ScaleReaders, RoofcastProfile) {
+    const std::string text = R"({"format": "roofcast-profile", "format_version": 1,
+        "parameters": {"cores": 4}, "run": {"wall_seconds": 10, "cores": 4},
+        "functions": [
+          {"name": "main", "metrics": {"time": {"repetitions": [2, 4]}}},
+          {"name": "main->dot", "metrics": {"L1_DCM": {"per_rank": [[1, 2, 3, 4], [2, 3, 4, 5]], "aggregate": "sum"}}}
+        ]})";
+    const Dataset d = read_roofcast_profile(text, "r.json");
+    ASSERT_EQ(d.parameters, std::vector<std::string>{"cores"});
+    ASSERT_EQ(d.costs.size(), 1u);
+    EXPECT_EQ(d.costs[0].core_seconds(), 40.0); // 10 s x 4 cores
+    ASSERT_EQ(d.series.size(), 2u);
+    EXPECT_EQ(d.series[0].points[0].mean(), 3.0);
+    EXPECT_EQ(d.series[1].points[0].values, (std::vector<double>{10, 14})); // sums over ranks
+    EXPECT_EQ(error_of([] {
+                  read_roofcast_profile(
+                      R"({"format":"roofcast-profile","format_version":1,"parameters":{"c":1},
+                      "functions":[{"name":"f","metrics":{"t":{"per_rank":[[1]],"aggregate":"median"}}}]})",
+                      "r.json");
+              }),
+              "r.json: field 'functions[0].metrics.t.aggregate': expected one of sum, mean, max, min, got "
+              "'median'");
+    EXPECT_EQ(error_of([] {
+                  read_roofcast_profile(R"({"format":"roofcast-profile","format_version":2})", "r.json");
+              }),
+              "r.json: field 'format_version': expected 1");
+    EXPECT_EQ(error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0), 0u);
+}
+
+TEST(ScaleReaders, MergeRunsAndMismatchedParameters) {
+    auto run = [](int cores, bool with_dot) {
+        std::string funcs = R"({"name": "main", "metrics": {"time": {"repetitions": [1]}}})";
+        if (with_dot)
+            funcs += R"(, {"name": "dot", "metrics": {"time": {"repetitions": [2]}}})";
+        return read_roofcast_profile(
+            R"({"format": "roofcast-profile", "format_version": 1, "parameters": {"cores": )" +
+                std::to_string(cores) + R"(}, "functions": [)" + funcs + "]}",
+            "run.json");
+    };
+    Dataset d = run(8, true);
+    merge(d, run(16, false), "b.json");
+    merge(d, run(32, true), "c.json");
+    ASSERT_EQ(d.series.size(), 2u);
+    EXPECT_EQ(d.series[0].points.size(), 3u);
+    EXPECT_TRUE(d.series[0].notes.empty());
+    EXPECT_EQ(d.series[1].notes, std::vector<std::string>{"measured at 2 of 3 points (missing cores=16)"});
+    merge(d, run(8, false), "d.json"); // a second run at cores = 8
+    EXPECT_EQ(d.series[0].points[0].values.size(), 2u);
+    EXPECT_EQ(d.series[0].notes.back(), "duplicate points merged as repetitions");
+    Dataset other;
+    other.parameters = {"size"};
+    EXPECT_EQ(error_of([&] { merge(d, other, "x.csv"); }),
+              "x.csv: field 'parameters': expected the parameters of the other inputs (cores), got (size)");
+}
+
+TEST(ScaleReaders, ParsePoint) {
+    EXPECT_EQ(parse_point("256", {"cores"})[0], 256.0);
+    EXPECT_EQ(parse_point("cores=512", {"cores"})[0], 512.0);
+    const Coord c = parse_point("size=1e6,cores=256", {"cores", "size"});
+    EXPECT_EQ(c[0], 256.0);
+    EXPECT_EQ(c[1], 1e6);
+    EXPECT_EQ(error_of([] {
+                  parse_point("cores=256", {"cores", "size"});
+              }),
+              "field '--predict': expected cores=NUMBER,size=NUMBER, got 'cores=256'");
+    EXPECT_EQ(error_of([] { parse_point("lots", {"cores"}); }),
+              "field '--predict': expected a number (or cores=NUMBER), got 'lots'");
+}

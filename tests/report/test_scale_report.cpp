@@ -1,0 +1,100 @@
+#include "report/scale_report.hpp"
+#include "xml.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace roofcast::model::scale;
+using namespace roofcast::report;
+
+namespace {
+
+// Two series at cores = 8..128: "lin" = 4 + 0.5·cores exactly (one repetition), "noisy" with two
+// repetitions 10 % apart at every point (spread 0.1 > 5 %: flagged).
+ScaleResult example(std::vector<Coord> targets) {
+    Dataset d;
+    d.parameters = {"cores"};
+    Series lin{"main->lin", "time", {}, {}};
+    Series noisy{"main->noisy", "time", {}, {"measured at 5 of 5 points"}};
+    for (double c : {8.0, 16.0, 32.0, 64.0, 128.0}) {
+        lin.points.push_back(Point{{c, 0}, {4 + 0.5 * c}});
+        noisy.points.push_back(Point{{c, 0}, {100.0, 110.0}});
+    }
+    noisy.notes = {"example note"};
+    d.series = {lin, noisy};
+    return forecast(d, Selection::forecast, std::move(targets));
+}
+
+// Elements whose class list holds `cls` (word match on the class attribute).
+std::size_t count_class(const roofcast::test::XmlNode& root, const std::string& cls) {
+    std::vector<const roofcast::test::XmlNode*> out;
+    root.collect(
+        [&](const roofcast::test::XmlNode& n) {
+            const std::string c = n.attr("class");
+            std::size_t pos = 0;
+            while ((pos = c.find(cls, pos)) != std::string::npos) {
+                const bool start = pos == 0 || c[pos - 1] == ' ';
+                const bool end = pos + cls.size() == c.size() || c[pos + cls.size()] == ' ';
+                if (start && end)
+                    return true;
+                pos += cls.size();
+            }
+            return false;
+        },
+        out);
+    return out.size();
+}
+
+} // namespace
+
+// At 256 the line gives 4 + 128 = 132, at 4096 it is log(4096/128)/log(128/8) = 5/4 ranges out (far).
+TEST(ScaleReport, TextShowsModelPredictionIntervalAndFlags) {
+    const std::string t = scale_text(example({{256, 0}, {4096, 0}}));
+    EXPECT_NE(t.find("4 + 0.5·cores"), std::string::npos) << t;
+    EXPECT_NE(t.find("at cores=256 [95 % interval]"), std::string::npos) << t;
+    EXPECT_NE(t.find("132 [132, 132]"), std::string::npos) << t;
+    EXPECT_NE(t.find("far: cores=4096 is 1.2 measured ranges out"), std::string::npos) << t;
+    EXPECT_NE(t.find("noisy"), std::string::npos);
+    // The constant 105 carries the repetitions' noise: relative deviations ±5/105 at each of 5 points,
+    // pooled variance 5·2·(5/105)²/5 = 0.004535 per value, /2 for a mean of two: 0.0022676; the
+    // constant has 5 - 1 = 4 residual dof (t = 2.776) and zero residuals, so the half width is
+    // 2.776·sqrt(0.0022676)·105 = 13.88: [91.12, 118.9].
+    EXPECT_NE(t.find("105 [91.12, 118.9]"), std::string::npos) << t;
+    // Spread (max - min) / median of {100, 110}: 10 / 105 = 9.52 %.
+    EXPECT_NE(t.find("9.52 %"), std::string::npos) << t;
+}
+
+TEST(ScaleReport, JsonCarriesPointsModelsAndPredictions) {
+    const auto j = nlohmann::json::parse(scale_json(example({{256, 0}})));
+    EXPECT_EQ(j["format"], "roofcast-scale");
+    ASSERT_EQ(j["functions"].size(), 2u);
+    const auto& lin = j["functions"][0];
+    EXPECT_EQ(lin["model"]["family"], "pmnf");
+    EXPECT_NEAR(lin["predictions"][0]["value"].get<double>(), 132.0, 1e-9);
+    EXPECT_EQ(lin["predictions"][0]["x"]["cores"], 256.0);
+    EXPECT_FALSE(lin["predictions"][0]["far"].get<bool>());
+    const auto& noisy = j["functions"][1];
+    EXPECT_TRUE(noisy["points"][0]["noisy"].get<bool>());
+    EXPECT_EQ(noisy["points"][0]["n"], 2);
+    EXPECT_EQ(noisy["notes"][0], "example note");
+}
+
+TEST(ScaleReport, CsvOneRowPerSeriesAndTarget) {
+    const std::string c = scale_csv(example({{256, 0}, {512, 0}}));
+    const auto lines = std::count(c.begin(), c.end(), '\n');
+    EXPECT_EQ(lines, 1 + 2 * 2); // header + 2 series x 2 targets
+    EXPECT_EQ(c.rfind("function,metric,family,model,points,", 0), 0u);
+    EXPECT_NE(c.find("main->lin,time,pmnf,4 + 0.5·cores"), std::string::npos) << c;
+}
+
+TEST(ScaleReport, SvgIsWellFormedWithPointsModelAndPrediction) {
+    const ScaleResult r = example({{256, 0}});
+    const std::string svg = scale_svg(r, 0);
+    const auto root = roofcast::test::parse_xml(svg);
+    EXPECT_EQ(count_class(*root, "measured"), 5u);
+    EXPECT_EQ(count_class(*root, "model-curve"), 1u);
+    EXPECT_EQ(count_class(*root, "prediction"), 1u);
+    EXPECT_EQ(count_class(*root, "interval"), 1u);
+    EXPECT_EQ(scale_svg_name(r, 0), "0000-main-_lin-time.svg");
+}
