@@ -18,6 +18,7 @@ int run(int argc, char** argv) {
     app.fallthrough();
     add_validate_command(app);
     add_plot_command(app);
+    add_report_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

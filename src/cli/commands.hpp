@@ -8,5 +8,6 @@ namespace roofcast::cli {
 
 void add_validate_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 } // namespace roofcast::cli

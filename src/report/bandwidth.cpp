@@ -1,6 +1,7 @@
 #include "report/bandwidth.hpp"
 
 #include "core/units.hpp"
+#include "report/format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -162,7 +163,7 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
                 const double py = f.y.to_pixel(*l.bandwidth_gbs);
                 doc.line(
                     {x0, py}, {x1, py}, svg::Style{"#2b2b2b", "none", 1.6, "1 3", 1, "plateau-roof"},
-                    fmt::format("{} roof: {} ({})", l.name, core::format_rate(*l.bandwidth_gbs * 1e9, "B/s"),
+                    fmt::format("{} roof: {} ({})", l.name, gbs_text(*l.bandwidth_gbs),
                                 l.bandwidth_kernel.empty() ? core::to_string(l.source) : l.bandwidth_kernel));
             }
         }
@@ -218,10 +219,9 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
                      svg::Style{svg::colour(ki), "none", 2, k_dashes[ti % k_dashes.size()], 1, "sweep-curve"},
                      fmt::format("{}, {}", key.first, thread_text(key.second)));
         for (const auto* p : pts) {
-            std::string tip =
-                fmt::format("{}, {}, working set {}: {} (median of {}", key.first, thread_text(key.second),
-                            size_tick(static_cast<double>(p->working_set_bytes)),
-                            core::format_rate(p->gbs.median * 1e9, "B/s"), p->gbs.n);
+            std::string tip = fmt::format(
+                "{}, {}, working set {}: {} (median of {}", key.first, thread_text(key.second),
+                size_tick(static_cast<double>(p->working_set_bytes)), gbs_text(p->gbs.median), p->gbs.n);
             if (p->gbs.spread)
                 tip += fmt::format(", spread {:.1f} %", *p->gbs.spread * 100);
             tip += p->gbs.noisy ? ", NOISY)" : ")";
@@ -234,7 +234,7 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
 
     svg::draw_legend(doc, legend, legend_at, k_font);
     for (std::size_t i = 0; i < notes.size(); ++i)
-        doc.note({k_plot_x - 60, notes_top + 16.0 * static_cast<double>(i)}, "Note: " + notes[i]);
+        doc.note({k_plot_x - 60, notes_top + 16.0 * static_cast<double>(i)}, notes[i]);
     return doc;
 }
 

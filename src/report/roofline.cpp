@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "report/format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,24 +46,6 @@ std::string op_label(const std::string& op) {
                                                              {"chain", "dependent chain"}};
     auto it = k_labels.find(op);
     return it == k_labels.end() ? op : it->second;
-}
-
-std::string gflops_text(double g) {
-    return core::format_rate(g * core::k_giga, "FLOP/s");
-}
-std::string gbs_text(double g) {
-    return core::format_rate(g * core::k_giga, "B/s");
-}
-std::string intensity_text(double i) {
-    return fmt::format("{:.3g}", i);
-}
-std::string spread_text(const core::Summary& s) {
-    std::string t = fmt::format("median of {}", s.n);
-    if (s.spread)
-        t += fmt::format(", spread {:.1f} %", *s.spread * 100);
-    if (s.noisy)
-        t += ", NOISY";
-    return t;
 }
 
 // Text colour for a palette colour: Okabe–Ito yellow is unreadable as text on white.
@@ -273,7 +256,7 @@ struct Chart {
         draw_kernel_labels(doc, f, placer);
         svg::draw_legend(doc, legend, legend_at, k_font);
         for (std::size_t i = 0; i < notes.size(); ++i)
-            doc.note({k_plot_x - 60, notes_top + 16.0 * static_cast<double>(i)}, "Note: " + notes[i]);
+            doc.note({k_plot_x - 60, notes_top + 16.0 * static_cast<double>(i)}, notes[i]);
         return doc;
     }
 

@@ -372,7 +372,7 @@ void Document::text(Point p, std::string_view content, double font_size, Anchor 
 void Document::note(Point p, std::string_view content) {
     m_notes.emplace_back(content);
     m_body += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#A33A00\" font-style=\"italic\" "
-                          "class=\"note\">{}</text>\n",
+                          "class=\"note\">Note: {}</text>\n",
                           num(p.x), num(p.y), escape(content));
 }
 

@@ -122,7 +122,8 @@ public:
     void text(Point p, std::string_view content, double font_size, Anchor a = Anchor::start,
               std::string_view fill = "#222", std::string_view classes = {}, double rotate_deg = 0,
               bool halo = false, std::string_view font_weight = {});
-    // A visible note (e.g. "2 values omitted: not placeable on a log axis"), kept for tests too.
+    // A visible note, drawn as "Note: <content>" (e.g. "2 values omitted: not placeable on a log axis");
+    // the contents are kept (notes()) for reports that list them elsewhere.
     void note(Point p, std::string_view content);
 
     // Groups; clip_id, when given, clips the group's content to a rectangle defined with define_clip.
