@@ -20,6 +20,8 @@ int run(int argc, char** argv) {
     add_machine_command(app);
     add_predict_command(app);
     add_scale_command(app);
+    add_plot_command(app);
+    add_report_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

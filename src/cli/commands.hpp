@@ -10,5 +10,7 @@ void add_validate_command(CLI::App& app);
 void add_machine_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_scale_command(CLI::App& app);
+void add_plot_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 } // namespace roofcast::cli

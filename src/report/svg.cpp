@@ -352,7 +352,7 @@ void Document::marker(Marker m, Point p, double r, const std::string& colour_val
 }
 
 void Document::text(Point p, std::string_view content, double font_size, Anchor a, std::string_view fill,
-                    std::string_view classes, double rotate_deg) {
+                    std::string_view classes, double rotate_deg, bool halo, std::string_view font_weight) {
     const char* anchor = a == Anchor::start ? "start" : a == Anchor::middle ? "middle" : "end";
     std::string attrs = fmt::format(" x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"{}\"", num(p.x), num(p.y),
                                     num(font_size), escape(fill));
@@ -360,6 +360,10 @@ void Document::text(Point p, std::string_view content, double font_size, Anchor 
         attrs += fmt::format(" text-anchor=\"{}\"", anchor);
     if (!classes.empty())
         attrs += fmt::format(" class=\"{}\"", escape(classes));
+    if (halo)
+        attrs += " stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
+    if (!font_weight.empty())
+        attrs += fmt::format(" font-weight=\"{}\"", escape(font_weight));
     if (rotate_deg != 0)
         attrs += fmt::format(" transform=\"rotate({} {} {})\"", num(rotate_deg), num(p.x), num(p.y));
     m_body += fmt::format("<text{}>{}</text>\n", attrs, escape(content));
@@ -368,7 +372,7 @@ void Document::text(Point p, std::string_view content, double font_size, Anchor 
 void Document::note(Point p, std::string_view content) {
     m_notes.emplace_back(content);
     m_body += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#A33A00\" font-style=\"italic\" "
-                          "class=\"note\">{}</text>\n",
+                          "class=\"note\">Note: {}</text>\n",
                           num(p.x), num(p.y), escape(content));
 }
 
@@ -542,6 +546,36 @@ Box LabelPlacer::place(Box wanted, double step, int max_tries) {
     }
     m_taken.push_back(wanted);
     return wanted;
+}
+
+Box LabelPlacer::place_first(const std::vector<Box>& candidates) {
+    if (candidates.empty())
+        return Box{};
+    // First free candidate; otherwise the one overlapping least (by area) what is already placed.
+    const Box* chosen = nullptr;
+    double least = 0;
+    for (const Box& b : candidates) {
+        if (free(b)) {
+            chosen = &b;
+            break;
+        }
+        const bool inside = b.x >= m_bounds.x && b.y >= m_bounds.y && b.x + b.w <= m_bounds.x + m_bounds.w &&
+                            b.y + b.h <= m_bounds.y + m_bounds.h;
+        if (!inside)
+            continue;
+        double area = 0;
+        for (const Box& t : m_taken)
+            if (t.overlaps(b))
+                area += (std::min(b.x + b.w, t.x + t.w) - std::max(b.x, t.x)) *
+                        (std::min(b.y + b.h, t.y + t.h) - std::max(b.y, t.y));
+        if (!chosen || area < least) {
+            chosen = &b;
+            least = area;
+        }
+    }
+    const Box b = chosen ? *chosen : candidates.front();
+    m_taken.push_back(b);
+    return b;
 }
 
 } // namespace roofcast::report::svg

@@ -118,9 +118,12 @@ public:
     // A marker centred on p with "radius" r; filled markers use `colour` as fill, hollow ones a white fill.
     void marker(Marker m, Point p, double r, const std::string& colour, bool filled, std::string_view tooltip,
                 std::string_view classes = {});
+    // `halo` draws a white outline behind the glyphs so labels stay readable over grid lines and curves.
     void text(Point p, std::string_view content, double font_size, Anchor a = Anchor::start,
-              std::string_view fill = "#222", std::string_view classes = {}, double rotate_deg = 0);
-    // A visible note (e.g. "2 values omitted: not placeable on a log axis"), kept for tests too.
+              std::string_view fill = "#222", std::string_view classes = {}, double rotate_deg = 0,
+              bool halo = false, std::string_view font_weight = {});
+    // A visible note, drawn as "Note: <content>" (e.g. "2 values omitted: not placeable on a log axis");
+    // the contents are kept (notes()) for reports that list them elsewhere.
     void note(Point p, std::string_view content);
 
     // Groups; clip_id, when given, clips the group's content to a rectangle defined with define_clip.
@@ -194,11 +197,14 @@ public:
     // Returns the free box nearest to `wanted` (and reserves it); when none is found within
     // `max_tries` nudges, the wanted box itself (overlap accepted rather than a lost label).
     Box place(Box wanted, double step, int max_tries = 12);
+    // Returns (and reserves) the first free candidate; when none is free, the candidate inside the bounds
+    // that overlaps the placed boxes least.
+    Box place_first(const std::vector<Box>& candidates);
+    bool free(const Box& b) const;
 
 private:
     Box m_bounds;
     std::vector<Box> m_taken;
-    bool free(const Box& b) const;
 };
 
 } // namespace roofcast::report::svg

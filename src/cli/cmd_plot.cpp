@@ -1,0 +1,126 @@
+#include "cli/commands.hpp"
+#include "cli/data_file.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "report/bandwidth.hpp"
+#include "report/roofline.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace roofcast::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PlotOptions {
+    std::string file;
+    std::string output;
+    std::string view = "roofline";
+    bool png = false;
+};
+
+std::optional<fs::path> find_in_path(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    if (!path)
+        return std::nullopt;
+    std::string dirs(path);
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
+        if (::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        start = end + 1;
+    }
+    return std::nullopt;
+}
+
+// Renders svg_path to png_path with rsvg-convert (librsvg2-bin), through a temporary file and a rename.
+void render_png(const fs::path& svg_path, const fs::path& png_path) {
+    const auto rsvg = find_in_path("rsvg-convert");
+    if (!rsvg)
+        throw core::Error(
+            "--png needs rsvg-convert, which is not installed (Debian package librsvg2-bin); the "
+            "SVG was written to " +
+            svg_path.string());
+    const std::string tmp = png_path.string() + ".tmp";
+    std::vector<std::string> args{rsvg->string(), "--zoom", "2", "--output", tmp, svg_path.string()};
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+        throw core::Error("cannot run rsvg-convert: " + std::string(std::strerror(errno)));
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw core::Error("rsvg-convert failed to render " + svg_path.string());
+    }
+    fs::rename(tmp, png_path);
+}
+
+void run_plot(const PlotOptions& o) {
+    const DataFile data = load_data_file(o.file);
+    const core::Machine* machine = data.machine ? &*data.machine : nullptr;
+    if (data.results) {
+        if (!data.results->machine)
+            throw core::InputError(o.file, "machine",
+                                   "the results file has no embedded machine: nothing to plot");
+        machine = &*data.results->machine;
+        if (data.results->kernels.empty())
+            fmt::print(stderr, "roofcast: warning: {} has no kernels; the chart shows the roofs only\n",
+                       o.file);
+    }
+    std::string svg_text;
+    if (o.view == "bandwidth") {
+        svg_text = report::bandwidth_chart(*machine).standalone();
+    } else if (data.results) {
+        const auto view =
+            o.view == "hierarchical" ? report::RooflineView::hierarchical : report::RooflineView::classic;
+        svg_text = report::roofline_chart(*data.results, view).standalone();
+    } else if (o.view == "hierarchical") {
+        throw core::InputError(o.file, "",
+                               "--view hierarchical needs a results file (a machine file has no kernels)");
+    } else {
+        svg_text = report::roofline_chart(*machine).standalone();
+    }
+    fs::path svg_path = o.output;
+    fs::path png_path = fs::path(o.output).replace_extension(".png");
+    if (o.png && fs::path(o.output).extension() == ".png")
+        svg_path = fs::path(o.output).replace_extension(".svg");
+    core::write_file_atomic(svg_path, svg_text);
+    fmt::print("wrote {}\n", svg_path.string());
+    if (o.png) {
+        render_png(svg_path, png_path);
+        fmt::print("wrote {}\n", png_path.string());
+    }
+}
+
+} // namespace
+
+void add_plot_command(CLI::App& app) {
+    auto opts = std::make_shared<PlotOptions>();
+    auto* cmd =
+        app.add_subcommand("plot", "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
+    cmd->add_option("FILE", opts->file, "results file (JSON) or machine file (YAML)")->required();
+    cmd->add_option("-o,--output", opts->output, "SVG file to write")->required();
+    cmd->add_option("--view", opts->view, "roofline (default), hierarchical or bandwidth")
+        ->check(CLI::IsMember({"roofline", "hierarchical", "bandwidth"}));
+    cmd->add_flag("--png", opts->png, "also render a PNG next to the SVG (needs rsvg-convert)");
+    cmd->callback([opts] { run_plot(*opts); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,38 @@
+#include "cli/data_file.hpp"
+
+#include "core/doc.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+namespace roofcast::cli {
+
+DataFile load_data_file(const std::string& path) {
+    const std::string text = core::read_file(path);
+    std::size_t i = 0;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+        ++i;
+    DataFile out;
+    if (i < text.size() && text[i] == '{') {
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw core::InputError(path, "", std::string("malformed JSON: ") + e.what());
+        }
+        out.results = core::results_from_json(j, path);
+        return out;
+    }
+    const core::YamlField root = core::YamlField::load_text(text, path);
+    if (root.is_map() && (root.has("levels") || root.has("compute"))) {
+        out.machine = core::machine_from_yaml(root);
+        return out;
+    }
+    throw core::InputError(path, "",
+                           "not a roofcast data file (expected a results file (JSON, kind "
+                           "\"roofcast-results\") or a machine file (YAML with 'compute' and 'levels'))");
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,578 @@
+#include "report/html.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/units.hpp"
+#include "report/bandwidth.hpp"
+#include "report/format.hpp"
+#include "report/roofline.hpp"
+#include "report/svg.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+namespace roofcast::report {
+
+namespace {
+
+std::string h(std::string_view text) {
+    return svg::escape(text);
+}
+
+// The whole page's style: no external fonts or resources, system font stacks only.
+constexpr const char* k_css = R"(
+:root { --ink: #1d2330; --muted: #5b6472; --line: #dde2e8; --bg: #f4f5f7; --accent: #0072B2; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--ink);
+       font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+.wrap { max-width: 1160px; margin: 0 auto; padding: 0 24px; }
+header { background: #1d2330; color: #fff; padding: 26px 0 20px; }
+header h1 { margin: 0; font-size: 26px; font-weight: 650; letter-spacing: -0.01em; }
+header p { margin: 4px 0 0; color: #c4cad3; font-size: 14px; }
+nav { margin-top: 14px; }
+nav a { color: #9fd3f5; text-decoration: none; margin-right: 18px; font-size: 14px; }
+nav a:hover { text-decoration: underline; }
+section { overflow-x: auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 20px 24px; margin: 20px 0; }
+h2 { font-size: 19px; margin: 0 0 14px; }
+h3 { font-size: 13px; margin: 22px 0 8px; color: var(--muted); text-transform: uppercase; letter-spacing: 0.05em; }
+h4 { font-size: 14px; margin: 16px 0 6px; }
+p { margin: 6px 0; }
+.muted { color: var(--muted); }
+table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0 8px; }
+th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #f0f2f5; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+tr.bound td { font-weight: 650; background: #eef5fb; }
+td.closest { font-weight: 650; color: #004b75; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 11px; font-weight: 700;
+         letter-spacing: 0.03em; vertical-align: 1px; margin-left: 4px; }
+.badge.noisy { background: #fbe3d3; color: #8a3300; }
+.badge.invalid { background: #e4e6ea; color: #3d434c; }
+.cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 12px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; }
+.card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.05em; }
+.card .value { font-size: 21px; font-weight: 650; }
+.card .detail { color: var(--muted); font-size: 12.5px; }
+ul.warnings { list-style: none; padding: 0; margin: 0; }
+ul.warnings li { border-left: 4px solid #D55E00; background: #fdf3ec; padding: 7px 12px; margin: 6px 0;
+                 border-radius: 0 4px 4px 0; font-size: 14px; }
+ul.warnings li.info { border-left-color: #56B4E9; background: #eef7fc; }
+p.none { color: var(--muted); }
+figure { margin: 0 0 22px; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+svg.roofcast-chart { width: 100%; height: auto; display: block; }
+details { border: 1px solid var(--line); border-radius: 6px; padding: 8px 14px; margin: 8px 0; }
+details[open] { padding-bottom: 14px; }
+summary { cursor: pointer; font-weight: 600; }
+summary .muted { font-weight: 400; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; background: #f0f2f5;
+       padding: 1px 4px; border-radius: 3px; }
+.why { background: #f7f9fb; border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+footer { color: var(--muted); font-size: 12.5px; padding: 10px 0 30px; }
+@media (max-width: 800px) { .cards { grid-template-columns: repeat(2, 1fr); } }
+@media print { body { background: #fff; } section { border: none; padding: 0; } nav { display: none; } }
+)";
+
+std::string noisy_badge(const core::Summary& s) {
+    return s.noisy ? "<span class=\"badge noisy\" title=\"spread above 5 %\">NOISY</span>" : "";
+}
+
+std::string num_td(const std::string& text) {
+    return "<td class=\"num\">" + h(text) + "</td>";
+}
+
+std::string td(const std::string& text) {
+    return "<td>" + h(text) + "</td>";
+}
+
+std::string fixed3(double v) {
+    return fmt::format("{:.3g}", v);
+}
+
+std::string threads_text(int t) {
+    return fmt::format("{} thread{}", t, t == 1 ? "" : "s");
+}
+
+std::string anchor_id(const std::string& name) {
+    std::string id = "k-";
+    for (char c : name)
+        id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+    return id;
+}
+
+const core::Prediction* closest(const core::KernelResult& k) {
+    const core::Prediction* best = nullptr;
+    for (const auto& p : k.predictions)
+        if (p.valid && p.error_pct && (!best || std::fabs(*p.error_pct) < std::fabs(*best->error_pct)))
+            best = &p;
+    return best;
+}
+
+std::vector<std::string> model_names(const core::Results& r) {
+    std::vector<std::string> models;
+    for (const auto& k : r.kernels)
+        for (const auto& p : k.predictions)
+            if (std::find(models.begin(), models.end(), p.model) == models.end())
+                models.push_back(p.model);
+    return models;
+}
+
+struct Warning {
+    std::string text;
+    bool info = false;
+};
+
+std::vector<Warning> collect_warnings(const core::Results& r, const core::Machine& m,
+                                      const std::vector<std::string>& chart_notes) {
+    std::vector<Warning> w;
+    if (m.clock_drift) {
+        std::string t =
+            "Unstable clock: the core clock moved by more than 5 % during the machine measurement";
+        if (m.clock_ghz)
+            t += fmt::format(" ({:.2f}–{:.2f} GHz, median {:.2f} GHz)", m.clock_ghz->min, m.clock_ghz->max,
+                             m.clock_ghz->median);
+        w.push_back({t + "; rates measured at different clocks are not comparable.", false});
+    } else if (m.clock_ghz && m.clock_ghz->noisy) {
+        w.push_back({fmt::format("Clock spread {} during the run.", spread_percent(*m.clock_ghz)), false});
+    }
+    int noisy_ceilings = 0;
+    for (const auto& c : m.ceilings)
+        noisy_ceilings += c.gflops.noisy;
+    int noisy_bw = 0;
+    for (const auto& l : m.levels) {
+        noisy_bw += l.bandwidth && l.bandwidth->noisy;
+        for (const auto& p : l.measurements)
+            noisy_bw += p.gbs.noisy;
+    }
+    int noisy_sweep = 0;
+    for (const auto& p : m.sweep)
+        noisy_sweep += p.gbs.noisy;
+    if (noisy_ceilings > 0)
+        w.push_back(
+            {fmt::format("High spread: {} compute ceiling{} with spread above 5 % (flagged NOISY below).",
+                         noisy_ceilings, noisy_ceilings == 1 ? "" : "s")});
+    if (noisy_bw > 0)
+        w.push_back(
+            {fmt::format("High spread: {} bandwidth figure{} with spread above 5 % (flagged NOISY below).",
+                         noisy_bw, noisy_bw == 1 ? "" : "s")});
+    if (noisy_sweep > 0)
+        w.push_back(
+            {fmt::format("High spread: {} point{} of the bandwidth sweep (hollow markers in the chart).",
+                         noisy_sweep, noisy_sweep == 1 ? "" : "s")});
+    for (const auto& k : r.kernels) {
+        if (k.measured_gflops && k.measured_gflops->noisy)
+            w.push_back(
+                {fmt::format("High spread: {} measured {} ({}).", k.name,
+                             gflops_text(k.measured_gflops->median), spread_text(*k.measured_gflops))});
+        for (const auto& p : k.predictions) {
+            if (p.valid)
+                continue;
+            std::string t = fmt::format("Outside model validity: {} with the {} model", k.name, p.model);
+            for (const auto& n : p.notes)
+                t += " — " + n;
+            w.push_back({t + " (excluded from the accuracy summary)."});
+        }
+    }
+    for (const auto& n : chart_notes)
+        w.push_back({"Chart: " + n, true});
+    for (const auto& n : m.notes)
+        w.push_back({"Machine: " + n, true});
+    for (const auto& n : r.notes)
+        w.push_back({"Results: " + n, true});
+    return w;
+}
+
+void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs) {
+    o += "<section id=\"machine\"><h2>Machine</h2>\n";
+    o += "<table class=\"facts\"><tbody>\n";
+    const auto row = [&](const std::string& k, const std::string& v) {
+        o += "<tr><th>" + h(k) + "</th><td>" + v + "</td></tr>\n";
+    };
+    row("Name", h(m.name) + " <span class=\"muted\">(" + h(core::to_string(m.source)) + ")</span>");
+    if (m.topology) {
+        const auto& t = *m.topology;
+        row("CPU", h(t.cpu_model.empty() ? "unknown" : t.cpu_model));
+        row("Cores", h(fmt::format("{} package{}, {} cores, {} hardware threads, {} NUMA node{}", t.packages,
+                                   t.packages == 1 ? "" : "s", t.cores, t.hw_threads, t.numa_nodes,
+                                   t.numa_nodes == 1 ? "" : "s")));
+        std::string isa;
+        for (const auto& i : t.isa)
+            isa += (isa.empty() ? "" : ", ") + i;
+        row("Vector ISAs", h(isa.empty() ? "unknown" : isa));
+    }
+    if (m.clock_ghz)
+        row("Core clock", h(fmt::format("{:.2f} GHz (min {:.2f}, max {:.2f}; {})", m.clock_ghz->median,
+                                        m.clock_ghz->min, m.clock_ghz->max, spread_text(*m.clock_ghz))) +
+                              noisy_badge(*m.clock_ghz) +
+                              (m.clock_drift ? "<span class=\"badge noisy\">DRIFT</span>" : ""));
+    if (m.tsc_ghz)
+        row("TSC", h(fmt::format("{:.3g} GHz", *m.tsc_ghz)));
+    for (const auto& [p, v] : m.peak_gflops)
+        row("Peak (" + p + ")", h(gflops_text(v)) + " <span class=\"muted\">theoretical</span>");
+    for (const auto& [p, v] : m.effective_gflops)
+        row("Effective (" + p + ")", h(gflops_text(v)));
+    if (!m.created.empty())
+        row("Measured", h(m.created));
+    o += "</tbody></table>\n";
+
+    if (m.topology && !m.topology->caches.empty()) {
+        o += "<h3>Caches</h3><table><thead><tr><th>Level</th><th class=\"num\">Size</th><th "
+             "class=\"num\">Usable "
+             "(sweep)</th><th class=\"num\">Line</th><th class=\"num\">Ways</th><th class=\"num\">Shared "
+             "by</th><th class=\"num\">Instances</th><th>Note</th></tr></thead><tbody>\n";
+        for (const auto& c : m.topology->caches) {
+            o += "<tr>" + td(c.name) + num_td(core::format_size(static_cast<double>(c.size_bytes))) +
+                 num_td(c.effective_size_bytes
+                            ? core::format_size(static_cast<double>(*c.effective_size_bytes))
+                            : "–") +
+                 num_td(fmt::format("{} B", c.line_bytes)) +
+                 num_td(c.associativity ? std::to_string(*c.associativity) : "–") +
+                 num_td(fmt::format("{} core{}", c.shared_by_cores, c.shared_by_cores == 1 ? "" : "s")) +
+                 num_td(std::to_string(c.instances)) + td(c.note) + "</tr>\n";
+        }
+        o += "</tbody></table>\n";
+    }
+
+    if (!m.ceilings.empty()) {
+        o += "<h3>Compute ceilings</h3><table><thead><tr><th>Precision</th><th>ISA</th><th>Operation</th><th "
+             "class=\"num\">Threads</th><th class=\"num\">Median</th><th class=\"num\">Min – max</th><th "
+             "class=\"num\">Spread</th><th class=\"num\">n</th><th>Source</th></tr></thead><tbody>\n";
+        for (const auto& c : m.ceilings) {
+            o += "<tr>" + td(c.precision) + td(c.isa) + td(c.op) + num_td(std::to_string(c.threads)) +
+                 num_td(gflops_text(c.gflops.median)) +
+                 num_td(fmt::format("{} – {}", fixed3(c.gflops.min), fixed3(c.gflops.max))) +
+                 "<td class=\"num\">" + h(spread_percent(c.gflops)) + noisy_badge(c.gflops) + "</td>" +
+                 num_td(std::to_string(c.gflops.n)) + td(core::to_string(c.source)) + "</tr>\n";
+        }
+        o += "</tbody></table>\n";
+    }
+
+    o += "<h3>Memory levels</h3><table><thead><tr><th>Level</th><th class=\"num\">Roof in the "
+         "charts</th><th>From</th><th class=\"num\">bandwidth_gbs</th><th>Kernel</th><th "
+         "class=\"num\">Spread</th><th>Source</th></tr></thead><tbody>\n";
+    for (const auto& l : m.levels) {
+        const auto roof = std::find_if(roofs.memory.begin(), roofs.memory.end(),
+                                       [&](const MemoryRoof& r) { return r.level == l.name; });
+        o += "<tr>" + td(l.name) + num_td(roof != roofs.memory.end() ? gbs_text(roof->gbs) : "–") +
+             td(roof != roofs.memory.end() ? roof->source : "") +
+             num_td(l.bandwidth_gbs ? gbs_text(*l.bandwidth_gbs) : "–") + td(l.bandwidth_kernel) +
+             "<td class=\"num\">" +
+             (l.bandwidth ? h(spread_percent(*l.bandwidth)) + noisy_badge(*l.bandwidth) : "–") + "</td>" +
+             td(core::to_string(l.source)) + "</tr>\n";
+    }
+    o += "</tbody></table>\n";
+
+    bool any_measurement = false;
+    for (const auto& l : m.levels)
+        any_measurement = any_measurement || !l.measurements.empty();
+    if (any_measurement) {
+        o += "<h3>Bandwidth measurements per level</h3><table><thead><tr><th>Level</th><th>Kernel</th><th "
+             "class=\"num\">Threads</th><th class=\"num\">Working set</th><th class=\"num\">Median</th><th "
+             "class=\"num\">Min – max [GB/s]</th><th class=\"num\">Spread</th><th class=\"num\">n</th><th "
+             "class=\"num\">Moved / requested</th></tr></thead><tbody>\n";
+        for (const auto& l : m.levels)
+            for (const auto& p : l.measurements)
+                o += "<tr>" + td(l.name) + td(p.kernel) + num_td(std::to_string(p.threads)) +
+                     num_td(core::format_size(static_cast<double>(p.working_set_bytes))) +
+                     num_td(gbs_text(p.gbs.median)) +
+                     num_td(fmt::format("{} – {}", fixed3(p.gbs.min), fixed3(p.gbs.max))) +
+                     "<td class=\"num\">" + h(spread_percent(p.gbs)) + noisy_badge(p.gbs) + "</td>" +
+                     num_td(std::to_string(p.gbs.n)) + num_td(fmt::format("{:.3g}", p.moved_per_requested)) +
+                     "</tr>\n";
+        o += "</tbody></table>\n";
+    }
+    o += "</section>\n";
+}
+
+void predictions_section(std::string& o, const core::Results& r) {
+    const auto models = model_names(r);
+    o += "<section id=\"predictions\"><h2>Predictions</h2>\n";
+    if (r.kernels.empty()) {
+        o += "<p class=\"none\">The results file has no kernels.</p></section>\n";
+        return;
+    }
+    o += "<p class=\"muted\">Predicted GFLOP/s per model and the error against the measurement, "
+         "(predicted − measured) / measured. The closest valid prediction of each kernel is in bold.</p>\n";
+    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Threads</th><th class=\"num\">Measured</th><th "
+         "class=\"num\">Spread</th>";
+    for (const auto& m : models)
+        o += "<th class=\"num\">" + h(m) + "</th>";
+    o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
+    for (const auto& k : r.kernels) {
+        const core::Prediction* best = closest(k);
+        o += "<tr><td><a href=\"#" + h(anchor_id(k.name)) + "\">" + h(k.name) + "</a></td>" +
+             num_td(std::to_string(k.threads));
+        if (k.measured_gflops)
+            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
+                 h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops) + "</td>";
+        else
+            o += num_td("not measured") + num_td("–");
+        for (const auto& model : models) {
+            const auto p = std::find_if(k.predictions.begin(), k.predictions.end(),
+                                        [&](const core::Prediction& x) { return x.model == model; });
+            if (p == k.predictions.end()) {
+                o += num_td("–");
+                continue;
+            }
+            o += std::string("<td class=\"num") + (&*p == best ? " closest" : "") + "\">" +
+                 h(gflops_text(p->gflops));
+            if (p->error_pct)
+                o += "<br/><span class=\"muted\">" + h(error_text(p->error_pct)) + "</span>";
+            if (!p->valid)
+                o += "<span class=\"badge invalid\" title=\"outside the model's validity "
+                     "range\">INVALID</span>";
+            o += "</td>";
+        }
+        o += td(best ? best->bottleneck + " (" + best->model + ")" : "–") + "</tr>\n";
+    }
+    o += "</tbody></table>\n";
+    if (!r.accuracy.empty()) {
+        o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"num\">Kernels</th><th "
+             "class=\"num\">Median |error|</th><th class=\"num\">Max |error|</th></tr></thead><tbody>\n";
+        for (const auto& a : r.accuracy)
+            o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) +
+                 num_td(a.median_abs_error_pct ? fmt::format("{:.1f} %", *a.median_abs_error_pct) : "–") +
+                 num_td(a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–") +
+                 "</tr>\n";
+        o += "</tbody></table><p class=\"muted\">Only predictions inside each model's validity range with a "
+             "measurement count.</p>\n";
+    }
+    o += "</section>\n";
+}
+
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs) {
+    const core::Prediction* best = closest(k);
+    o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
+         h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
+    if (best)
+        o += h(fmt::format("; closest: {} ({}), bound by {}", best->model, error_text(best->error_pct),
+                           best->bottleneck));
+    o += "</span></summary>\n";
+    std::string bytes;
+    for (const auto& [level, b] : k.bytes_per_iteration)
+        bytes += (bytes.empty() ? "" : ", ") + fmt::format("{} {:g} B", level, b);
+    o += "<p>" + h(fmt::format("Per iteration: {:g} FLOP; bytes: {}.", k.flops_per_iteration,
+                               bytes.empty() ? "none" : bytes));
+    if (k.measured_gflops)
+        o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
+                           spread_text(*k.measured_gflops))) +
+             noisy_badge(*k.measured_gflops);
+    if (k.measured_gbs)
+        o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
+                           spread_text(*k.measured_gbs)));
+    o += "</p>\n";
+    for (const auto& n : k.notes)
+        o += "<p class=\"muted\">" + h(n) + "</p>\n";
+
+    // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
+    // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
+    const double top = roofs.top();
+    o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n";
+    o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / "
+         "bytes</th><th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th><th "
+         "class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+    std::string bound = "compute";
+    double bound_rate = top;
+    for (const auto& roof : roofs.memory) {
+        auto it = k.bytes_per_iteration.find(roof.level);
+        if (it == k.bytes_per_iteration.end() || !(it->second > 0))
+            continue;
+        const double intensity = k.flops_per_iteration / it->second;
+        const double attainable = std::min(top, intensity * roof.gbs);
+        if (attainable < bound_rate) {
+            bound_rate = attainable;
+            bound = roof.level;
+        }
+        o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+             num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+             num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+             td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+             num_td(gflops_text(attainable)) + "</tr>\n";
+    }
+    o += "</tbody></table>\n";
+    const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
+    if (!(k.flops_per_iteration > 0))
+        o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
+             "and "
+             "no place on the roofline; its figure of merit is bandwidth.</p>\n";
+    else if (bound == "compute")
+        o += "<p class=\"why\">" +
+             h(fmt::format(
+                 "Every level's intensity lies right of its ridge, so the compute roof bounds it: P = {} "
+                 "({}, {}).",
+                 gflops_text(top), roof_name, threads_text(roofs.threads))) +
+             "</p>\n";
+    else
+        o += "<p class=\"why\">" +
+             h(fmt::format(
+                 "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below the "
+                 "compute roof P = {} ({}, {}).",
+                 bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads))) +
+             "</p>\n";
+
+    for (const auto& p : k.predictions) {
+        o += "<h4>" + h(fmt::format("{}: {}, bound by {}, error {}", p.model, gflops_text(p.gflops),
+                                    p.bottleneck, error_text(p.error_pct)));
+        if (!p.valid)
+            o += "<span class=\"badge invalid\">OUTSIDE VALIDITY</span>";
+        o += "</h4>\n";
+        o += "<p class=\"muted\">" +
+             h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
+                           core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
+             "</p>\n";
+        for (const auto& n : p.notes)
+            o += "<p>" + h(n) + "</p>\n";
+        if (p.terms.empty())
+            continue;
+        o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th "
+             "class=\"num\">Intensity</th><th class=\"num\">Bandwidth</th><th>Bandwidth from</th><th "
+             "class=\"num\">Time / iteration</th></tr></thead><tbody>\n";
+        for (const auto& t : p.terms)
+            o += std::string("<tr") + (t.level == p.bottleneck ? " class=\"bound\"" : "") + ">" +
+                 td(t.level) + num_td(fmt::format("{:g}", t.bytes_per_iteration)) +
+                 num_td(t.intensity ? intensity_text(*t.intensity) : "–") +
+                 num_td(t.bandwidth_gbs ? gbs_text(*t.bandwidth_gbs) : "–") + td(t.bandwidth_source) +
+                 num_td(t.seconds_per_iteration ? core::format_seconds(*t.seconds_per_iteration) : "–") +
+                 "</tr>\n";
+        o += "</tbody></table>\n";
+    }
+    o += "</details>\n";
+}
+
+} // namespace
+
+std::string html_report(const core::Results& r) {
+    if (!r.machine)
+        throw core::InputError("", "machine",
+                               "the results have no embedded machine: cannot write the report");
+    const core::Machine& m = *r.machine;
+    const Roofs roofs = roofs_for(m, dominant_threads(r), dominant_precision(r));
+    const svg::Document classic = roofline_chart(r, RooflineView::classic, "roofline");
+    const svg::Document hierarchical = roofline_chart(r, RooflineView::hierarchical, "roofline-hierarchical");
+    const svg::Document bandwidth = bandwidth_chart(m, "bandwidth");
+    std::vector<std::string> chart_notes = classic.notes();
+    for (const auto& n : bandwidth.notes())
+        chart_notes.push_back(n);
+    const auto warnings = collect_warnings(r, m, chart_notes);
+
+    std::string o;
+    o.reserve(1 << 18);
+    o += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta "
+         "charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
+    o += "<title>" + h("roofcast report · " + m.name) + "</title>\n<style>" + k_css +
+         "</style>\n</head>\n<body>\n";
+    o += "<header><div class=\"wrap\"><h1>roofcast report</h1><p>" + h(m.name);
+    if (m.topology && !m.topology->cpu_model.empty())
+        o += " · " + h(m.topology->cpu_model);
+    if (!r.created.empty())
+        o += " · " + h(r.created);
+    if (!r.roofcast_version.empty())
+        o += " · roofcast " + h(r.roofcast_version);
+    o += "</p><nav><a href=\"#warnings\">Warnings</a><a href=\"#charts\">Charts</a><a "
+         "href=\"#predictions\">Predictions</a><a href=\"#machine\">Machine</a><a "
+         "href=\"#derivations\">Derivations</a></nav></div></header>\n<main class=\"wrap\">\n";
+
+    // Summary cards.
+    std::size_t measured = 0;
+    for (const auto& k : r.kernels)
+        measured += k.measured_gflops.has_value();
+    const core::AccuracySummary* best_model = nullptr;
+    for (const auto& a : r.accuracy)
+        if (a.median_abs_error_pct &&
+            (!best_model || *a.median_abs_error_pct < *best_model->median_abs_error_pct))
+            best_model = &a;
+    o += "<section id=\"summary\"><div class=\"cards\">\n";
+    const auto card = [&](const std::string& label, const std::string& value, const std::string& detail) {
+        o += "<div class=\"card\"><div class=\"label\">" + h(label) + "</div><div class=\"value\">" +
+             h(value) + "</div><div class=\"detail\">" + h(detail) + "</div></div>\n";
+    };
+    card("Kernels", std::to_string(r.kernels.size()), fmt::format("{} measured", measured));
+    card("Compute roof", gflops_text(roofs.top()),
+         fmt::format("{}, {}", roofs.compute.empty() ? "peak" : roofs.compute.front().label,
+                     threads_text(roofs.threads)));
+    card("Memory roof", roofs.memory.empty() ? "–" : gbs_text(roofs.memory.back().gbs),
+         roofs.memory.empty() ? "" : roofs.memory.back().level + ", " + roofs.memory.back().source);
+    if (best_model)
+        card("Most accurate model", best_model->model,
+             fmt::format("median |error| {:.1f} % over {} kernels", *best_model->median_abs_error_pct,
+                         best_model->n));
+    else
+        card("Most accurate model", "–", "no measured kernels");
+    o += "</div></section>\n";
+
+    o += "<section id=\"warnings\"><h2>Warnings</h2>\n";
+    if (warnings.empty()) {
+        o += "<p class=\"none\">None: stable clock, every spread below 5 %, every prediction inside its "
+             "model's "
+             "validity.</p>\n";
+    } else {
+        o += "<ul class=\"warnings\">\n";
+        for (const auto& w : warnings)
+            o += std::string("<li") + (w.info ? " class=\"info\"" : "") + ">" + h(w.text) + "</li>\n";
+        o += "</ul>\n";
+    }
+    o += "</section>\n";
+
+    o +=
+        "<section id=\"charts\"><h2>Charts</h2>\n<figure id=\"fig-roofline\">" + classic.inline_markup() +
+        "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
+        "markers each model's prediction (joined to the measurement by a faint stem). Hover a marker for its "
+        "numbers.</figcaption></figure>\n";
+    o += "<figure id=\"fig-hierarchical\">" + hierarchical.inline_markup() +
+         "<figcaption>Hierarchical roofline: the measured performance of each kernel at the arithmetic "
+         "intensity "
+         "of every memory level; a dot left of a level's roof means that level can bound the "
+         "kernel.</figcaption></figure>\n";
+    o += "<figure id=\"fig-bandwidth\">" + bandwidth.inline_markup() +
+         "<figcaption>Bandwidth against working-set size; vertical lines mark cache sizes (dashed: the size "
+         "the "
+         "sweep showed to be usable), shaded bands the working sets each level "
+         "serves.</figcaption></figure>\n";
+    o += "</section>\n";
+
+    predictions_section(o, r);
+    machine_section(o, m, roofs);
+
+    o +=
+        "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
+        "bounds it on the roofline of the charts (P = " +
+        h(gflops_text(roofs.top())) +
+        "), then each model's per-level terms; the highlighted row is the model's bottleneck.</p>\n";
+    if (r.kernels.empty())
+        o += "<p class=\"none\">No kernels.</p>\n";
+    for (const auto& k : r.kernels)
+        derivation(o, k, roofs);
+    o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
+    if (!r.roofcast_version.empty())
+        o += " " + h(r.roofcast_version);
+    o += ". Roofline: Williams, Waterman &amp; Patterson, CACM 52(4), 2009. Hierarchical/cache-aware "
+         "roofline: "
+         "Ilic, Pratas &amp; Sousa, IEEE CAL 13(1), 2014. Colours: Okabe &amp; Ito palette.</div></footer>\n";
+    o += "</body>\n</html>\n";
+    return o;
+}
+
+void write_report_dir(const std::filesystem::path& dir, const core::Results& results) {
+    if (!results.machine)
+        throw core::InputError("", "machine",
+                               "the results have no embedded machine: cannot write the report");
+    // Render everything first, so that a failure leaves no partial report behind.
+    const std::string html = html_report(results);
+    const std::string roofline = roofline_chart(results, RooflineView::classic).standalone();
+    const std::string hierarchical =
+        roofline_chart(results, RooflineView::hierarchical, "roofline-hierarchical").standalone();
+    const std::string bandwidth = bandwidth_chart(*results.machine).standalone();
+    core::make_directories(dir);
+    core::write_file_atomic(dir / "roofline.svg", roofline);
+    core::write_file_atomic(dir / "roofline-hierarchical.svg", hierarchical);
+    core::write_file_atomic(dir / "bandwidth.svg", bandwidth);
+    core::save_results((dir / "results.json").string(), results);
+    core::save_machine((dir / "machine.yaml").string(), *results.machine);
+    core::write_file_atomic(dir / "index.html", html);
+}
+
+} // namespace roofcast::report

@@ -1,0 +1,662 @@
+#include "report/roofline.hpp"
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <numbers>
+#include <set>
+
+namespace roofcast::report {
+
+namespace {
+
+constexpr double k_font = 12;
+constexpr double k_plot_x = 96;
+constexpr double k_plot_y = 48;
+constexpr double k_plot_w = 620;
+constexpr double k_plot_h = 470;
+constexpr double k_legend_gap = 18;
+constexpr double k_dot_radius = 6;
+constexpr const char* k_roof_colour = "#2b2b2b";
+constexpr const char* k_ceiling_colour = "#6b6b6b";
+
+int isa_width(const std::string& isa) {
+    static const std::map<std::string, int> k_width{{"scalar", 0}, {"sse", 1}, {"avx2", 2}, {"avx512", 3}};
+    auto it = k_width.find(isa);
+    return it == k_width.end() ? -1 : it->second;
+}
+
+std::string isa_label(const std::string& isa) {
+    static const std::map<std::string, std::string> k_labels{
+        {"scalar", "scalar"}, {"sse", "SSE"}, {"avx2", "AVX2"}, {"avx512", "AVX-512"}};
+    auto it = k_labels.find(isa);
+    return it == k_labels.end() ? isa : it->second;
+}
+
+std::string op_label(const std::string& op) {
+    static const std::map<std::string, std::string> k_labels{{"fma", "FMA"},
+                                                             {"add", "add"},
+                                                             {"mul", "mul"},
+                                                             {"addmul", "add+mul (no FMA)"},
+                                                             {"chain", "dependent chain"}};
+    auto it = k_labels.find(op);
+    return it == k_labels.end() ? op : it->second;
+}
+
+// Text colour for a palette colour: Okabe–Ito yellow is unreadable as text on white.
+std::string label_colour(std::size_t i) {
+    const std::string c = svg::colour(i);
+    return c == "#F0E442" ? "#7a7000" : c;
+}
+
+const core::ComputeCeiling* best(const std::vector<const core::ComputeCeiling*>& cs) {
+    const core::ComputeCeiling* b = nullptr;
+    for (const auto* c : cs)
+        if (!b || c->gflops.median > b->gflops.median)
+            b = c;
+    return b;
+}
+
+struct Mark {
+    std::size_t kernel = 0;
+    double x = 0;
+    double y = 0;
+    std::string level;
+};
+
+struct PredMark {
+    std::size_t kernel = 0;
+    std::size_t model = 0;
+    double x = 0;
+    double y = 0;
+    double measured_y = 0; // 0 when the kernel has no placeable measurement
+    const core::Prediction* p = nullptr;
+};
+
+std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity) {
+    std::string t = fmt::format("{} ({}, {}, {} thread{})", k.name, k.suite, k.precision, k.threads,
+                                k.threads == 1 ? "" : "s");
+    if (k.measured_gflops)
+        t += fmt::format("\nmeasured {} ({})", gflops_text(k.measured_gflops->median),
+                         spread_text(*k.measured_gflops));
+    else
+        t += "\nnot measured";
+    t += fmt::format(
+        "\nI({}) = {} FLOP/byte ({} FLOP / {} B per iteration)", level, intensity_text(intensity),
+        fmt::format("{:g}", k.flops_per_iteration),
+        fmt::format("{:g}", k.bytes_per_iteration.count(level) ? k.bytes_per_iteration.at(level) : 0.0));
+    for (const auto& p : k.predictions) {
+        t += fmt::format("\n{}: {}", p.model, gflops_text(p.gflops));
+        if (p.error_pct)
+            t += fmt::format(" ({:+.1f} %)", *p.error_pct);
+        t += ", bound by " + p.bottleneck;
+        if (!p.valid)
+            t += ", outside validity";
+    }
+    return t;
+}
+
+std::vector<std::string> level_order(const core::Machine& m, const core::KernelResult& k) {
+    std::vector<std::string> order;
+    for (const auto& l : m.levels)
+        order.push_back(l.name);
+    for (const auto& [name, bytes] : k.bytes_per_iteration)
+        if (std::find(order.begin(), order.end(), name) == order.end())
+            order.push_back(name);
+    return order;
+}
+
+struct Chart {
+    const core::Machine& machine;
+    const Roofs& roofs;
+    const std::vector<core::KernelResult>& kernels;
+    RooflineView view;
+    std::string title;
+    std::string id_prefix;
+
+    std::vector<Mark> marks;
+    std::vector<PredMark> preds;
+    std::vector<std::string> models;
+    std::vector<std::string> notes;
+
+    void collect_classic() {
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const core::KernelResult& k = kernels[i];
+            const std::string level = classic_level(k, machine);
+            if (level.empty()) {
+                notes.push_back(k.name + " omitted: no bytes per iteration, so no arithmetic intensity");
+                continue;
+            }
+            const double intensity = k.flops_per_iteration / k.bytes_per_iteration.at(level);
+            if (!(intensity > 0) || !std::isfinite(intensity)) {
+                notes.push_back(
+                    fmt::format("{} omitted: {:g} FLOP per iteration gives intensity {:g}, which a "
+                                "log axis cannot show",
+                                k.name, k.flops_per_iteration, intensity));
+                continue;
+            }
+            double measured_y = 0;
+            if (k.measured_gflops) {
+                const double y = k.measured_gflops->median;
+                if (y > 0 && std::isfinite(y)) {
+                    marks.push_back({i, intensity, y, level});
+                    measured_y = y;
+                } else {
+                    notes.push_back(
+                        fmt::format("{}: measured {:g} GFLOP/s omitted (not positive)", k.name, y));
+                }
+            }
+            int omitted = 0;
+            for (const auto& p : k.predictions) {
+                const auto it = std::find(models.begin(), models.end(), p.model);
+                const std::size_t mi = static_cast<std::size_t>(it - models.begin());
+                if (it == models.end())
+                    models.push_back(p.model);
+                if (p.gflops > 0 && std::isfinite(p.gflops))
+                    preds.push_back({i, mi, intensity, p.gflops, measured_y, &p});
+                else
+                    ++omitted;
+            }
+            if (omitted > 0)
+                notes.push_back(fmt::format("{}: {} prediction{} omitted (not positive)", k.name, omitted,
+                                            omitted == 1 ? "" : "s"));
+        }
+    }
+
+    void collect_hierarchical() {
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const core::KernelResult& k = kernels[i];
+            if (!(k.flops_per_iteration > 0)) {
+                notes.push_back(fmt::format("{} omitted: {:g} FLOP per iteration has no positive intensity",
+                                            k.name, k.flops_per_iteration));
+                continue;
+            }
+            if (!k.measured_gflops || !(k.measured_gflops->median > 0) ||
+                !std::isfinite(k.measured_gflops->median)) {
+                notes.push_back(k.name + " omitted: no positive measured performance");
+                continue;
+            }
+            int placed = 0;
+            for (const auto& level : level_order(machine, k)) {
+                auto it = k.bytes_per_iteration.find(level);
+                if (it == k.bytes_per_iteration.end() || !(it->second > 0))
+                    continue;
+                const double intensity = k.flops_per_iteration / it->second;
+                if (!std::isfinite(intensity))
+                    continue;
+                marks.push_back({i, intensity, k.measured_gflops->median, level});
+                ++placed;
+            }
+            if (placed == 0)
+                notes.push_back(k.name + " omitted: no bytes per iteration at any level");
+        }
+    }
+
+    svg::Document render() {
+        if (view == RooflineView::classic)
+            collect_classic();
+        else
+            collect_hierarchical();
+
+        // Axis ranges: every placed value and every ridge, with a margin so nothing sits on the frame.
+        std::vector<double> xs, ys;
+        for (const auto& m : marks) {
+            xs.push_back(m.x);
+            ys.push_back(m.y);
+        }
+        for (const auto& p : preds) {
+            xs.push_back(p.x);
+            ys.push_back(p.y);
+        }
+        for (const auto& r : roofs.memory)
+            xs.push_back(r.ridge);
+        for (const auto& c : roofs.compute)
+            ys.push_back(c.gflops);
+        const auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
+        const auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
+        svg::Axis xa = xs.empty() ? svg::Axis::log10(0.01, 100, "")
+                                  : svg::Axis::log10(*xmin / 2.5, std::max(*xmax * 2.5, *xmin * 100), "");
+        svg::Axis ya =
+            ys.empty() ? svg::Axis::log10(0.1, 1000, "") : svg::Axis::log10(*ymin / 2, *ymax * 2, "");
+        xa.label = view == RooflineView::classic ? "Arithmetic intensity [FLOP/byte]"
+                                                 : "Arithmetic intensity at each memory level [FLOP/byte]";
+        ya.label = "Performance [GFLOP/s]";
+        const svg::Frame f = svg::make_frame({k_plot_x, k_plot_y, k_plot_w, k_plot_h}, xa, ya);
+
+        const std::vector<svg::LegendEntry> legend = legend_entries();
+        const svg::Point legend_at{k_plot_x + k_plot_w + k_legend_gap, k_plot_y};
+        const svg::Box lb = svg::legend_box(legend, legend_at, k_font);
+        const double notes_top = k_plot_y + k_plot_h + 62;
+        const double height =
+            std::max(notes_top + 16.0 * static_cast<double>(notes.size()) + 4, lb.y + lb.h + 12);
+        const double width = std::max(980.0, lb.x + lb.w + 12);
+        svg::Document doc(width, height, title, id_prefix);
+        doc.rect({0, 0, width, height}, svg::Style{"none", "#ffffff", 0, "", 1, "background"});
+        doc.text({k_plot_x, 28}, title, 15, svg::Anchor::start, "#111", "chart-title", 0, false, "bold");
+        svg::draw_axes(doc, f, k_font);
+
+        svg::LabelPlacer placer(f.area);
+        const std::string clip = doc.define_clip("plot", f.area);
+        doc.begin_group("roofs", clip);
+        draw_roofs(doc, f);
+        doc.end_group();
+        doc.begin_group("kernels", clip);
+        if (view == RooflineView::classic)
+            draw_classic(doc, f, placer);
+        else
+            draw_hierarchical(doc, f, placer);
+        doc.end_group();
+        draw_ridges(doc, f, placer);
+        draw_roof_labels(doc, f, placer);
+        draw_kernel_labels(doc, f, placer);
+        svg::draw_legend(doc, legend, legend_at, k_font);
+        for (std::size_t i = 0; i < notes.size(); ++i)
+            doc.note({k_plot_x - 60, notes_top + 16.0 * static_cast<double>(i)}, notes[i]);
+        return doc;
+    }
+
+    double widest_bandwidth() const {
+        double b = 0;
+        for (const auto& r : roofs.memory)
+            b = std::max(b, r.gbs);
+        return b;
+    }
+
+    void draw_roofs(svg::Document& doc, const svg::Frame& f) const {
+        const double top = roofs.top();
+        for (const auto& r : roofs.memory) {
+            // Attainable performance under this level's roof: P = min(P_peak, I * B)
+            // (Williams et al. 2009, eq. 1); the slanted part ends at the ridge I* = P_peak / B.
+            const auto seg = svg::clip_segment(f, {f.x.lo, r.gbs * f.x.lo}, {r.ridge, top});
+            if (!seg)
+                continue;
+            doc.line(seg->first, seg->second,
+                     svg::Style{k_roof_colour, "none", 1.8, "", 1, "roof roof-memory"},
+                     fmt::format("{} roof: {} ({}); ridge at {} FLOP/byte", r.level, gbs_text(r.gbs),
+                                 r.source, intensity_text(r.ridge)));
+        }
+        const double b_max = widest_bandwidth();
+        for (const auto& c : roofs.compute) {
+            // A ceiling starts where it meets the highest bandwidth roof (I = P / B_max).
+            const double x0 = b_max > 0 ? c.gflops / b_max : f.x.lo;
+            const auto seg = svg::clip_segment(f, {x0, c.gflops}, {f.x.hi, c.gflops});
+            if (!seg)
+                continue;
+            const bool is_top = &c == &roofs.compute.front();
+            svg::Style s{is_top ? k_roof_colour : k_ceiling_colour,
+                         "none",
+                         is_top ? 2.4 : 1.3,
+                         is_top ? "" : (c.theoretical ? "2 4" : "7 4"),
+                         1,
+                         c.theoretical ? "roof roof-theoretical" : "roof roof-compute"};
+            std::string tip = fmt::format("{}: {}", c.label, gflops_text(c.gflops));
+            if (c.measured)
+                tip += " (" + spread_text(*c.measured) + ")";
+            doc.line(seg->first, seg->second, s, tip);
+        }
+    }
+
+    void draw_ridges(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        const double top = roofs.top();
+        for (const auto& r : roofs.memory) {
+            if (!f.x.in_range(r.ridge) || !f.y.in_range(top))
+                continue;
+            const svg::Point p = f.to_pixel(r.ridge, top);
+            doc.marker(svg::Marker::diamond, p, 4.5, k_roof_colour, false,
+                       fmt::format("{} ridge point: {} / {} = {} FLOP/byte", r.level, gflops_text(top),
+                                   gbs_text(r.gbs), intensity_text(r.ridge)),
+                       "ridge");
+            placer.reserve({p.x - 5, p.y - 6, 10, 12});
+            const std::string label = intensity_text(r.ridge);
+            const double w = svg::text_width(label, 10);
+            const svg::Box b = placer.place_first({{p.x - w / 2, p.y + 8, w, 11},
+                                                   {p.x + 6, p.y + 6, w, 11},
+                                                   {p.x - w - 6, p.y + 6, w, 11},
+                                                   {p.x - w / 2, p.y + 20, w, 11}});
+            doc.text({b.x + w / 2, b.y + 9}, label, 10, svg::Anchor::middle, "#444", "ridge-label", 0, true);
+        }
+    }
+
+    void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        for (const auto& r : roofs.memory) {
+            const auto seg = svg::clip_segment(f, {f.x.lo, r.gbs * f.x.lo}, {r.ridge, roofs.top()});
+            if (!seg)
+                continue;
+            const double dx = seg->second.x - seg->first.x;
+            const double dy = seg->second.y - seg->first.y;
+            const double len = std::hypot(dx, dy);
+            std::string label = fmt::format("{} {}", r.level, gbs_text(r.gbs));
+            if (svg::text_width(label, 11) + 30 > len)
+                label = r.level;
+            if (svg::text_width(label, 11) + 16 > len)
+                continue;
+            const double ux = dx / len;
+            const double uy = dy / len;
+            // Along the line from its lower-left end, lifted 5 px off the line (perpendicular).
+            const svg::Point p{seg->first.x + ux * 14 + uy * 5, seg->first.y + uy * 14 - ux * 5};
+            doc.text(p, label, 11, svg::Anchor::start, k_roof_colour, "roof-label",
+                     std::atan2(dy, dx) * 180 / std::numbers::pi, true);
+        }
+        // Ceilings closer than 10 % share one label: two labels would sit on top of each other.
+        std::vector<const ComputeRoof*> sorted;
+        for (const auto& c : roofs.compute)
+            if (f.y.in_range(c.gflops))
+                sorted.push_back(&c);
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const ComputeRoof* a, const ComputeRoof* b) { return a->gflops > b->gflops; });
+        for (std::size_t i = 0; i < sorted.size();) {
+            std::size_t j = i + 1;
+            while (j < sorted.size() && sorted[j]->gflops > sorted[i]->gflops * 0.9)
+                ++j;
+            std::string label;
+            for (std::size_t k = i; k < j; ++k)
+                label += (k == i ? "" : " · ") + fmt::format("{} {}", sorted[k]->label,
+                                                             k + 1 == j ? gflops_text(sorted[k]->gflops)
+                                                                        : intensity_text(sorted[k]->gflops));
+            const double py = f.y.to_pixel(sorted[i]->gflops);
+            const double py_low = f.y.to_pixel(sorted[j - 1]->gflops);
+            const double w = svg::text_width(label, 11);
+            const double right = f.area.x + f.area.w - 6;
+            std::vector<svg::Box> candidates;
+            for (int shift = 0; shift < 10; ++shift)
+                candidates.push_back({right - w - shift * 45.0, py - 16, w, 13});
+            for (int shift = 0; shift < 10; ++shift)
+                candidates.push_back({right - w - shift * 45.0, py_low + 3, w, 13});
+            const svg::Box b = placer.place_first(candidates);
+            doc.text({b.x, b.y + 10}, label, 11, svg::Anchor::start,
+                     sorted[i]->theoretical ? "#777" : k_roof_colour, "roof-label", 0, true);
+            i = j;
+        }
+    }
+
+    void draw_classic(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        for (const auto& p : preds) {
+            const svg::Point at = f.to_pixel(p.x, p.y);
+            // A faint stem from the measured dot to each prediction makes the error visible at a glance.
+            if (p.measured_y > 0)
+                doc.line(f.to_pixel(p.x, p.measured_y), at,
+                         svg::Style{svg::colour(p.kernel), "none", 1, "", 0.45, "prediction-stem"});
+            std::string tip = fmt::format("{} — {} prediction: {}", kernels[p.kernel].name, p.p->model,
+                                          gflops_text(p.p->gflops));
+            if (p.p->error_pct)
+                tip += fmt::format(" ({:+.1f} % vs measured)", *p.p->error_pct);
+            tip += "\nbound by " + p.p->bottleneck;
+            if (!p.p->valid)
+                tip += "\noutside the model's validity range";
+            for (const auto& n : p.p->notes)
+                tip += "\n" + n;
+            doc.marker(svg::marker(p.model + 1), at, 5, svg::colour(p.kernel), false, tip,
+                       p.p->valid ? "prediction" : "prediction invalid");
+            placer.reserve({at.x - 6, at.y - 6, 12, 12});
+        }
+        for (const auto& m : marks) {
+            const svg::Point at = f.to_pixel(m.x, m.y);
+            doc.marker(svg::Marker::circle, at, k_dot_radius, svg::colour(m.kernel), true,
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
+            placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
+        }
+    }
+
+    void draw_hierarchical(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        std::map<std::size_t, std::vector<const Mark*>> by_kernel;
+        for (const auto& m : marks)
+            by_kernel[m.kernel].push_back(&m);
+        for (auto& [k, ms] : by_kernel) {
+            std::sort(ms.begin(), ms.end(), [](const Mark* a, const Mark* b) { return a->x < b->x; });
+            std::vector<svg::Point> pts;
+            for (const auto* m : ms)
+                pts.push_back(f.to_pixel(m->x, m->y));
+            doc.polyline(pts, svg::Style{svg::colour(k), "none", 1.8, "", 0.8, "kernel-line"});
+        }
+        for (const auto& m : marks) {
+            const svg::Point at = f.to_pixel(m.x, m.y);
+            doc.marker(svg::marker(level_index(m.level)), at, k_dot_radius - 0.5, svg::colour(m.kernel), true,
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
+            placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
+        }
+    }
+
+    std::size_t level_index(const std::string& level) const {
+        for (std::size_t i = 0; i < machine.levels.size(); ++i)
+            if (machine.levels[i].name == level)
+                return i;
+        return machine.levels.size();
+    }
+
+    void draw_kernel_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        // One label per kernel, next to its rightmost mark (the MEM dot in the classic view).
+        std::map<std::size_t, const Mark*> anchor;
+        for (const auto& m : marks)
+            if (!anchor.count(m.kernel) || m.x > anchor[m.kernel]->x)
+                anchor[m.kernel] = &m;
+        for (const auto& [k, m] : anchor) {
+            const svg::Point at = f.to_pixel(m->x, m->y);
+            const std::string& name = kernels[k].name;
+            const double w = svg::text_width(name, 11.5) * 1.1; // bold glyphs are wider
+            const double h = 13;
+            const double r = k_dot_radius + 3;
+            const svg::Box b = placer.place_first({{at.x + r, at.y - h / 2, w, h},
+                                                   {at.x - r - w, at.y - h / 2, w, h},
+                                                   {at.x - w / 2, at.y - r - h, w, h},
+                                                   {at.x - w / 2, at.y + r, w, h},
+                                                   {at.x + r, at.y - r - h, w, h},
+                                                   {at.x + r, at.y + r, w, h},
+                                                   {at.x - r - w, at.y - r - h, w, h},
+                                                   {at.x - r - w, at.y + r, w, h}});
+            doc.text({b.x, b.y + 10}, name, 11.5, svg::Anchor::start, label_colour(k), "kernel-label", 0,
+                     true, "bold");
+        }
+    }
+
+    std::vector<svg::LegendEntry> legend_entries() const {
+        std::vector<svg::LegendEntry> e;
+        std::set<std::size_t> shown;
+        for (const auto& m : marks)
+            shown.insert(m.kernel);
+        for (const auto& p : preds)
+            shown.insert(p.kernel);
+        for (std::size_t k : shown)
+            e.push_back({kernels[k].name, svg::colour(k), svg::Marker::circle, true, false, ""});
+        if (view == RooflineView::classic) {
+            for (std::size_t i = 0; i < models.size(); ++i)
+                e.push_back({models[i] + " (predicted)", "#555555", svg::marker(i + 1), false, false, ""});
+        } else {
+            std::set<std::string> levels;
+            for (const auto& m : marks)
+                levels.insert(m.level);
+            for (const auto& l : machine.levels)
+                if (levels.count(l.name))
+                    e.push_back({"at " + l.name + " intensity", "#555555", svg::marker(level_index(l.name)),
+                                 true, false, ""});
+        }
+        if (!roofs.compute.empty())
+            e.push_back({"compute roof", k_roof_colour, std::nullopt, true, true, ""});
+        if (roofs.compute.size() > 1)
+            e.push_back({"lower ceilings", k_ceiling_colour, std::nullopt, true, true, "7 4"});
+        if (!roofs.memory.empty()) {
+            e.push_back({"bandwidth roofs", k_roof_colour, std::nullopt, true, true, ""});
+            e.push_back({"ridge point", k_roof_colour, svg::Marker::diamond, false, false, ""});
+        }
+        return e;
+    }
+};
+
+std::string chart_title(const core::Machine& m, const Roofs& roofs, const std::string& what) {
+    return fmt::format("{} · {} · {}, {} thread{}", what, m.name, roofs.precision, roofs.threads,
+                       roofs.threads == 1 ? "" : "s");
+}
+
+} // namespace
+
+Roofs roofs_for(const core::Machine& m, int threads, const std::string& precision) {
+    Roofs r;
+    r.precision = precision;
+    r.threads = threads;
+    std::vector<const core::ComputeCeiling*> same_precision;
+    for (const auto& c : m.ceilings)
+        if (c.precision == precision)
+            same_precision.push_back(&c);
+    if (!same_precision.empty()) {
+        int used = same_precision.front()->threads;
+        for (const auto* c : same_precision)
+            if (std::abs(c->threads - threads) < std::abs(used - threads) ||
+                (std::abs(c->threads - threads) == std::abs(used - threads) && c->threads < used))
+                used = c->threads;
+        if (used != threads)
+            r.notes.push_back(
+                fmt::format("no {} compute ceilings measured with {} threads; using those with {}", precision,
+                            threads, used));
+        std::map<std::string, std::vector<const core::ComputeCeiling*>> by_isa;
+        for (const auto* c : same_precision)
+            if (c->threads == used)
+                by_isa[c->isa].push_back(c);
+        std::vector<std::string> isas;
+        for (const auto& [isa, cs] : by_isa)
+            isas.push_back(isa);
+        std::sort(isas.begin(), isas.end(),
+                  [](const std::string& a, const std::string& b) { return isa_width(a) > isa_width(b); });
+        for (const auto& isa : isas) {
+            const auto& cs = by_isa[isa];
+            const auto fma = std::find_if(cs.begin(), cs.end(), [](const auto* c) { return c->op == "fma"; });
+            const core::ComputeCeiling* c = fma != cs.end() ? *fma : best(cs);
+            r.compute.push_back({isa_label(isa) + " " + op_label(c->op), c->gflops.median, c->gflops, false});
+            if (isa == isas.front()) {
+                const auto mix =
+                    std::find_if(cs.begin(), cs.end(), [](const auto* x) { return x->op == "addmul"; });
+                if (mix != cs.end() && *mix != c)
+                    r.compute.push_back({isa_label(isa) + " " + op_label("addmul"), (*mix)->gflops.median,
+                                         (*mix)->gflops, false});
+            }
+        }
+        std::stable_sort(r.compute.begin(), r.compute.end(),
+                         [](const ComputeRoof& a, const ComputeRoof& b) { return a.gflops > b.gflops; });
+        const auto peak = m.peak_gflops.find(precision);
+        const bool all_cores = !m.topology || used >= m.topology->cores;
+        if (peak != m.peak_gflops.end() && all_cores && peak->second > r.top() * 1.02)
+            r.compute.push_back({"theoretical peak", peak->second, std::nullopt, true});
+    } else {
+        const bool effective = m.effective_gflops.count(precision) > 0;
+        r.compute.push_back(
+            {effective ? "effective peak" : "peak", m.effective(precision), std::nullopt, false});
+        r.notes.push_back(
+            fmt::format("no measured {} compute ceilings: the roof is the machine file's {} ({})", precision,
+                        effective ? "effective_gflops" : "peak_gflops", gflops_text(r.top())));
+    }
+
+    for (const auto& l : m.levels) {
+        MemoryRoof mr;
+        mr.level = l.name;
+        const core::BandwidthPoint* point = nullptr;
+        for (const auto& p : l.measurements)
+            if (p.threads == threads && (l.bandwidth_kernel.empty() || p.kernel == l.bandwidth_kernel))
+                if (!point || p.gbs.median > point->gbs.median)
+                    point = &p;
+        if (point) {
+            mr.gbs = point->gbs.median;
+            mr.source = fmt::format("{}, {} thread{}", point->kernel, threads, threads == 1 ? "" : "s");
+            mr.measured = point->gbs;
+        } else if (l.bandwidth_gbs) {
+            mr.gbs = *l.bandwidth_gbs;
+            mr.source = "bandwidth_gbs, " + core::to_string(l.source);
+            mr.measured = l.bandwidth;
+        } else if (l.effective_bandwidth_gbs) {
+            mr.gbs = *l.effective_bandwidth_gbs;
+            mr.source = "effective_bandwidth_gbs";
+        } else {
+            r.notes.push_back(l.name + " has no single bandwidth figure (curve only): no roof drawn");
+            continue;
+        }
+        mr.ridge = r.top() / mr.gbs;
+        r.memory.push_back(mr);
+    }
+    return r;
+}
+
+int dominant_threads(const core::Results& r) {
+    std::map<int, int> count;
+    for (const auto& k : r.kernels)
+        ++count[k.threads];
+    int best_threads = 1;
+    int best_count = 0;
+    for (const auto& [t, c] : count)
+        if (c >= best_count) {
+            best_threads = t;
+            best_count = c;
+        }
+    return best_threads;
+}
+
+std::string dominant_precision(const core::Results& r) {
+    std::map<std::string, int> count;
+    for (const auto& k : r.kernels)
+        ++count[k.precision];
+    std::string best_precision = "double";
+    int best_count = 0;
+    for (const auto& [p, c] : count)
+        if (c > best_count) {
+            best_precision = p;
+            best_count = c;
+        }
+    return best_precision;
+}
+
+std::string classic_level(const core::KernelResult& k, const core::Machine& m) {
+    const auto positive = [&](const std::string& level) {
+        auto it = k.bytes_per_iteration.find(level);
+        return it != k.bytes_per_iteration.end() && it->second > 0;
+    };
+    if (positive("MEM"))
+        return "MEM";
+    for (auto it = m.levels.rbegin(); it != m.levels.rend(); ++it)
+        if (positive(it->name))
+            return it->name;
+    for (const auto& [level, bytes] : k.bytes_per_iteration)
+        if (bytes > 0)
+            return level;
+    return "";
+}
+
+svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix) {
+    if (!r.machine)
+        throw core::InputError("", "machine", "the results file has no embedded machine: cannot draw roofs");
+    const Roofs roofs = roofs_for(*r.machine, dominant_threads(r), dominant_precision(r));
+    Chart c{
+        *r.machine,
+        roofs,
+        r.kernels,
+        view,
+        chart_title(*r.machine, roofs, view == RooflineView::classic ? "Roofline" : "Hierarchical roofline"),
+        id_prefix,
+        {},
+        {},
+        {},
+        roofs.notes};
+    for (const auto& k : r.kernels)
+        if (k.threads != roofs.threads || k.precision != roofs.precision)
+            c.notes.push_back(fmt::format("{} ran with {} threads ({}); the roofs are for {} threads ({})",
+                                          k.name, k.threads, k.precision, roofs.threads, roofs.precision));
+    if (r.kernels.empty())
+        c.notes.push_back("the results file has no kernels: roofs only");
+    return c.render();
+}
+
+svg::Document roofline_chart(const core::Machine& m, const std::string& id_prefix) {
+    int threads = 1;
+    for (const auto& c : m.ceilings)
+        threads = std::max(threads, c.threads);
+    std::string precision = "double";
+    if (!m.peak_gflops.count("double") && !m.peak_gflops.empty())
+        precision = m.peak_gflops.begin()->first;
+    const Roofs roofs = roofs_for(m, threads, precision);
+    static const std::vector<core::KernelResult> k_none;
+    Chart c{m,  roofs, k_none,     RooflineView::classic, chart_title(m, roofs, "Roofline"), id_prefix, {},
+            {}, {},    roofs.notes};
+    return c.render();
+}
+
+} // namespace roofcast::report
