@@ -1,0 +1,131 @@
+// Kernel files and derive_traffic: the three forms, the layer conditions of the 3-D 7-point Jacobi
+// stencil, and every bad input named by file and field.
+#include "core/error.hpp"
+#include "model/kernel.hpp"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace roofcast;
+
+namespace {
+
+core::Machine machine_from(const std::string& text) {
+    return core::machine_from_yaml(core::YamlField::load_text(text, "m.yaml"));
+}
+
+model::KernelSpec kernel_from(const std::string& text) {
+    return model::kernel_from_yaml(core::YamlField::load_text(text, "k.yaml"));
+}
+
+// Caches chosen so that each level shows a different layer condition for N = 100 (see below).
+const char* k_small_caches = R"(
+format_version: 1
+name: small-caches
+compute: {peak_gflops: {double: 100}}
+levels:
+  - {name: L1, bandwidth_gbs: 400, size_bytes: 8KiB}
+  - {name: L2, bandwidth_gbs: 200, size_bytes: 64KiB}
+  - {name: L3, bandwidth_gbs: 100, size_bytes: 1MiB}
+  - {name: MEM, bandwidth_gbs: 20}
+)";
+
+std::string jacobi(bool nt) {
+    return std::string(R"(
+format_version: 1
+name: jacobi-3d-7pt
+flops_per_iteration: 7
+nt_stores: )") +
+           (nt ? "true" : "false") +
+           R"(
+loop:
+  indices: [k, j, i]
+  bounds: [98, 98, 98]
+  arrays:
+    - {name: a, type: double, dims: [100, 100, 100]}
+    - {name: b, type: double, dims: [100, 100, 100]}
+  reads: ["a[k][j][i]", "a[k][j][i-1]", "a[k][j][i+1]", "a[k][j-1][i]", "a[k][j+1][i]", "a[k-1][j][i]",
+          "a[k+1][j][i]"]
+  writes: ["b[k][j][i]"]
+)";
+}
+
+template <class F> std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const core::InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+} // namespace
+
+// Reuse distances of a (N = 100, 8-byte elements), sorted offsets N^2, N, 1, 0, -1, -N, -N^2:
+//   8(N^2-N) = 79200 B (3-D), 8(N-1) = 792 B (2-D), 8, 8 (1-D), 792, 79200, and infinity for the
+//   leading access; b has one access, distance infinity.
+// Cache requirement sum_{d<=t} d + t * #{d>t}:
+//   t = 8:     16 + 6 * 8                        =     64 B  (1-D condition)
+//   t = 792:   16 + 2*792 + 4*792                =   4768 B  (2-D condition, 48N - 32)
+//   t = 79200: 16 + 4*792 + 2*79200 + 2*79200    = 318400 B  (3-D condition, 32N^2 - 16N)
+// Capacities at safety 0.5: L1 8 KiB -> 4096 B (only 1-D), L2 64 KiB -> 32768 B (2-D),
+// L3 1 MiB -> 524288 B (3-D).
+TEST(LayerConditions, JacobiWriteAllocate) {
+    const auto m = machine_from(k_small_caches);
+    const auto t = model::derive_traffic(kernel_from(jacobi(false)), m, 1);
+    // L1: 7 loads + 1 store of 8 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("L1"), 64);
+    // L2 (served through L1's 1-D condition): a streams at i+1, j+-1, k+-1 = 5 loads, b store +
+    // write-allocate = 2: (5 + 2 + 1) * 8 = 56 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("L2"), 56);
+    // L3 (L2 keeps the 2-D condition): a streams at j+1 row, k+-1 = 3 loads: (3 + 2) * 8 = 40 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("L3"), 40);
+    // MEM (L3 keeps the 3-D condition): one stream of a: (1 + 2) * 8 = 24 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 24);
+    ASSERT_EQ(t.notes.size(), 3u);
+    EXPECT_NE(t.notes[0].find("the 1-D layer condition holds in L1"), std::string::npos) << t.notes[0];
+    EXPECT_NE(t.notes[1].find("the 2-D layer condition holds in L2"), std::string::npos) << t.notes[1];
+    EXPECT_NE(t.notes[2].find("the 3-D layer condition holds in L3"), std::string::npos) << t.notes[2];
+}
+
+TEST(LayerConditions, JacobiNonTemporalStores) {
+    const auto m = machine_from(k_small_caches);
+    const auto t = model::derive_traffic(kernel_from(jacobi(true)), m, 1);
+    // 3-D condition in L3, no write-allocate: one load stream of a + one store of b = 16 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 16);
+    // 2-D in L2: 3 load streams + 1 store = 32 B.
+    EXPECT_DOUBLE_EQ(t.bytes.at("L3"), 32);
+}
+
+TEST(LayerConditions, SharedCacheIsDividedAmongThreads) {
+    // L3 of 1 MiB shared by 4 cores: with 4 threads each gets 0.5 * 1 MiB / 4 = 131072 B < 318400 B,
+    // so only the 2-D condition holds there (4768 B fits) and MEM traffic is 40 B instead of 24 B.
+    const auto m = machine_from(std::string(k_small_caches) + R"(
+topology:
+  cores: 4
+  caches:
+    - {name: L1, size_bytes: 8KiB, shared_by_cores: 1, instances: 4}
+    - {name: L2, size_bytes: 64KiB, shared_by_cores: 1, instances: 4}
+    - {name: L3, size_bytes: 1MiB, shared_by_cores: 4, instances: 1}
+)");
+    const auto k = kernel_from(jacobi(false));
+    EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 1).bytes.at("MEM"), 24);
+    EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 4).bytes.at("MEM"), 40);
+    EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 0).bytes.at("MEM"), 40); // 0 = all 4 cores
+}
+
+TEST(LayerConditions, NeitherConditionWhenCacheTiny) {
+    // Capacity 0.5 * 64 B = 32 B < 64 B: not even the 1-D condition holds; all 7 reads of a stream,
+    // plus store and write-allocate of b: (7 + 2) * 8 = 72 B.
+    const auto m = machine_from(R"(
+format_version: 1
+name: tiny
+compute: {peak_gflops: {double: 1}}
+levels:
+  - {name: L1, bandwidth_gbs: 10, size_bytes: 64}
+  - {name: MEM, bandwidth_gbs: 1}
+)");
+    const auto t = model::derive_traffic(kernel_from(jacobi(false)), m, 1);
+    EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 72);
+    EXPECT_NE(t.notes[0].find("no layer condition holds"), std::string::npos) << t.notes[0];
+}
