@@ -56,21 +56,24 @@ std::uint64_t splitmix64(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-template <int Q> Measurement run_calibration_q(std::size_t n, const SuiteOptions& opt) {
-    AlignedArray<double> a(n), b(n), c(n);
+template <int Q> Measurement run_calibration_q(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, n);
+    double* b = ws.array<double>(1, n);
+    double* c = ws.array<double>(2, n);
     const int threads = std::max(1, opt.threads);
 #pragma omp parallel num_threads(threads)
-    stream_init(a.data(), b.data(), c.data(), n);
-    Measurement m = time_team(opt, [&] { calibration_body<Q>(a.data(), b.data(), c.data(), 3.0, n); });
+    stream_init(a, b, c, n);
+    Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, c, 3.0, n); });
     m.checksum = a[n / 2];
     return m;
 }
 
 template <std::size_t... I>
-Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, std::index_sequence<I...>) {
+Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, Workspace& ws,
+                                 std::index_sequence<I...>) {
     Measurement m;
     bool found = false;
-    ((q == k_calibration_fmas[I] ? (m = run_calibration_q<k_calibration_fmas[I]>(n, opt), found = true)
+    ((q == k_calibration_fmas[I] ? (m = run_calibration_q<k_calibration_fmas[I]>(n, opt, ws), found = true)
                                  : false),
      ...);
     if (!found)
@@ -78,8 +81,9 @@ Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, 
     return m;
 }
 
-template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOptions& opt) {
-    AlignedArray<double> a(g.points()), c(g.points());
+template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, g.points());
+    double* c = ws.array<double>(1, g.points());
     const int threads = std::max(1, opt.threads);
 #pragma omp parallel num_threads(threads)
     {
@@ -91,7 +95,7 @@ template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOpti
             }
         }
     }
-    Measurement m = time_team(opt, [&] { mixed_body<N, Q>(a.data(), c.data(), g.nk, g.nj, g.ni); });
+    Measurement m = time_team(opt, [&] { mixed_body<N, Q>(a, c, g.nk, g.nj, g.ni); });
     m.checksum = a[g.ni + 1];
     return m;
 }
@@ -99,7 +103,8 @@ template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOpti
 constexpr std::size_t k_mixed_members = k_mixed_neighbours.size() * k_mixed_flop_levels;
 
 template <std::size_t... I>
-Measurement dispatch_mixed(int n, int q, const Grid3& g, const SuiteOptions& opt, std::index_sequence<I...>) {
+Measurement dispatch_mixed(int n, int q, const Grid3& g, const SuiteOptions& opt, Workspace& ws,
+                           std::index_sequence<I...>) {
     Measurement m;
     bool found = false;
     constexpr auto nn = [](std::size_t i) { return k_mixed_neighbours[i / k_mixed_flop_levels]; };
@@ -107,7 +112,7 @@ Measurement dispatch_mixed(int n, int q, const Grid3& g, const SuiteOptions& opt
         return mixed_extra_fmas(k_mixed_neighbours[i / k_mixed_flop_levels],
                                 static_cast<int>(i % k_mixed_flop_levels));
     };
-    ((n == nn(I) && q == qq(I) ? (m = run_mixed_nq<nn(I), qq(I)>(g, opt), found = true) : false), ...);
+    ((n == nn(I) && q == qq(I) ? (m = run_mixed_nq<nn(I), qq(I)>(g, opt, ws), found = true) : false), ...);
     if (!found)
         throw std::invalid_argument("no mixed-family member with n = " + std::to_string(n) + " and " +
                                     std::to_string(q) + " extra multiply-adds");
@@ -140,26 +145,31 @@ int pin_threads(int threads) {
     return static_cast<int>(cpus.size());
 }
 
-Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt) {
-    AlignedArray<double> a(n), b(n), c(n);
+Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, n);
+    double* b = ws.array<double>(1, n);
+    double* c = ws.array<double>(2, n);
     const int threads = std::max(1, opt.threads);
 #pragma omp parallel num_threads(threads)
-    stream_init(a.data(), b.data(), c.data(), n);
-    Measurement m = time_team(opt, [&] { stream_body(op, a.data(), b.data(), c.data(), 3.0, n); });
+    stream_init(a, b, c, n);
+    Measurement m = time_team(opt, [&] { stream_body(op, a, b, c, 3.0, n); });
     m.checksum = a[n / 2];
     return m;
 }
 
-Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt) {
-    return dispatch_calibration(extra_fmas, n, opt, std::make_index_sequence<k_calibration_fmas.size()>{});
+Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    return dispatch_calibration(extra_fmas, n, opt, ws,
+                                std::make_index_sequence<k_calibration_fmas.size()>{});
 }
 
-Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt) {
-    return dispatch_mixed(neighbours, extra_fmas, g, opt, std::make_index_sequence<k_mixed_members>{});
+Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt,
+                      Workspace& ws) {
+    return dispatch_mixed(neighbours, extra_fmas, g, opt, ws, std::make_index_sequence<k_mixed_members>{});
 }
 
-Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt) {
-    AlignedArray<double> a(g.points()), b(g.points());
+Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, g.points());
+    double* b = ws.array<double>(1, g.points());
     const int threads = std::max(1, opt.threads);
     const std::size_t plane = g.nj * g.ni;
 #pragma omp parallel num_threads(threads)
@@ -176,16 +186,16 @@ Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt) {
             }
         }
     }
-    Measurement m = time_team(opt, [&] { jacobi7_body(b.data(), a.data(), 1.0 / 7.0, g.nk, g.nj, g.ni); });
+    Measurement m = time_team(opt, [&] { jacobi7_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni); });
     m.checksum = b[plane + g.ni + 1];
     return m;
 }
 
-Measurement run_himeno(const Grid3& g, const SuiteOptions& opt) {
-    constexpr int k_arrays = 14; // a0..a3, b0..b2, c0..c2, p, bnd, wrk1, wrk2
-    std::vector<AlignedArray<float>> arr;
-    for (int i = 0; i < k_arrays; ++i)
-        arr.emplace_back(g.points());
+Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    constexpr std::size_t k_arrays = 14; // a0..a3, b0..b2, c0..c2, p, bnd, wrk1, wrk2
+    std::vector<float*> arr;
+    for (std::size_t i = 0; i < k_arrays; ++i)
+        arr.push_back(ws.array<float>(i, g.points()));
     const int threads = std::max(1, opt.threads);
     const std::size_t plane = g.nj * g.ni;
     // Initial values of the original benchmark: a0..a2 = 1, a3 = 1/6, b = 0, c = 1, bnd = 1, wrk1 = 0,
@@ -212,13 +222,13 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt) {
             }
         }
     }
-    HimenoArrays h{{arr[0].data(), arr[1].data(), arr[2].data(), arr[3].data()},
-                   {arr[4].data(), arr[5].data(), arr[6].data()},
-                   {arr[7].data(), arr[8].data(), arr[9].data()},
-                   arr[10].data(),
-                   arr[11].data(),
-                   arr[12].data(),
-                   arr[13].data()};
+    HimenoArrays h{{arr[0], arr[1], arr[2], arr[3]},
+                   {arr[4], arr[5], arr[6]},
+                   {arr[7], arr[8], arr[9]},
+                   arr[10],
+                   arr[11],
+                   arr[12],
+                   arr[13]};
     double gosa = 0.0;
     Measurement m = time_team(opt, [&] {
         const double mine = himeno_body(h, 0.8f, g.nk, g.nj, g.ni);
@@ -253,22 +263,24 @@ void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out) {
     std::copy(chosen.begin(), chosen.end(), out);
 }
 
-Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt) {
+Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws) {
     if (s.rows == 0 || s.nnz_per_row < 1 || 2 * s.band + 1 < static_cast<std::size_t>(s.nnz_per_row) ||
         s.rows < static_cast<std::size_t>(s.nnz_per_row))
         throw std::invalid_argument("spmv: need rows >= nnz_per_row and 2*band+1 >= nnz_per_row");
     const auto per = static_cast<std::size_t>(s.nnz_per_row);
     const std::size_t nnz = s.rows * per;
-    AlignedArray<double> val(nnz), x(s.rows), y(s.rows);
-    AlignedArray<std::int32_t> col(nnz);
-    AlignedArray<std::int64_t> row_ptr(s.rows + 1);
+    double* val = ws.array<double>(0, nnz);
+    double* x = ws.array<double>(1, s.rows);
+    double* y = ws.array<double>(2, s.rows);
+    auto* col = ws.array<std::int32_t>(3, nnz);
+    auto* row_ptr = ws.array<std::int64_t>(4, s.rows + 1);
     const int threads = std::max(1, opt.threads);
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
         for (std::size_t r = 0; r < s.rows; ++r) {
             row_ptr[r] = static_cast<std::int64_t>(r * per);
-            spmv_columns(s, r, col.data() + r * per);
+            spmv_columns(s, r, col + r * per);
             for (std::size_t e = r * per; e < (r + 1) * per; ++e)
                 val[e] = 1.0 / static_cast<double>(1 + e % 3);
             x[r] = 1.0;
@@ -276,16 +288,17 @@ Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt) {
         }
     }
     row_ptr[s.rows] = static_cast<std::int64_t>(nnz);
-    Measurement m = time_team(
-        opt, [&] { spmv_body(y.data(), val.data(), col.data(), row_ptr.data(), x.data(), s.rows); });
+    Measurement m = time_team(opt, [&] { spmv_body(y, val, col, row_ptr, x, s.rows); });
     m.checksum = y[s.rows / 2];
     return m;
 }
 
-Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt) {
+Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt, Workspace& ws) {
     if (tile == 0 || n % tile != 0)
         throw std::invalid_argument("matmul: n must be a multiple of the tile size");
-    AlignedArray<double> a(n * n), b(n * n), c(n * n);
+    double* a = ws.array<double>(0, n * n);
+    double* b = ws.array<double>(1, n * n);
+    double* c = ws.array<double>(2, n * n);
     const int threads = std::max(1, opt.threads);
 #pragma omp parallel num_threads(threads)
     {
@@ -298,13 +311,13 @@ Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt)
             }
         }
     }
-    Measurement m = time_team(opt, [&] { matmul_body(c.data(), a.data(), b.data(), n, tile); });
+    Measurement m = time_team(opt, [&] { matmul_body(c, a, b, n, tile); });
     m.checksum = c[n + 1];
     return m;
 }
 
-Measurement run_norm(std::size_t n, const SuiteOptions& opt) {
-    AlignedArray<double> x(n);
+Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* x = ws.array<double>(0, n);
     const int threads = std::max(1, opt.threads);
     const std::size_t blocks = (n + k_norm_block - 1) / k_norm_block;
 #pragma omp parallel num_threads(threads)
@@ -316,7 +329,7 @@ Measurement run_norm(std::size_t n, const SuiteOptions& opt) {
     }
     double total = 0.0;
     Measurement m = time_team(opt, [&] {
-        const double mine = norm2_squared_body(x.data(), n);
+        const double mine = norm2_squared_body(x, n);
 #pragma omp single
         total = 0.0;
 #pragma omp atomic

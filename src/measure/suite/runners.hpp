@@ -6,11 +6,13 @@
 #pragma once
 
 #include "measure/harness.hpp"
+#include "measure/suite/aligned.hpp"
 #include "measure/suite/kernels.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace roofcast::measure::suite {
 
@@ -23,6 +25,24 @@ struct Measurement {
     core::Summary seconds_per_call;
     std::uint64_t repetitions = 1; // calls per epoch
     double checksum = 0;           // a value computed from the output, so the work cannot be elided
+};
+
+// Reusable arrays across runs: a runner asks for `slot` with n elements and gets the slot's buffer,
+// reallocated only when it is too small. Page faults of fresh memory then happen once per suite rather
+// than once per kernel; every runner still writes its arrays itself before timing (first touch on the
+// first use, the same static schedule afterwards).
+class Workspace {
+public:
+    template <class T> T* array(std::size_t slot, std::size_t n) {
+        if (m_slots.size() <= slot)
+            m_slots.resize(slot + 1);
+        if (m_slots[slot].size() < n * sizeof(T))
+            m_slots[slot] = AlignedArray<unsigned char>(n * sizeof(T));
+        return reinterpret_cast<T*>(m_slots[slot].data());
+    }
+
+private:
+    std::vector<AlignedArray<unsigned char>> m_slots;
 };
 
 struct Grid3 {
@@ -48,13 +68,13 @@ constexpr int mixed_extra_fmas(int n, int level) {
     return level == 0 ? 0 : level == 1 ? (3 * n + 1) / 2 : (9 * n + 1) / 2;
 }
 
-Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt);
+Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws);
 // `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
-Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt);
+Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws);
 // (neighbours, extra_fmas) must be a member of the family above (std::invalid_argument otherwise).
-Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt);
-Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt);
-Measurement run_himeno(const Grid3& g, const SuiteOptions& opt);
+Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 
 struct SpmvShape {
     std::size_t rows = 0;
@@ -63,9 +83,9 @@ struct SpmvShape {
 };
 // Deterministic column pattern of row r (sorted, distinct, inside [0, rows) and within +- band).
 void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out);
-Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt);
+Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
 // n must be a multiple of tile.
-Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt);
-Measurement run_norm(std::size_t n, const SuiteOptions& opt);
+Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt, Workspace& ws);
+Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws);
 
 } // namespace roofcast::measure::suite
