@@ -17,6 +17,7 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     app.fallthrough();
     add_validate_command(app);
+    add_predict_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -2,6 +2,7 @@
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "model/kernel.hpp"
 
 #include <fmt/format.h>
 #include <string>
@@ -17,9 +18,16 @@ std::string validate_file(const std::string& path) {
         const core::Machine m = core::machine_from_yaml(root);
         return fmt::format("machine file '{}', {} levels", m.name, m.levels.size());
     }
+    if (root.has("flops_per_iteration")) {
+        const model::KernelSpec k = model::kernel_from_yaml(root);
+        const char* form = !k.explicit_bytes.empty() ? "explicit bytes"
+                           : k.arrays                ? "array counts"
+                                                     : "loop nest";
+        return fmt::format("kernel file '{}', {}", k.name, form);
+    }
     throw core::InputError(path, "",
                            "not a roofcast data file (expected a machine file with 'compute' and "
-                           "'levels')");
+                           "'levels', or a kernel file with 'flops_per_iteration')");
 }
 
 } // namespace

@@ -97,6 +97,8 @@ Summary summary_from(const J& f) {
     return s;
 }
 
+} // namespace
+
 json prediction_to_json(const Prediction& p) {
     json terms = json::array();
     for (const auto& t : p.terms)
@@ -116,6 +118,8 @@ json prediction_to_json(const Prediction& p) {
             {"terms", terms},
             {"error_pct", opt(p.error_pct)}};
 }
+
+namespace {
 
 Prediction prediction_from(const J& f) {
     Prediction p;

@@ -72,6 +72,8 @@ struct Results {
 };
 
 nlohmann::json results_to_json(const Results& r);
+// One prediction as it appears in results.json (also what `roofcast predict --json` prints).
+nlohmann::json prediction_to_json(const Prediction& p);
 // Throws InputError(label, field, ...) on anything that is not a roofcast results document.
 Results results_from_json(const nlohmann::json& j, const std::string& label);
 Results load_results(const std::string& path);

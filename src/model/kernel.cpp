@@ -268,6 +268,8 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
     k.flops_per_iteration = root["flops_per_iteration"].as_non_negative();
     if (auto it = root.optional("iterations"))
         k.iterations = it->as_positive();
+    if (auto w = root.optional("working_set"))
+        k.working_set_bytes = static_cast<double>(w->as_size());
     if (auto nt = root.optional("nt_stores"))
         k.nt_stores = nt->as_bool();
     if (auto b = root.optional("bytes_per_iteration"))
@@ -285,8 +287,25 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
     } else if (auto e = root.optional("element_bytes")) {
         k.element_bytes = e->as_positive();
     }
-    if (auto l = root.optional("loop"))
+    if (auto l = root.optional("loop")) {
         k.loop = loop_from_yaml(*l);
+        if (!k.iterations) {
+            double n = 1;
+            for (long b : k.loop->bounds)
+                n *= static_cast<double>(b);
+            k.iterations = n;
+        }
+        if (!k.working_set_bytes) {
+            double ws = 0;
+            for (const auto& a : k.loop->arrays) {
+                double e = type_bytes(a.type, k.source_file, "loop.arrays");
+                for (long d : a.dims)
+                    e *= static_cast<double>(d);
+                ws += e;
+            }
+            k.working_set_bytes = ws;
+        }
+    }
     check_kernel(k);
     return k;
 }
@@ -500,6 +519,7 @@ Condition condition_for(const std::vector<ArrayStreams>& arrays, double capacity
 
 struct Misses {
     double bytes = 0;
+    double store_bytes = 0;
     double elements = 0;
 };
 
@@ -511,6 +531,8 @@ Misses misses(const std::vector<ArrayStreams>& arrays, double t) {
                 if (d.bytes > t) {
                     m.bytes += a.element_bytes;
                     m.elements += 1;
+                    if (list == &a.stores)
+                        m.store_bytes += a.element_bytes;
                 }
             }
         }
@@ -561,19 +583,23 @@ Traffic loop_traffic(const KernelSpec& k, const core::Machine& m, int threads,
     Traffic t;
     const auto arrays = streams_of(k);
     double l1_bytes = 0;
+    double l1_store_bytes = 0;
     double l1_elements = 0;
     for (const auto& a : arrays) {
         const double n = static_cast<double>(a.reads.size() + a.stores.size());
         l1_bytes += n * a.element_bytes;
+        l1_store_bytes += static_cast<double>(a.stores.size()) * a.element_bytes;
         l1_elements += n;
     }
     t.bytes[m.levels.front().name] = l1_bytes;
+    t.write_bytes[m.levels.front().name] = l1_store_bytes;
     std::vector<double> miss_elements{l1_elements};
     for (std::size_t i = 1; i < m.levels.size(); ++i) {
         const Capacity cap = capacity_of(m, i - 1, threads, k.loop->safety_factor, machine_label);
         const Condition c = condition_for(arrays, cap.bytes);
         const Misses ms = misses(arrays, c.t);
         t.bytes[m.levels[i].name] = ms.bytes;
+        t.write_bytes[m.levels[i].name] = ms.store_bytes;
         miss_elements.push_back(ms.elements);
         std::string note = fmt::format(
             "{}: {} holds in {} ({} needs {} <= {})", m.levels[i].name, condition_name(c.layer),

@@ -63,8 +63,9 @@ struct KernelSpec {
     std::string precision = "double"; // selects the machine's compute peak
     double flops_per_iteration = 0;
     std::optional<double> iterations; // total iterations (gives total time); loop nests: product of bounds
-    bool nt_stores = false;           // non-temporal stores: no write-allocate
-    double element_bytes = 8;         // array-count form
+    std::optional<double> working_set_bytes; // data touched (for bandwidth curves); loop nests: sum of arrays
+    bool nt_stores = false;                  // non-temporal stores: no write-allocate
+    double element_bytes = 8;                // array-count form
     std::map<std::string, double> explicit_bytes; // form 1: level -> bytes per iteration
     std::optional<ArrayCounts> arrays;            // form 2
     std::optional<LoopNest> loop;                 // form 3
@@ -85,6 +86,7 @@ void check_kernel(const KernelSpec& k);
 struct Traffic {
     std::map<std::string, double> bytes;
     std::map<std::string, double> accesses;
+    std::map<std::string, double> write_bytes; // of `bytes`, those stored (loop nests); empty when unknown
     std::vector<std::string> notes;
 };
 

@@ -1,0 +1,62 @@
+// `roofcast predict KERNEL.yaml --machine M.yaml`: loads both files, runs the models, prints tables
+// (or JSON, or the derivation in words). Thin: parsing and printing only.
+#include "cli/commands.hpp"
+#include "core/machine.hpp"
+#include "model/kernel.hpp"
+#include "model/predict.hpp"
+#include "report/predict_table.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace roofcast::cli {
+
+namespace {
+
+struct PredictArgs {
+    std::string kernel;
+    std::string machine;
+    std::vector<std::string> models;
+    int threads = 0;
+    bool json = false;
+    bool explain = false;
+};
+
+void run_predict(const PredictArgs& a) {
+    const model::KernelSpec k = model::load_kernel(a.kernel);
+    const core::Machine m = core::load_machine(a.machine);
+    model::PredictOptions o;
+    o.threads = a.threads;
+    o.models = a.models;
+    o.explain = a.explain;
+    o.machine_file = a.machine;
+    const model::Analysis an = model::analyse(k, m, o);
+    if (a.json)
+        fmt::print("{}\n", report::prediction_json(an).dump(2));
+    else if (a.explain)
+        fmt::print("{}", report::format_explanation(an));
+    else
+        fmt::print("{}", report::format_prediction_tables(an));
+}
+
+} // namespace
+
+void add_predict_command(CLI::App& app) {
+    auto* cmd =
+        app.add_subcommand("predict", "Predict a kernel's performance on a machine with roofline-family "
+                                      "models");
+    auto args = std::make_shared<PredictArgs>();
+    cmd->add_option("KERNEL", args->kernel, "kernel file (YAML)")->required();
+    cmd->add_option("--machine", args->machine, "machine file (YAML)")->required();
+    cmd->add_option("--model", args->models,
+                    "roofline, hierarchical, cache-aware, mixed or all (default all)")
+        ->delimiter(',');
+    cmd->add_option("--threads", args->threads, "threads the prediction is for (default: all cores)");
+    cmd->add_flag("--json", args->json, "print JSON instead of tables");
+    cmd->add_flag("--explain", args->explain, "print the derivation in words with the formulas used");
+    cmd->callback([args] { run_predict(*args); });
+}
+
+} // namespace roofcast::cli
