@@ -18,6 +18,7 @@ int run(int argc, char** argv) {
     app.fallthrough();
     add_validate_command(app);
     add_predict_command(app);
+    add_bench_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -46,14 +46,15 @@ KernelSpec base_spec(const std::string& name, double flops, double iterations,
     return k;
 }
 
-// Explicit traffic of a loop whose whole working set resides in `resident`: every level from the
-// core out to `resident` moves `bytes` per iteration, the levels beyond move nothing.
+// Explicit traffic of a loop whose whole working set resides in `resident`: the core loads and stores
+// `core_bytes` at L1; every level beyond L1 out to `resident` moves `bytes` (with write-allocate) per
+// iteration; the levels beyond move nothing.
 std::map<std::string, double> resident_bytes(const core::Machine& m, const std::string& resident,
-                                             double bytes) {
+                                             double core_bytes, double bytes) {
     std::map<std::string, double> out;
     bool beyond = false;
     for (const auto& l : m.levels) {
-        out[l.name] = beyond ? 0.0 : bytes;
+        out[l.name] = beyond ? 0.0 : l.name == "L1" ? core_bytes : bytes;
         if (l.name == resident)
             beyond = true;
     }
@@ -126,9 +127,9 @@ void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, cons
             k.name = fmt::format("calib-{}-{}F", t.level, static_cast<int>(flops));
             k.suite = "calibrate";
             k.spec = base_spec(k.name, flops, static_cast<double>(n));
-            // Triad traffic: read b and c, write a with its write-allocate: 4 x 8 bytes at every level
-            // from the core to the level the arrays reside in (requested bytes: 3 x 8).
-            k.spec.explicit_bytes = resident_bytes(m, t.level, 32.0);
+            // Triad traffic: the core loads b, c and stores a (3 x 8 bytes, the requested bytes); beyond
+            // L1 the store adds its write-allocate: 4 x 8 bytes out to the level the arrays reside in.
+            k.spec.explicit_bytes = resident_bytes(m, t.level, 24.0, 32.0);
             k.resident_level = t.level;
             k.requested_bytes = 24.0;
             k.run = [q, n](const sw::SuiteOptions& o, sw::Workspace& ws) {
@@ -267,7 +268,8 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         // CSR SpMV, 16 non-zeros per row inside a band of +-64 columns, so the 1 KiB window of x that a
         // row touches stays in L1. Per non-zero: val (8) and col (4) stream from memory; per row x (8,
         // read once per level beyond L1 as the window slides), row_ptr (8) and y with write-allocate (16).
-        // L1 sees x at every non-zero instead. One iteration = one non-zero.
+        // At L1 the core loads val, col and x per non-zero and, per row, row_ptr[r] and row_ptr[r+1],
+        // and stores y: 20 + 24/16 bytes. One iteration = one non-zero.
         const sw::SpmvShape shape{round_up(s.mem_working_set / (12.0 * 16.0), 64), 16, 64};
         const double nnz = static_cast<double>(shape.rows) * shape.nnz_per_row;
         SuiteKernel k;
@@ -282,7 +284,8 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
     }
     {
         // Blocked matmul, n = 512, tiles t = 32 (a tile of B, 8 KiB, stays in half of L1). Per (i,j,k)
-        // iteration the core loads B and C and stores C: 24 bytes at L1. Per tile triple (t^3 iterations)
+        // iteration the core loads B and C and stores C, and loads A once per t iterations: 24 + 8/t
+        // bytes at L1. Per tile triple (t^3 iterations)
         // L2 delivers A, B tiles and reads/writes the C tile: 8 * 4t^2 / t^3 = 32/t bytes. Beyond L2 each
         // i-tile row sweeps all of B (8/t per iteration) unless B fits half the L2 share, plus A and C once
         // per i-tile row (24/n). Beyond a level holding all three matrices in half its capacity: nothing.
@@ -298,7 +301,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         bool resident = all_three <= 0.5 * l2_share;
         for (const auto& l : m.levels) {
             if (l.name == "L1")
-                k.spec.explicit_bytes[l.name] = 24;
+                k.spec.explicit_bytes[l.name] = 24.0 + 8.0 / tt;
             else if (l.name == "L2")
                 k.spec.explicit_bytes[l.name] = 32.0 / tt;
             else {
