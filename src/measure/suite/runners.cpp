@@ -243,9 +243,8 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
 }
 
 void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out) {
-    const std::size_t width = 2 * s.band + 1;
     const std::size_t lo = r >= s.band ? r - s.band : 0;
-    const std::size_t hi = std::min(s.rows, lo + width); // exclusive
+    const std::size_t hi = std::min(s.rows, r + s.band + 1); // exclusive
     const std::size_t span = hi - lo;
     const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(s.nnz_per_row), span);
     // Choose k distinct columns in [lo, hi) by Floyd's sampling, then sort.
