@@ -1,0 +1,91 @@
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/results.hpp"
+#include "model/bench.hpp"
+#include "report/bench_table.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+namespace roofcast::cli {
+
+namespace {
+
+// The machine file `roofcast machine` writes by default in the working directory.
+constexpr const char* k_default_machine = "roofcast-machine.yaml";
+
+struct BenchArgs {
+    model::BenchOptions bench;
+    std::string machine;
+    std::string json;
+    std::string output;
+    bool calibrate = false;
+};
+
+void run_bench_command(const BenchArgs& a) {
+    std::string machine_file = a.machine;
+    if (machine_file.empty()) {
+        if (!std::filesystem::exists(k_default_machine))
+            throw core::InputError("", "--machine",
+                                   "no machine file: run `roofcast machine` or pass --machine");
+        machine_file = k_default_machine;
+    }
+    if (a.calibrate && a.output.empty())
+        throw core::InputError("", "-o", "--calibrate writes the calibrated machine file: give -o FILE");
+    if (!a.output.empty() && !a.calibrate)
+        throw core::InputError("", "-o", "-o is the calibrated machine file of --calibrate");
+    const core::Machine machine = core::load_machine(machine_file);
+    model::BenchOptions o = a.bench;
+    o.machine_file = machine_file;
+    if (a.calibrate) {
+        if (!o.kernel.empty() || (o.suite != "all" && o.suite != "calibrate"))
+            throw core::InputError("", "--calibrate",
+                                   "--calibrate runs the calibration suite; drop --suite/--kernel");
+        o.suite = "calibrate";
+    }
+    const bool tty = isatty(fileno(stderr)) != 0;
+    const model::BenchReport rep = model::run_bench(o, machine, [tty](const std::string& line) {
+        if (tty)
+            fmt::print(stderr, "\r\033[K{}", line);
+        else
+            fmt::print(stderr, "{}\n", line);
+    });
+    if (tty)
+        fmt::print(stderr, "\n");
+    fmt::print("{}", report::format_bench_table(rep));
+    if (!a.json.empty())
+        core::save_results(a.json, rep.results);
+    if (a.calibrate) {
+        if (!rep.results.machine)
+            throw core::Error("calibration produced no machine");
+        core::save_machine(a.output, *rep.results.machine);
+        fmt::print(stderr, "calibrated machine file written to {}\n", a.output);
+    }
+}
+
+} // namespace
+
+void add_bench_command(CLI::App& app) {
+    auto args = std::make_shared<BenchArgs>();
+    auto* cmd = app.add_subcommand("bench",
+                                   "Run the built-in kernel suite and compare every model with measurements");
+    cmd->add_option("--suite", args->bench.suite, "stream | calibrate | mixed | apps | all")
+        ->default_val("all");
+    cmd->add_option("--kernel", args->bench.kernel, "run one kernel of the suite by name");
+    cmd->add_option("--threads", args->bench.threads, "threads (default: every core of the machine)");
+    cmd->add_option("--machine", args->machine,
+                    std::string("machine file (default: ./") + k_default_machine + ")");
+    cmd->add_option("--json", args->json, "also write the results (results.json format) to FILE");
+    cmd->add_flag("--quick", args->bench.quick, "fewer, shorter repetitions");
+    cmd->add_flag("--calibrate", args->calibrate,
+                  "run the calibration loops and write the effective figures into the machine file -o FILE");
+    cmd->add_option("-o,--output", args->output, "calibrated machine file (with --calibrate)");
+    cmd->callback([args] { run_bench_command(*args); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,210 @@
+// Bodies of roofcast's built-in kernel suite. Each body performs ONE call of its kernel and is
+// meant to be run by every thread of an OpenMP team: the work is shared with `omp for
+// schedule(static)`, so a given index range always lands on the same thread (first touch and cache
+// residency stay put across calls) and the implicit barrier ends the call. Called outside a parallel
+// region a body runs serially, which is how the tests check them against scalar references.
+// Inner loops carry `omp simd` so that they vectorize whatever aliasing the compiler fears; the
+// flop and traffic counts of every body are declared once in model/suite_catalogue.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace roofcast::measure::suite {
+
+// --- STREAM (McCalpin, "Memory bandwidth and machine balance", IEEE TCCA newsletter 1995) ---------
+enum class StreamOp { copy, scale, add, triad };
+
+inline void stream_body(StreamOp op, double* __restrict a, const double* __restrict b,
+                        const double* __restrict c, double s, std::size_t n) {
+    switch (op) {
+    case StreamOp::copy:
+#pragma omp for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i)
+            a[i] = b[i];
+        break;
+    case StreamOp::scale:
+#pragma omp for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i)
+            a[i] = s * b[i];
+        break;
+    case StreamOp::add:
+#pragma omp for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i)
+            a[i] = b[i] + c[i];
+        break;
+    case StreamOp::triad:
+#pragma omp for simd schedule(static)
+        for (std::size_t i = 0; i < n; ++i)
+            a[i] = b[i] + s * c[i];
+        break;
+    }
+}
+
+// Extra multiply-add terms that raise the flop count without touching memory: Q dependent steps
+// t = t*alpha + beta (2 flops each). alpha < 1 keeps t bounded (it converges to beta/(1-alpha)).
+template <int Q, class T> inline T extra_fma(T t) {
+    constexpr T alpha = T(0.5);
+    constexpr T beta = T(0.25);
+#pragma GCC unroll 64
+    for (int q = 0; q < Q; ++q)
+        t = t * alpha + beta;
+    return t;
+}
+
+// --- Effective-bandwidth calibration: a triad with Q extra multiply-adds per element. ------------
+// Bytes stay those of the triad while the flops are 2 + 2Q, so requested bytes per flop fall from
+// 24/2 = 12 (Q = 0) to 24/48 = 0.5 (Q = 23).
+template <int Q>
+void calibration_body(double* __restrict a, const double* __restrict b, const double* __restrict c, double s,
+                      std::size_t n) {
+#pragma omp for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i)
+        a[i] = extra_fma<Q>(b[i] + s * c[i]);
+}
+
+// --- Mixed memory+cache family mM-nC-lF -----------------------------------------------------------
+// a(k,j,i) = extra_fma<Q>( c(k,j,i) + c(k,j+1,i) + ... + c(k,j+N,i) ): per iteration the leading
+// row c(k,j+N,.) and the store to a (with its write-allocate) stream from memory (m = 3), the N other
+// rows were loaded N..1 row-sweeps earlier and are served by the cache level whose size the row
+// length was chosen for. Flops: N adds + 2Q. Arrays are [nk][nj][ni], i fastest; j runs to nj - N.
+template <int N, int Q>
+void mixed_body(double* __restrict a, const double* __restrict c, std::size_t nk, std::size_t nj,
+                std::size_t ni) {
+#pragma omp for schedule(static)
+    for (std::size_t k = 0; k < nk; ++k) {
+        for (std::size_t j = 0; j + N < nj; ++j) {
+            const double* row = c + (k * nj + j) * ni;
+            double* out = a + (k * nj + j) * ni;
+#pragma omp simd
+            for (std::size_t i = 0; i < ni; ++i) {
+                double s = row[i];
+#pragma GCC unroll 16
+                for (int d = 1; d <= N; ++d)
+                    s += row[static_cast<std::size_t>(d) * ni + i];
+                out[i] = extra_fma<Q>(s);
+            }
+        }
+    }
+}
+
+// --- 3-D 7-point Jacobi (double): b = s * (sum of the centre and its six neighbours). 7 flops. ------
+inline void jacobi7_body(double* __restrict b, const double* __restrict a, double s, std::size_t nk,
+                         std::size_t nj, std::size_t ni) {
+    const std::size_t plane = nj * ni;
+#pragma omp for schedule(static)
+    for (std::size_t k = 1; k < nk - 1; ++k) {
+        for (std::size_t j = 1; j < nj - 1; ++j) {
+            const std::size_t base = k * plane + j * ni;
+#pragma omp simd
+            for (std::size_t i = 1; i < ni - 1; ++i) {
+                const std::size_t x = base + i;
+                b[x] = s * (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
+            }
+        }
+    }
+}
+
+// --- Himeno (single precision, 19-point Poisson Jacobi; Himeno benchmark, RIKEN, 1996). -------------
+// The loop of the original jacobi() with its 34 flops per point, counted as: s0 = 27
+// (3 mul + 2 add on a0..a2; 3 b-terms of 3 add/sub + 1 mul each; 3 adds joining them; 3 mul + 3 add
+// on c0..c2; 1 add of wrk1), ss = (s0*a3 - p)*bnd: 3, gosa += ss*ss: 2, wrk2 = p + omega*ss: 2.
+struct HimenoArrays {
+    const float* a[4];
+    const float* b[3];
+    const float* c[3];
+    const float* p;
+    const float* bnd;
+    const float* wrk1;
+    float* wrk2;
+};
+
+// Returns this thread's share of gosa; the loop ends without a barrier (nowait) so the caller adds
+// the shares and then synchronises.
+inline double himeno_body(const HimenoArrays& h, float omega, std::size_t nk, std::size_t nj,
+                          std::size_t ni) {
+    const std::size_t plane = nj * ni;
+    double gosa = 0.0;
+#pragma omp for schedule(static) nowait
+    for (std::size_t k = 1; k < nk - 1; ++k) {
+        for (std::size_t j = 1; j < nj - 1; ++j) {
+            const std::size_t base = k * plane + j * ni;
+            float g = 0.0f;
+            const float* __restrict p = h.p;
+#pragma omp simd reduction(+ : g)
+            for (std::size_t i = 1; i < ni - 1; ++i) {
+                const std::size_t x = base + i;
+                const float s0 =
+                    h.a[0][x] * p[x + plane] + h.a[1][x] * p[x + ni] + h.a[2][x] * p[x + 1] +
+                    h.b[0][x] *
+                        (p[x + plane + ni] - p[x + plane - ni] - p[x - plane + ni] + p[x - plane - ni]) +
+                    h.b[1][x] * (p[x + ni + 1] - p[x - ni + 1] - p[x + ni - 1] + p[x - ni - 1]) +
+                    h.b[2][x] * (p[x + plane + 1] - p[x - plane + 1] - p[x + plane - 1] + p[x - plane - 1]) +
+                    h.c[0][x] * p[x - plane] + h.c[1][x] * p[x - ni] + h.c[2][x] * p[x - 1] + h.wrk1[x];
+                const float ss = (s0 * h.a[3][x] - p[x]) * h.bnd[x];
+                g += ss * ss;
+                h.wrk2[x] = p[x] + omega * ss;
+            }
+            gosa += static_cast<double>(g);
+        }
+    }
+    return gosa;
+}
+
+// --- CSR sparse matrix-vector product y = A x (2 flops per non-zero). ------------------------------
+inline void spmv_body(double* __restrict y, const double* __restrict val, const std::int32_t* __restrict col,
+                      const std::int64_t* __restrict row_ptr, const double* __restrict x, std::size_t rows) {
+#pragma omp for schedule(static)
+    for (std::size_t r = 0; r < rows; ++r) {
+        double s = 0.0;
+        const std::int64_t end = row_ptr[r + 1];
+#pragma omp simd reduction(+ : s)
+        for (std::int64_t e = row_ptr[r]; e < end; ++e)
+            s += val[e] * x[col[e]];
+        y[r] = s;
+    }
+}
+
+// --- Blocked dense matrix multiply C += A B (n x n, row-major, tiles of t x t; 2 flops per (i,j,k)). -
+// Threads share the i-tiles; within a tile the j loop is the vector loop and one row of the B tile
+// and of the C tile stay in L1 while k advances.
+inline void matmul_body(double* __restrict cm, const double* __restrict am, const double* __restrict bm,
+                        std::size_t n, std::size_t t) {
+#pragma omp for schedule(static)
+    for (std::size_t ii = 0; ii < n; ii += t) {
+        for (std::size_t kk = 0; kk < n; kk += t) {
+            for (std::size_t jj = 0; jj < n; jj += t) {
+                for (std::size_t i = ii; i < ii + t; ++i) {
+                    double* crow = cm + i * n + jj;
+                    for (std::size_t k = kk; k < kk + t; ++k) {
+                        const double aik = am[i * n + k];
+                        const double* brow = bm + k * n + jj;
+#pragma omp simd
+                        for (std::size_t j = 0; j < t; ++j)
+                            crow[j] += aik * brow[j];
+                    }
+                }
+            }
+        }
+    }
+}
+
+// --- Vector 2-norm: sum of squares (2 flops per element); the square root is taken once per call. -
+// Threads share blocks of k_norm_block elements; returns this thread's partial sum without a barrier
+// (nowait) so the caller adds the shares and then synchronises.
+inline constexpr std::size_t k_norm_block = 4096;
+
+inline double norm2_squared_body(const double* __restrict x, std::size_t n) {
+    double s = 0.0;
+    const std::size_t blocks = (n + k_norm_block - 1) / k_norm_block;
+#pragma omp for schedule(static) nowait
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+        const std::size_t end = blk * k_norm_block + k_norm_block < n ? blk * k_norm_block + k_norm_block : n;
+#pragma omp simd reduction(+ : s)
+        for (std::size_t i = blk * k_norm_block; i < end; ++i)
+            s += x[i] * x[i];
+    }
+    return s;
+}
+
+} // namespace roofcast::measure::suite

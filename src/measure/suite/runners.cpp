@@ -1,0 +1,342 @@
+#include "measure/suite/runners.hpp"
+
+#include "measure/suite/aligned.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofcast::measure::suite {
+
+namespace {
+
+std::vector<int> allowed_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    }
+    return cpus;
+}
+
+// Times `call()`, which every thread of a team of `threads` runs once per call of the kernel and
+// which ends with a barrier. One parallel region per epoch keeps fork/join out of the samples.
+template <class Call> Measurement time_team(const SuiteOptions& opt, Call&& call) {
+    const int threads = std::max(1, opt.threads);
+    pin_threads(threads);
+    auto body = [&](std::uint64_t reps) {
+#pragma omp parallel num_threads(threads)
+        {
+            for (std::uint64_t r = 0; r < reps; ++r)
+                call();
+        }
+    };
+    const Timing t = time_repeated(body, opt.harness);
+    Measurement m;
+    m.seconds_per_call = t.seconds_per_call;
+    m.repetitions = t.repetitions;
+    return m;
+}
+
+// Splitmix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014):
+// a stateless hash, so the generated matrix does not depend on which thread builds which row.
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+template <int Q> Measurement run_calibration_q(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, n);
+    double* b = ws.array<double>(1, n);
+    double* c = ws.array<double>(2, n);
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    stream_init(a, b, c, n);
+    Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, c, 3.0, n); });
+    m.checksum = a[n / 2];
+    return m;
+}
+
+template <std::size_t... I>
+Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, Workspace& ws,
+                                 std::index_sequence<I...>) {
+    Measurement m;
+    bool found = false;
+    ((q == k_calibration_fmas[I] ? (m = run_calibration_q<k_calibration_fmas[I]>(n, opt, ws), found = true)
+                                 : false),
+     ...);
+    if (!found)
+        throw std::invalid_argument("no calibration loop with " + std::to_string(q) + " extra multiply-adds");
+    return m;
+}
+
+template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, g.points());
+    double* c = ws.array<double>(1, g.points());
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t k = 0; k < g.nk; ++k) {
+            for (std::size_t x = k * g.nj * g.ni; x < (k + 1) * g.nj * g.ni; ++x) {
+                a[x] = 0.0;
+                c[x] = 1.0 + static_cast<double>(x % 7) * 0.125;
+            }
+        }
+    }
+    Measurement m = time_team(opt, [&] { mixed_body<N, Q>(a, c, g.nk, g.nj, g.ni); });
+    m.checksum = a[g.ni + 1];
+    return m;
+}
+
+constexpr std::size_t k_mixed_members = k_mixed_neighbours.size() * k_mixed_flop_levels;
+
+template <std::size_t... I>
+Measurement dispatch_mixed(int n, int q, const Grid3& g, const SuiteOptions& opt, Workspace& ws,
+                           std::index_sequence<I...>) {
+    Measurement m;
+    bool found = false;
+    constexpr auto nn = [](std::size_t i) { return k_mixed_neighbours[i / k_mixed_flop_levels]; };
+    constexpr auto qq = [](std::size_t i) {
+        return mixed_extra_fmas(k_mixed_neighbours[i / k_mixed_flop_levels],
+                                static_cast<int>(i % k_mixed_flop_levels));
+    };
+    ((n == nn(I) && q == qq(I) ? (m = run_mixed_nq<nn(I), qq(I)>(g, opt, ws), found = true) : false), ...);
+    if (!found)
+        throw std::invalid_argument("no mixed-family member with n = " + std::to_string(n) + " and " +
+                                    std::to_string(q) + " extra multiply-adds");
+    return m;
+}
+
+} // namespace
+
+void stream_init(double* a, double* b, double* c, std::size_t n) {
+#pragma omp for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+        a[i] = 0.0;
+        b[i] = 1.0;
+        c[i] = 2.0;
+    }
+}
+
+int pin_threads(int threads) {
+    const std::vector<int> cpus = allowed_cpus();
+    if (cpus.empty())
+        return 1;
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(std::max(1, threads))
+    {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[static_cast<std::size_t>(omp_get_thread_num()) % cpus.size()], &one);
+        pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    }
+    return static_cast<int>(cpus.size());
+}
+
+Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, n);
+    double* b = ws.array<double>(1, n);
+    double* c = ws.array<double>(2, n);
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    stream_init(a, b, c, n);
+    Measurement m = time_team(opt, [&] { stream_body(op, a, b, c, 3.0, n); });
+    m.checksum = a[n / 2];
+    return m;
+}
+
+Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    return dispatch_calibration(extra_fmas, n, opt, ws,
+                                std::make_index_sequence<k_calibration_fmas.size()>{});
+}
+
+Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt,
+                      Workspace& ws) {
+    return dispatch_mixed(neighbours, extra_fmas, g, opt, ws, std::make_index_sequence<k_mixed_members>{});
+}
+
+Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    double* a = ws.array<double>(0, g.points());
+    double* b = ws.array<double>(1, g.points());
+    const int threads = std::max(1, opt.threads);
+    const std::size_t plane = g.nj * g.ni;
+#pragma omp parallel num_threads(threads)
+    {
+        // Same k partition as the kernel (which runs k = 1..nk-2); the two boundary planes are
+        // written by whichever thread owns their neighbour.
+#pragma omp for schedule(static)
+        for (std::size_t k = 1; k < g.nk - 1; ++k) {
+            const std::size_t lo = k == 1 ? 0 : k * plane;
+            const std::size_t hi = k == g.nk - 2 ? g.nk * plane : (k + 1) * plane;
+            for (std::size_t x = lo; x < hi; ++x) {
+                a[x] = 1.0 + static_cast<double>(x % 5) * 0.25;
+                b[x] = 0.0;
+            }
+        }
+    }
+    Measurement m = time_team(opt, [&] { jacobi7_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni); });
+    m.checksum = b[plane + g.ni + 1];
+    return m;
+}
+
+Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    constexpr std::size_t k_arrays = 14; // a0..a3, b0..b2, c0..c2, p, bnd, wrk1, wrk2
+    std::vector<float*> arr;
+    for (std::size_t i = 0; i < k_arrays; ++i)
+        arr.push_back(ws.array<float>(i, g.points()));
+    const int threads = std::max(1, opt.threads);
+    const std::size_t plane = g.nj * g.ni;
+    // Initial values of the original benchmark: a0..a2 = 1, a3 = 1/6, b = 0, c = 1, bnd = 1, wrk1 = 0,
+    // p = (k/(kmax-1))^2 (here along the outermost index).
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t k = 1; k < g.nk - 1; ++k) {
+            const std::size_t lo = k == 1 ? 0 : k * plane;
+            const std::size_t hi = k == g.nk - 2 ? g.nk * plane : (k + 1) * plane;
+            for (std::size_t x = lo; x < hi; ++x) {
+                const float kk = static_cast<float>(x / plane) / static_cast<float>(g.nk - 1);
+                for (int q = 0; q < 3; ++q)
+                    arr[static_cast<std::size_t>(q)][x] = 1.0f;
+                arr[3][x] = 1.0f / 6.0f;
+                for (int q = 4; q < 7; ++q)
+                    arr[static_cast<std::size_t>(q)][x] = 0.0f;
+                for (int q = 7; q < 10; ++q)
+                    arr[static_cast<std::size_t>(q)][x] = 1.0f;
+                arr[10][x] = kk * kk;
+                arr[11][x] = 1.0f;
+                arr[12][x] = 0.0f;
+                arr[13][x] = 0.0f;
+            }
+        }
+    }
+    HimenoArrays h{{arr[0], arr[1], arr[2], arr[3]},
+                   {arr[4], arr[5], arr[6]},
+                   {arr[7], arr[8], arr[9]},
+                   arr[10],
+                   arr[11],
+                   arr[12],
+                   arr[13]};
+    double gosa = 0.0;
+    Measurement m = time_team(opt, [&] {
+        const double mine = himeno_body(h, 0.8f, g.nk, g.nj, g.ni);
+#pragma omp single
+        gosa = 0.0;
+#pragma omp atomic
+        gosa += mine;
+#pragma omp barrier
+    });
+    m.checksum = gosa;
+    return m;
+}
+
+void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out) {
+    const std::size_t lo = r >= s.band ? r - s.band : 0;
+    const std::size_t hi = std::min(s.rows, r + s.band + 1); // exclusive
+    const std::size_t span = hi - lo;
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(s.nnz_per_row), span);
+    // Choose k distinct columns in [lo, hi) by Floyd's sampling, then sort.
+    std::vector<std::int32_t> chosen;
+    chosen.reserve(k);
+    for (std::size_t j = span - k; j < span; ++j) {
+        const std::size_t t = splitmix64((static_cast<std::uint64_t>(r) << 20) ^ j) % (j + 1);
+        const auto cand = static_cast<std::int32_t>(lo + t);
+        if (std::find(chosen.begin(), chosen.end(), cand) == chosen.end())
+            chosen.push_back(cand);
+        else
+            chosen.push_back(static_cast<std::int32_t>(lo + j));
+    }
+    std::sort(chosen.begin(), chosen.end());
+    std::copy(chosen.begin(), chosen.end(), out);
+}
+
+Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws) {
+    if (s.rows == 0 || s.nnz_per_row < 1 || 2 * s.band + 1 < static_cast<std::size_t>(s.nnz_per_row) ||
+        s.rows < static_cast<std::size_t>(s.nnz_per_row))
+        throw std::invalid_argument("spmv: need rows >= nnz_per_row and 2*band+1 >= nnz_per_row");
+    const auto per = static_cast<std::size_t>(s.nnz_per_row);
+    const std::size_t nnz = s.rows * per;
+    double* val = ws.array<double>(0, nnz);
+    double* x = ws.array<double>(1, s.rows);
+    double* y = ws.array<double>(2, s.rows);
+    auto* col = ws.array<std::int32_t>(3, nnz);
+    auto* row_ptr = ws.array<std::int64_t>(4, s.rows + 1);
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t r = 0; r < s.rows; ++r) {
+            row_ptr[r] = static_cast<std::int64_t>(r * per);
+            spmv_columns(s, r, col + r * per);
+            for (std::size_t e = r * per; e < (r + 1) * per; ++e)
+                val[e] = 1.0 / static_cast<double>(1 + e % 3);
+            x[r] = 1.0;
+            y[r] = 0.0;
+        }
+    }
+    row_ptr[s.rows] = static_cast<std::int64_t>(nnz);
+    Measurement m = time_team(opt, [&] { spmv_body(y, val, col, row_ptr, x, s.rows); });
+    m.checksum = y[s.rows / 2];
+    return m;
+}
+
+Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt, Workspace& ws) {
+    if (tile == 0 || n % tile != 0)
+        throw std::invalid_argument("matmul: n must be a multiple of the tile size");
+    double* a = ws.array<double>(0, n * n);
+    double* b = ws.array<double>(1, n * n);
+    double* c = ws.array<double>(2, n * n);
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t ii = 0; ii < n; ii += tile) {
+            for (std::size_t x = ii * n; x < (ii + tile) * n; ++x) {
+                a[x] = 1.0 / static_cast<double>(1 + x % 7);
+                b[x] = 1.0 / static_cast<double>(1 + x % 5);
+                c[x] = 0.0;
+            }
+        }
+    }
+    Measurement m = time_team(opt, [&] { matmul_body(c, a, b, n, tile); });
+    m.checksum = c[n + 1];
+    return m;
+}
+
+Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+    double* x = ws.array<double>(0, n);
+    const int threads = std::max(1, opt.threads);
+    const std::size_t blocks = (n + k_norm_block - 1) / k_norm_block;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t blk = 0; blk < blocks; ++blk)
+            for (std::size_t i = blk * k_norm_block; i < std::min(n, (blk + 1) * k_norm_block); ++i)
+                x[i] = 1.0 / static_cast<double>(1 + i % 9);
+    }
+    double total = 0.0;
+    Measurement m = time_team(opt, [&] {
+        const double mine = norm2_squared_body(x, n);
+#pragma omp single
+        total = 0.0;
+#pragma omp atomic
+        total += mine;
+#pragma omp barrier
+    });
+    m.checksum = std::sqrt(total);
+    return m;
+}
+
+} // namespace roofcast::measure::suite

@@ -1,0 +1,91 @@
+// Measurement of the built-in kernel suite: each runner allocates its arrays 64-byte aligned, writes
+// them first with the same threads and static schedule as the timed loop (first touch), pins the
+// OpenMP threads one per allowed CPU, and times whole calls with the one harness (measure/harness.hpp),
+// one parallel region per epoch. Runners only measure: sizes come from the caller (the catalogue
+// chooses them from the machine's caches) and no runner knows flops or bytes.
+#pragma once
+
+#include "measure/harness.hpp"
+#include "measure/suite/aligned.hpp"
+#include "measure/suite/kernels.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace roofcast::measure::suite {
+
+struct SuiteOptions {
+    int threads = 1;
+    HarnessOptions harness;
+};
+
+struct Measurement {
+    core::Summary seconds_per_call;
+    std::uint64_t repetitions = 1; // calls per epoch
+    double checksum = 0;           // a value computed from the output, so the work cannot be elided
+};
+
+// Reusable arrays across runs: a runner asks for `slot` with n elements and gets the slot's buffer,
+// reallocated only when it is too small. Page faults of fresh memory then happen once per suite rather
+// than once per kernel; every runner still writes its arrays itself before timing (first touch on the
+// first use, the same static schedule afterwards).
+class Workspace {
+public:
+    template <class T> T* array(std::size_t slot, std::size_t n) {
+        if (m_slots.size() <= slot)
+            m_slots.resize(slot + 1);
+        if (m_slots[slot].size() < n * sizeof(T))
+            m_slots[slot] = AlignedArray<unsigned char>(n * sizeof(T));
+        return reinterpret_cast<T*>(m_slots[slot].data());
+    }
+
+private:
+    std::vector<AlignedArray<unsigned char>> m_slots;
+};
+
+struct Grid3 {
+    std::size_t nk = 0, nj = 0, ni = 0; // outermost first; i is contiguous
+    std::size_t points() const { return nk * nj * ni; }
+};
+
+// First touch of the three STREAM/calibration arrays, with the loop construct of their bodies.
+void stream_init(double* a, double* b, double* c, std::size_t n);
+
+// Pins thread t of an OpenMP team of `threads` to the t-th CPU this process may run on (wrapping
+// around when there are more threads than CPUs). Returns the number of CPUs available.
+int pin_threads(int threads);
+
+// Extra multiply-add counts of the calibration loops (bytes per flop 12, 6, 4, 3, 2, 1.33, 1, 0.67, 0.5).
+inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17, 23};
+
+// The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
+// round(4.5 n) extra multiply-adds, i.e. l = n + 2Q ~ n, 4n, 10n flops per iteration.
+inline constexpr std::array<int, 9> k_mixed_neighbours{2, 3, 4, 5, 6, 8, 10, 12, 14};
+inline constexpr int k_mixed_flop_levels = 3;
+constexpr int mixed_extra_fmas(int n, int level) {
+    return level == 0 ? 0 : level == 1 ? (3 * n + 1) / 2 : (9 * n + 1) / 2;
+}
+
+Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws);
+// `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
+Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws);
+// (neighbours, extra_fmas) must be a member of the family above (std::invalid_argument otherwise).
+Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+
+struct SpmvShape {
+    std::size_t rows = 0;
+    int nnz_per_row = 16;
+    std::size_t band = 64; // columns lie within row +- band
+};
+// Deterministic column pattern of row r (sorted, distinct, inside [0, rows) and within +- band).
+void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out);
+Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
+// n must be a multiple of tile.
+Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt, Workspace& ws);
+Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws);
+
+} // namespace roofcast::measure::suite

@@ -1,0 +1,246 @@
+#include "model/bench.hpp"
+
+#include "core/error.hpp"
+#include "model/derived.hpp"
+#include "model/predict.hpp"
+#include "roofcast/version.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fmt/format.h>
+#include <thread>
+
+namespace roofcast::model {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+std::string now_iso8601() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+measure::HarnessOptions harness_for(bool quick) {
+    measure::HarnessOptions h;
+    h.min_epoch_seconds = quick ? 0.01 : 0.05;
+    h.epochs = quick ? 3 : 7;
+    // The harness's first (calibrating) call already warms caches and TLB in quick runs.
+    h.warmup_calls = quick ? 0 : 1;
+    return h;
+}
+
+} // namespace
+
+int bench_threads(const BenchOptions& o, const core::Machine& m) {
+    if (o.threads < 0)
+        throw core::InputError("", "--threads",
+                               "expected a thread count >= 1, got " + std::to_string(o.threads));
+    if (o.threads > 0)
+        return o.threads;
+    if (m.topology && m.topology->cores > 0)
+        return m.topology->cores;
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machine& m, int threads) {
+    const bool all = o.suite == "all";
+    if (!all && std::find(k_suite_names.begin(), k_suite_names.end(), o.suite) == k_suite_names.end())
+        throw core::InputError("", "--suite",
+                               "unknown suite '" + o.suite + "'; valid: " + join(k_suite_names) + ", all");
+    std::vector<SuiteKernel> cat = suite_catalogue(m, threads, o.machine_file);
+    std::vector<SuiteKernel> out;
+    if (!o.kernel.empty()) {
+        for (auto& k : cat)
+            if (k.name == o.kernel)
+                out.push_back(std::move(k));
+        if (out.empty()) {
+            std::vector<std::string> names;
+            for (const auto& k : cat)
+                names.push_back(k.name);
+            throw core::InputError("", "--kernel",
+                                   "unknown kernel '" + o.kernel + "'; valid: " + join(names));
+        }
+        return out;
+    }
+    for (auto& k : cat)
+        if (k.suite == "calibrate" && (all || o.suite == "calibrate"))
+            out.push_back(k);
+    for (auto& k : cat)
+        if (k.suite != "calibrate" && (all || o.suite == k.suite))
+            out.push_back(k);
+    return out;
+}
+
+core::KernelResult compare_kernel(const KernelSpec& spec, const std::string& suite, int threads,
+                                  const core::Summary& seconds_per_call, const core::Machine& m) {
+    core::KernelResult r;
+    r.name = spec.name;
+    r.suite = suite;
+    r.precision = spec.precision;
+    r.threads = threads;
+    r.flops_per_iteration = spec.flops_per_iteration;
+    r.iterations = spec.iterations.value_or(1.0);
+    const Traffic traffic = derive_traffic(spec, m, threads);
+    r.bytes_per_iteration = traffic.bytes;
+    r.notes = traffic.notes;
+    r.measured_seconds = seconds_per_call;
+    const core::Summary per_iteration = core::scaled(seconds_per_call, 1.0 / r.iterations);
+    const RateSummaries rates = derive_rates(spec.flops_per_iteration, traffic.bytes, per_iteration);
+    r.measured_gflops = rates.gflops;
+    // Memory-side bandwidth: the outermost level that moves data.
+    for (auto it = m.levels.rbegin(); it != m.levels.rend(); ++it) {
+        const auto b = traffic.bytes.find(it->name);
+        if (b != traffic.bytes.end() && b->second > 0) {
+            r.measured_gbs = rates.gbs.at(it->name);
+            break;
+        }
+    }
+    PredictOptions po;
+    po.threads = threads;
+    r.predictions = predict(spec, m, po);
+    for (auto& p : r.predictions)
+        if (p.seconds_per_iteration > 0)
+            p.error_pct = (per_iteration.median / p.seconds_per_iteration - 1.0) * 100.0;
+    return r;
+}
+
+std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>& kernels,
+                                                 const std::vector<core::KernelResult>& results) {
+    std::vector<CalibrationPoint> out;
+    for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i) {
+        const auto& k = kernels[i];
+        const auto& r = results[i];
+        if (k.suite != "calibrate" || !r.measured_seconds)
+            continue;
+        const double t = r.measured_seconds->median / r.iterations;
+        const auto b = r.bytes_per_iteration.find(k.resident_level);
+        const double bytes = b == r.bytes_per_iteration.end() ? 0.0 : b->second;
+        const Rates rates = derive_rates(k.spec.flops_per_iteration, {{k.resident_level, bytes}}, t);
+        out.push_back({k.resident_level, k.name, k.requested_bytes / k.spec.flops_per_iteration,
+                       rates.gbs.at(k.resident_level), rates.gflops});
+    }
+    return out;
+}
+
+FamilySwitch family_switch(const std::vector<SuiteKernel>& kernels,
+                           const std::vector<core::KernelResult>& results) {
+    FamilySwitch s;
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i)
+        if (kernels[i].suite == "mixed" && kernels[i].mixed_flop_level == 0 && results[i].measured_seconds)
+            idx.push_back(i);
+    std::sort(idx.begin(), idx.end(),
+              [&](auto a, auto b) { return kernels[a].mixed_n < kernels[b].mixed_n; });
+    std::optional<double> first_time;
+    for (const std::size_t i : idx) {
+        const std::size_t pos = s.members.size();
+        s.cache = kernels[i].mixed_cache;
+        s.members.push_back(kernels[i].name);
+        s.neighbours.push_back(kernels[i].mixed_n);
+        const double t = results[i].measured_seconds->median / results[i].iterations;
+        if (!first_time)
+            first_time = t;
+        if (!s.measured && t > (1.0 + k_switch_rise) * *first_time)
+            s.measured = pos;
+        for (const auto& p : results[i].predictions)
+            if (p.model == "mixed" && !s.predicted && p.bottleneck != "MEM" && p.bottleneck != "compute")
+                s.predicted = pos;
+    }
+    return s;
+}
+
+std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::KernelResult>& results) {
+    std::vector<core::KernelResult> scored;
+    for (const auto& r : results)
+        if (r.suite != "calibrate")
+            scored.push_back(r);
+    std::vector<core::AccuracySummary> out;
+    for (const auto& model : k_model_names)
+        out.push_back(core::accuracy_of(scored, model));
+    return out;
+}
+
+std::vector<core::AccuracySummary> accuracy_on_mixed_valid(const std::vector<core::KernelResult>& results) {
+    std::vector<core::KernelResult> members;
+    for (const auto& r : results) {
+        if (r.suite != "mixed")
+            continue;
+        const bool valid =
+            std::any_of(r.predictions.begin(), r.predictions.end(),
+                        [](const core::Prediction& p) { return p.model == "mixed" && p.valid; });
+        if (!valid)
+            continue;
+        // Score every model on the members where the mixed model is valid, whatever its own range.
+        core::KernelResult copy = r;
+        for (auto& p : copy.predictions)
+            p.valid = true;
+        members.push_back(std::move(copy));
+    }
+    std::vector<core::AccuracySummary> out;
+    for (const auto& model : k_model_names)
+        out.push_back(core::accuracy_of(members, model));
+    return out;
+}
+
+BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progress& progress) {
+    BenchReport rep;
+    rep.threads = bench_threads(o, m);
+    const std::vector<SuiteKernel> kernels = select_kernels(o, m, rep.threads);
+    measure::suite::SuiteOptions so;
+    so.threads = rep.threads;
+    so.harness = harness_for(o.quick);
+    std::vector<core::Summary> times;
+    times.reserve(kernels.size());
+    measure::suite::Workspace ws;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (progress)
+            progress(fmt::format("[{}/{}] {}", i + 1, kernels.size(), kernels[i].name));
+        times.push_back(kernels[i].run(so, ws).seconds_per_call);
+    }
+    // Calibrate first, then compare every kernel with the calibrated machine.
+    core::Machine machine = m;
+    std::vector<core::KernelResult> calib_results;
+    std::vector<SuiteKernel> calib_kernels;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (kernels[i].suite != "calibrate")
+            continue;
+        calib_kernels.push_back(kernels[i]);
+        calib_results.push_back(compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], m));
+    }
+    if (!calib_kernels.empty()) {
+        rep.calibration = calibrate(calibration_points(calib_kernels, calib_results));
+        apply_calibration(machine, *rep.calibration, o.machine_file);
+        machine.source = core::Provenance::calibrated;
+    }
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (kernels[i].suite == "calibrate")
+            rep.results.kernels.push_back(calib_results[c++]);
+        else
+            rep.results.kernels.push_back(
+                compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine));
+    }
+    rep.results.roofcast_version = k_version;
+    rep.results.created = now_iso8601();
+    rep.results.machine = machine;
+    rep.results.accuracy = accuracy_summary(rep.results.kernels);
+    const FamilySwitch sw = family_switch(kernels, rep.results.kernels);
+    if (!sw.members.empty())
+        rep.mixed_switch = sw;
+    rep.results.notes.push_back(
+        fmt::format("{} threads; {}", rep.threads, o.quick ? "quick run" : "full run"));
+    return rep;
+}
+
+} // namespace roofcast::model

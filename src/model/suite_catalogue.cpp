@@ -1,0 +1,388 @@
+#include "model/suite_catalogue.hpp"
+
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace roofcast::model {
+
+namespace sw = measure::suite;
+
+namespace {
+
+constexpr const char* k_source = "built-in suite";
+constexpr double k_line = 64;
+
+std::size_t round_up(double v, std::size_t multiple) {
+    const auto m = static_cast<double>(multiple);
+    return static_cast<std::size_t>(std::ceil(v / m) * m);
+}
+
+const CacheLevel* find_cache(const std::vector<CacheLevel>& caches, const std::string& name) {
+    for (const auto& c : caches)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+ArrayAccess read(const std::string& array, std::vector<long> offsets) {
+    return {array, std::move(offsets), false, {}};
+}
+ArrayAccess write(const std::string& array, std::vector<long> offsets) {
+    return {array, std::move(offsets), true, {}};
+}
+
+KernelSpec base_spec(const std::string& name, double flops, double iterations,
+                     const std::string& precision = "double") {
+    KernelSpec k;
+    k.name = name;
+    k.precision = precision;
+    k.flops_per_iteration = flops;
+    k.iterations = iterations;
+    k.element_bytes = precision == "single" ? 4 : 8;
+    k.source_file = k_source;
+    return k;
+}
+
+// Explicit traffic of a loop whose whole working set resides in `resident`: the core loads and stores
+// `core_bytes` at L1; every level beyond L1 out to `resident` moves `bytes` (with write-allocate) per
+// iteration; the levels beyond move nothing.
+std::map<std::string, double> resident_bytes(const core::Machine& m, const std::string& resident,
+                                             double core_bytes, double bytes) {
+    std::map<std::string, double> out;
+    bool beyond = false;
+    for (const auto& l : m.levels) {
+        out[l.name] = beyond ? 0.0 : l.name == "L1" ? core_bytes : bytes;
+        if (l.name == resident)
+            beyond = true;
+    }
+    return out;
+}
+
+struct Sizes {
+    double mem_working_set = 0; // bytes that certainly do not fit any cache
+    std::vector<CacheLevel> caches;
+};
+
+void add_stream(std::vector<SuiteKernel>& out, const Sizes& s) {
+    const std::size_t n = round_up(s.mem_working_set / 24.0, 64);
+    struct Op {
+        const char* name;
+        sw::StreamOp op;
+        double flops;
+        bool reads_c;
+    };
+    const Op ops[] = {{"stream-copy", sw::StreamOp::copy, 0, false},
+                      {"stream-scale", sw::StreamOp::scale, 1, false},
+                      {"stream-add", sw::StreamOp::add, 1, true},
+                      {"stream-triad", sw::StreamOp::triad, 2, true}};
+    for (const auto& op : ops) {
+        SuiteKernel k;
+        k.name = op.name;
+        k.suite = "stream";
+        k.spec = base_spec(op.name, op.flops, static_cast<double>(n));
+        const auto len = static_cast<long>(n);
+        LoopNest nest;
+        nest.indices = {"i"};
+        nest.bounds = {len};
+        nest.arrays = {{"a", "double", {len}}, {"b", "double", {len}}};
+        nest.accesses = {write("a", {0}), read("b", {0})};
+        if (op.reads_c) {
+            nest.arrays.push_back({"c", "double", {len}});
+            nest.accesses.push_back(read("c", {0}));
+        }
+        k.spec.loop = nest;
+        const sw::StreamOp which = op.op;
+        k.run = [which, n](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_stream(which, n, o, ws);
+        };
+        out.push_back(std::move(k));
+    }
+}
+
+void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
+    struct Target {
+        std::string level;
+        double working_set;
+    };
+    std::vector<Target> targets{{"MEM", s.mem_working_set}};
+    const CacheLevel* l2 = find_cache(s.caches, "L2");
+    const CacheLevel* l3 = find_cache(s.caches, "L3");
+    if (l3 && m.level("L3")) {
+        // Well beyond every thread's L2, well inside half the L3: the geometric middle of the two.
+        const double lo = 4.0 * l2->per_thread(threads) * threads;
+        const double hi = 0.5 * l3->total();
+        if (lo < hi)
+            targets.push_back({"L3", std::sqrt(lo * hi)});
+    }
+    if (m.level("L2"))
+        targets.push_back({"L2", 0.5 * l2->per_thread(threads) * threads});
+    for (const auto& t : targets) {
+        const std::size_t n = round_up(t.working_set / 24.0, 64);
+        for (const int q : sw::k_calibration_fmas) {
+            const double flops = 2.0 + 2.0 * q;
+            SuiteKernel k;
+            k.name = fmt::format("calib-{}-{}F", t.level, static_cast<int>(flops));
+            k.suite = "calibrate";
+            k.spec = base_spec(k.name, flops, static_cast<double>(n));
+            // Triad traffic: the core loads b, c and stores a (3 x 8 bytes, the requested bytes); beyond
+            // L1 the store adds its write-allocate: 4 x 8 bytes out to the level the arrays reside in.
+            k.spec.explicit_bytes = resident_bytes(m, t.level, 24.0, 32.0);
+            k.resident_level = t.level;
+            k.requested_bytes = 24.0;
+            k.run = [q, n](const sw::SuiteOptions& o, sw::Workspace& ws) {
+                return sw::run_calibration(q, n, o, ws);
+            };
+            out.push_back(std::move(k));
+        }
+    }
+}
+
+void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads,
+               const std::string& machine_file) {
+    // Level C that serves the n neighbour rows: the window of one reuse, (n+2) rows (n+1 rows of c and
+    // one of a, the layer condition of Stengel et al., ICS 2015, Sect. 3.2), is set to twice the
+    // capacity of the level inside C, so the reuse misses there, and must fit half of C (all threads).
+    const CacheLevel* l1 = find_cache(s.caches, "L1");
+    const CacheLevel* l2 = find_cache(s.caches, "L2");
+    const CacheLevel* l3 = find_cache(s.caches, "L3");
+    std::string cache;
+    double window = 0;
+    if (l3 && m.level("L3") && threads * 2.0 * l2->per_thread(threads) <= 0.5 * l3->total()) {
+        cache = "L3";
+        window = 2.0 * l2->per_thread(threads);
+    } else if (l1 && 2.0 * l1->per_thread(threads) <= 0.5 * l2->per_thread(threads)) {
+        cache = "L2";
+        window = 2.0 * l1->per_thread(threads);
+    } else {
+        throw core::InputError(machine_file, "topology.caches",
+                               "cache sizes leave no level for the mixed family's neighbour rows");
+    }
+    constexpr std::size_t k_rows = 256; // rows per plane: the n-row start-up of each plane stays small
+    for (const int n : sw::k_mixed_neighbours) {
+        const std::size_t row_bytes = round_up(window / (n + 2), static_cast<std::size_t>(k_line));
+        const std::size_t ni = row_bytes / 8;
+        const double plane_bytes = static_cast<double>(k_rows * row_bytes);
+        // Each array alone exceeds every cache together, so a and the leading row stream from memory.
+        const auto planes_per_thread =
+            static_cast<std::size_t>(std::ceil(0.5 * s.mem_working_set / (plane_bytes * threads)));
+        const std::size_t nk =
+            std::max<std::size_t>(1, planes_per_thread) * static_cast<std::size_t>(threads);
+        const sw::Grid3 g{nk, k_rows, ni};
+        for (int level = 0; level < sw::k_mixed_flop_levels; ++level) {
+            const int q = sw::mixed_extra_fmas(n, level);
+            const double flops = n + 2.0 * q; // n adds + q multiply-adds
+            SuiteKernel k;
+            k.name = fmt::format("3M-{}{}-{}F", n, cache, static_cast<int>(flops));
+            k.suite = "mixed";
+            const long bk = static_cast<long>(nk),
+                       bj = static_cast<long>(k_rows - static_cast<std::size_t>(n)),
+                       bi = static_cast<long>(ni);
+            k.spec = base_spec(k.name, flops, static_cast<double>(bk * bj * bi));
+            LoopNest nest;
+            nest.indices = {"k", "j", "i"};
+            nest.bounds = {bk, bj, bi};
+            const std::vector<long> dims{bk, static_cast<long>(k_rows), bi};
+            nest.arrays = {{"a", "double", dims}, {"c", "double", dims}};
+            nest.accesses.push_back(write("a", {0, 0, 0}));
+            for (long d = 0; d <= n; ++d)
+                nest.accesses.push_back(read("c", {0, d, 0}));
+            k.spec.loop = nest;
+            k.mixed_n = n;
+            k.mixed_flop_level = level;
+            k.mixed_cache = cache;
+            k.run = [n, q, g](const sw::SuiteOptions& o, sw::Workspace& ws) {
+                return sw::run_mixed(n, q, g, o, ws);
+            };
+            out.push_back(std::move(k));
+        }
+    }
+}
+
+std::size_t planes_for(double bytes, double plane_bytes, int threads) {
+    const auto per_thread = static_cast<std::size_t>(std::ceil(bytes / (plane_bytes * threads)));
+    return std::max<std::size_t>(1, per_thread) * static_cast<std::size_t>(threads) + 2;
+}
+
+void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
+    const double outer_share = s.caches.back().per_thread(threads);
+    {
+        // 3-D 7-point Jacobi: planes small enough that three planes of a and one of b fit half of the
+        // outermost cache's share (3-D layer condition there), arrays together beyond every cache.
+        const auto side =
+            static_cast<long>(std::clamp(std::sqrt(0.5 * outer_share / (4.0 * 8.0)), 64.0, 512.0));
+        const std::size_t nk =
+            planes_for(s.mem_working_set / 2.0, static_cast<double>(side * side) * 8.0, threads);
+        const sw::Grid3 g{nk, static_cast<std::size_t>(side), static_cast<std::size_t>(side)};
+        SuiteKernel k;
+        k.name = "jacobi-3d-7pt";
+        k.suite = "apps";
+        const long bk = static_cast<long>(nk) - 2, b = side - 2;
+        k.spec = base_spec(k.name, 7, static_cast<double>(bk * b * b));
+        LoopNest nest;
+        nest.indices = {"k", "j", "i"};
+        nest.bounds = {bk, b, b};
+        const std::vector<long> dims{static_cast<long>(nk), side, side};
+        nest.arrays = {{"a", "double", dims}, {"b", "double", dims}};
+        nest.accesses = {write("b", {0, 0, 0}), read("a", {0, 0, 0}),  read("a", {0, 0, -1}),
+                         read("a", {0, 0, 1}),  read("a", {0, -1, 0}), read("a", {0, 1, 0}),
+                         read("a", {-1, 0, 0}), read("a", {1, 0, 0})};
+        k.spec.loop = nest;
+        k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_jacobi7(g, o, ws); };
+        out.push_back(std::move(k));
+    }
+    {
+        // Himeno: 14 single-precision arrays; 19 points of p, one of each coefficient array.
+        constexpr long side = 256;
+        const std::size_t nk = planes_for(s.mem_working_set / 14.0, side * side * 4.0, threads);
+        const sw::Grid3 g{nk, side, side};
+        SuiteKernel k;
+        k.name = "himeno";
+        k.suite = "apps";
+        const long bk = static_cast<long>(nk) - 2, b = side - 2;
+        k.spec = base_spec(k.name, 34, static_cast<double>(bk * b * b), "single");
+        LoopNest nest;
+        nest.indices = {"k", "j", "i"};
+        nest.bounds = {bk, b, b};
+        const std::vector<long> dims{static_cast<long>(nk), side, side};
+        for (const char* name : {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}) {
+            nest.arrays.push_back({name, "float", dims});
+            nest.accesses.push_back(read(name, {0, 0, 0}));
+        }
+        nest.arrays.push_back({"p", "float", dims});
+        nest.arrays.push_back({"wrk2", "float", dims});
+        const std::vector<std::vector<long>> p_offsets{
+            {0, 0, 0},   {1, 0, 0},  {-1, 0, 0}, {0, 1, 0},   {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
+            {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {0, 1, 1},  {0, -1, 1}, {0, 1, -1},
+            {0, -1, -1}, {1, 0, 1},  {-1, 0, 1}, {1, 0, -1},  {-1, 0, -1}};
+        for (const auto& off : p_offsets)
+            nest.accesses.push_back(read("p", off));
+        nest.accesses.push_back(write("wrk2", {0, 0, 0}));
+        k.spec.loop = nest;
+        k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
+        out.push_back(std::move(k));
+    }
+    {
+        // CSR SpMV, 16 non-zeros per row inside a band of +-64 columns, so the 1 KiB window of x that a
+        // row touches stays in L1. Per non-zero: val (8) and col (4) stream from memory; per row x (8,
+        // read once per level beyond L1 as the window slides), row_ptr (8) and y with write-allocate (16).
+        // At L1 the core loads val, col and x per non-zero and, per row, row_ptr[r] and row_ptr[r+1],
+        // and stores y: 20 + 24/16 bytes. One iteration = one non-zero.
+        const sw::SpmvShape shape{round_up(s.mem_working_set / (12.0 * 16.0), 64), 16, 64};
+        const double nnz = static_cast<double>(shape.rows) * shape.nnz_per_row;
+        SuiteKernel k;
+        k.name = "spmv-csr";
+        k.suite = "apps";
+        k.spec = base_spec(k.name, 2, nnz);
+        const double per_row = 1.0 / shape.nnz_per_row;
+        for (const auto& l : m.levels)
+            k.spec.explicit_bytes[l.name] = l.name == "L1" ? 8 + 4 + 8 + 24 * per_row : 12 + 32 * per_row;
+        k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
+        out.push_back(std::move(k));
+    }
+    {
+        // Blocked matmul, n = 512, tiles t = 32 (a tile of B, 8 KiB, stays in half of L1). Per (i,j,k)
+        // iteration the core loads B and C and stores C, and loads A once per t iterations: 24 + 8/t
+        // bytes at L1. Per tile triple (t^3 iterations)
+        // L2 delivers A, B tiles and reads/writes the C tile: 8 * 4t^2 / t^3 = 32/t bytes. Beyond L2 each
+        // i-tile row sweeps all of B (8/t per iteration) unless B fits half the L2 share, plus A and C once
+        // per i-tile row (24/n). Beyond a level holding all three matrices in half its capacity: nothing.
+        constexpr std::size_t n = 512, t = 32;
+        const double nn = static_cast<double>(n), tt = static_cast<double>(t);
+        SuiteKernel k;
+        k.name = "matmul-blocked";
+        k.suite = "apps";
+        k.spec = base_spec(k.name, 2, nn * nn * nn);
+        const double all_three = 3 * nn * nn * 8;
+        const double l2_share = find_cache(s.caches, "L2")->per_thread(threads);
+        double beyond_l2 = (nn * nn * 8 <= 0.5 * l2_share ? 0.0 : 8.0 / tt) + 24.0 / nn;
+        bool resident = all_three <= 0.5 * l2_share;
+        for (const auto& l : m.levels) {
+            if (l.name == "L1")
+                k.spec.explicit_bytes[l.name] = 24.0 + 8.0 / tt;
+            else if (l.name == "L2")
+                k.spec.explicit_bytes[l.name] = 32.0 / tt;
+            else {
+                k.spec.explicit_bytes[l.name] = resident ? 0.0 : beyond_l2;
+                const CacheLevel* c = find_cache(s.caches, l.name);
+                if (c && all_three <= 0.5 * c->per_thread(threads) * threads)
+                    resident = true;
+            }
+        }
+        k.run = [](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_matmul(n, t, o, ws); };
+        out.push_back(std::move(k));
+    }
+    {
+        const std::size_t n = round_up(s.mem_working_set / 8.0, 4096);
+        SuiteKernel k;
+        k.name = "norm2";
+        k.suite = "apps";
+        k.spec = base_spec(k.name, 2, static_cast<double>(n));
+        LoopNest nest;
+        nest.indices = {"i"};
+        nest.bounds = {static_cast<long>(n)};
+        nest.arrays = {{"x", "double", {static_cast<long>(n)}}};
+        nest.accesses = {read("x", {0})};
+        k.spec.loop = nest;
+        k.run = [n](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_norm(n, o, ws); };
+        out.push_back(std::move(k));
+    }
+}
+
+} // namespace
+
+double CacheLevel::per_thread(int threads) const {
+    const int sharing = std::max(1, std::min(shared_by, threads));
+    return bytes / sharing;
+}
+
+std::vector<CacheLevel> cache_levels(const core::Machine& m, const std::string& machine_file) {
+    std::vector<CacheLevel> out;
+    if (m.topology && !m.topology->caches.empty()) {
+        for (const auto& c : m.topology->caches)
+            out.push_back({c.name, static_cast<double>(c.usable_bytes()), std::max(1, c.shared_by_cores),
+                           std::max(1, c.instances)});
+    } else {
+        const int cores = m.topology ? m.topology->cores : 1;
+        std::vector<const core::Level*> sized;
+        for (const auto& l : m.levels)
+            if (l.name != "MEM" && l.size_bytes)
+                sized.push_back(&l);
+        for (std::size_t i = 0; i < sized.size(); ++i) {
+            const bool last = i + 1 == sized.size() && sized.size() > 2;
+            out.push_back({sized[i]->name, static_cast<double>(*sized[i]->size_bytes), last ? cores : 1,
+                           last ? 1 : cores});
+        }
+    }
+    for (const char* needed : {"L1", "L2"}) {
+        if (!find_cache(out, needed))
+            throw core::InputError(
+                machine_file, "topology.caches",
+                std::string("the kernel suite sizes its arrays from the caches; no size for ") + needed +
+                    " (give topology.caches or levels[].size_bytes)");
+    }
+    return out;
+}
+
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
+                                         const std::string& machine_file) {
+    threads = std::max(1, threads);
+    Sizes s;
+    s.caches = cache_levels(m, machine_file);
+    double all = 0;
+    for (const auto& c : s.caches)
+        all += c.total();
+    s.mem_working_set = 2.0 * all;
+    std::vector<SuiteKernel> out;
+    add_stream(out, s);
+    add_calibration(out, m, s, threads);
+    add_mixed(out, m, s, threads, machine_file);
+    add_apps(out, m, s, threads);
+    for (const auto& k : out)
+        check_kernel(k.spec);
+    return out;
+}
+
+} // namespace roofcast::model

@@ -1,0 +1,56 @@
+// The catalogue of roofcast's built-in kernel suite: one row per kernel, next to the bodies in
+// measure/suite. Each row declares the kernel ONCE as a model::KernelSpec (flops per iteration and, where
+// the access pattern is affine, its loop nest; explicit per-level bytes where residency rather than
+// reuse decides the traffic), and holds the runner that measures it with the sizes chosen here from the
+// machine's cache sizes. Every derived number (traffic per level, rates, predictions) comes from the
+// spec through derive_traffic/derive_rates/predict, never from the row.
+#pragma once
+
+#include "core/machine.hpp"
+#include "measure/suite/runners.hpp"
+#include "model/kernel.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace roofcast::model {
+
+inline const std::vector<std::string> k_suite_names{"stream", "calibrate", "mixed", "apps"};
+
+struct SuiteKernel {
+    std::string name;
+    std::string suite; // stream | calibrate | mixed | apps
+    KernelSpec spec;   // spec.iterations = iterations per call
+    // calibrate: the level the arrays reside in, and the requested (application) bytes per iteration.
+    std::string resident_level;
+    double requested_bytes = 0;
+    // mixed: the family coordinates (m memory streams, n cache accesses in level C, l flops).
+    int mixed_n = 0;
+    int mixed_flop_level = 0;
+    std::string mixed_cache;
+    std::function<measure::suite::Measurement(const measure::suite::SuiteOptions&,
+                                              measure::suite::Workspace&)>
+        run;
+};
+
+// Per-instance capacity and sharing of a cache level, from topology.caches (preferred) or
+// levels[].size_bytes (then L1/L2 are taken as private and the last cache as shared by every core).
+struct CacheLevel {
+    std::string name;
+    double bytes = 0;
+    int shared_by = 1;
+    int instances = 1;
+    // Capacity one thread may count on when `threads` threads run one per core.
+    double per_thread(int threads) const;
+    double total() const { return bytes * instances; }
+};
+// Caches closest to the core first; InputError naming `machine_file` when L1 or L2 has no size.
+std::vector<CacheLevel> cache_levels(const core::Machine& m, const std::string& machine_file);
+
+// The whole catalogue for `threads` threads (sizes depend on both); kernels are listed suite by suite
+// in the order of k_suite_names.
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
+                                         const std::string& machine_file);
+
+} // namespace roofcast::model

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End to end: `roofcast bench --quick --threads 1 --suite stream` on a shipped machine file exits 0,
+# prints the table and writes a valid results JSON; --calibrate writes a machine file that validates;
+# unknown suite/kernel names and a missing machine file fail with one clear line.
+# Usage: bash bench_quick.sh <roofcast binary> <source dir>
+set -euo pipefail
+bin=$(realpath "$1")
+src=$2
+machine="$src/data/machines/example-caches.yaml"
+[[ -f "$machine" ]] || { echo "skipped: $machine is missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" bench --quick --threads 1 --suite stream --machine "$machine" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/out" "$tmp/err"; fail "bench --suite stream exited non-zero"; }
+grep -q '^stream-triad ' "$tmp/out" || fail "no stream-triad row in the table"
+grep -q 'accuracy per model' "$tmp/out" || fail "no accuracy summary"
+grep -q 'stream-copy' "$tmp/err" || fail "no progress on stderr"
+[[ -s "$tmp/r.json" ]] || fail "no JSON written"
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/r.json" <<'PY' || fail "results JSON is not valid"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["kind"] == "roofcast-results" and r["format_version"] == 1, r.get("kind")
+names = [k["name"] for k in r["kernels"]]
+assert names == ["stream-copy", "stream-scale", "stream-add", "stream-triad"], names
+for k in r["kernels"]:
+    assert k["measured"]["seconds"]["median"] > 0
+    assert {p["model"] for p in k["predictions"]} == {"roofline", "hierarchical", "cache-aware", "mixed"}
+PY
+fi
+
+# Calibration writes a complete machine file atomically.
+"$bin" bench --calibrate --quick --threads 1 --machine "$machine" -o "$tmp/cal.yaml" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/out" "$tmp/err"; fail "bench --calibrate exited non-zero"; }
+grep -q 'effective_bandwidth_gbs' "$tmp/cal.yaml" || fail "no effective bandwidth in the calibrated file"
+"$bin" validate "$tmp/cal.yaml" >/dev/null || fail "calibrated machine file does not validate"
+
+# Bad names: non-zero exit, one line listing the valid ones.
+if "$bin" bench --suite nope --machine "$machine" >"$tmp/out" 2>"$tmp/err"; then fail "unknown suite accepted"; fi
+grep -q "unknown suite 'nope'; valid: stream, calibrate, mixed, apps, all" "$tmp/err" || { cat "$tmp/err"; fail "suite error"; }
+if "$bin" bench --kernel nope --machine "$machine" >"$tmp/out" 2>"$tmp/err"; then fail "unknown kernel accepted"; fi
+grep -q "unknown kernel 'nope'; valid: stream-copy, " "$tmp/err" || { cat "$tmp/err"; fail "kernel error"; }
+(cd "$tmp" && if "$bin" bench --suite stream >out 2>err; then exit 1; fi; grep -q 'no machine file: run `roofcast machine` or pass --machine' err) ||
+    fail "missing machine file not reported"
+echo "bench e2e: ok"

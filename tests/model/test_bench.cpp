@@ -1,0 +1,201 @@
+// Unit tests of the bench logic that needs no timing: calibration on synthetic points, the comparison
+// of a measured time with the models, the accuracy summary and the mixed family's switch.
+#include "core/error.hpp"
+#include "model/bench.hpp"
+#include "model/calibration.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+using namespace roofcast::model;
+
+namespace {
+
+core::Summary summary_of(std::vector<double> samples) {
+    return *core::summarize(std::move(samples));
+}
+
+core::Prediction pred(const std::string& model, double err, bool valid,
+                      const std::string& bottleneck = "MEM") {
+    core::Prediction p;
+    p.model = model;
+    p.seconds_per_iteration = 1e-9;
+    p.error_pct = err;
+    p.valid = valid;
+    p.bottleneck = bottleneck;
+    return p;
+}
+
+std::vector<CalibrationPoint> synthetic_points() {
+    // Requested bytes per flop of the nine calibration loops.
+    const std::vector<double> bpf{12, 6, 4, 3, 2, 24.0 / 18, 1, 24.0 / 36, 0.5};
+    // MEM: a plateau near 20 GB/s for five points, then falling as compute takes over.
+    const std::vector<double> mem_gbs{20.0, 20.4, 19.8, 20.2, 19.9, 15, 11, 8, 6};
+    const std::vector<double> mem_gf{1.3, 2.6, 3.7, 5.1, 7.5, 8.4, 8.3, 9.0, 9.0};
+    // L2: a plateau near 100 GB/s; the fifth point is on the plateau but compute-bound (35.6 >= 0.8 * 40).
+    const std::vector<double> l2_gbs{100, 101, 99, 100, 95, 80, 60, 40, 20};
+    const std::vector<double> l2_gf{6.25, 12.6, 18.6, 25.0, 35.6, 30.0, 33.0, 38.0, 40.0};
+    std::vector<CalibrationPoint> pts;
+    for (std::size_t i = 0; i < bpf.size(); ++i)
+        pts.push_back({"MEM", "m" + std::to_string(i), bpf[i], mem_gbs[i], mem_gf[i]});
+    for (std::size_t i = 0; i < bpf.size(); ++i)
+        pts.push_back({"L2", "c" + std::to_string(i), bpf[i], l2_gbs[i], l2_gf[i]});
+    return pts;
+}
+
+} // namespace
+
+TEST(Calibration, ExcludesComputeBoundAndOffPlateauPoints) {
+    const Calibration c = calibrate(synthetic_points());
+    // P_eff: lowest bytes/flop point of each level (MEM 9.0, L2 40.0) -> the best, 40 (kernel c8).
+    ASSERT_TRUE(c.effective_gflops);
+    EXPECT_DOUBLE_EQ(*c.effective_gflops, 40.0);
+    EXPECT_EQ(c.effective_gflops_kernel, "c8");
+    ASSERT_EQ(c.levels.size(), 2u);
+    // MEM: best 20.4, plateau >= 18.36; flop rates all < 32 -> m0..m4 used: (20+20.4+19.8+20.2+19.9)/5
+    // = 20.06.
+    EXPECT_EQ(c.levels[0].level, "MEM");
+    EXPECT_NEAR(*c.levels[0].effective_gbs, 20.06, 1e-12);
+    EXPECT_EQ(c.levels[0].used, (std::vector<std::string>{"m0", "m1", "m2", "m3", "m4"}));
+    // L2: best 101, plateau >= 90.9; c4 (95 GB/s) is compute-bound (35.6 >= 32); c5..c8 off the plateau
+    // -> c0..c3: (100+101+99+100)/4 = 100.
+    EXPECT_EQ(c.levels[1].level, "L2");
+    EXPECT_NEAR(*c.levels[1].effective_gbs, 100.0, 1e-12);
+    EXPECT_EQ(c.levels[1].used, (std::vector<std::string>{"c0", "c1", "c2", "c3"}));
+    EXPECT_EQ(c.levels[1].excluded, (std::vector<std::string>{"c4", "c5", "c6", "c7", "c8"}));
+}
+
+TEST(Calibration, AllComputeBoundLeavesNoBandwidth) {
+    // Every point runs at P_eff: nothing is bandwidth-bound, so no effective bandwidth is claimed.
+    std::vector<CalibrationPoint> pts{{"L2", "a", 12, 50, 10}, {"L2", "b", 0.5, 50, 10}};
+    const Calibration c = calibrate(pts);
+    EXPECT_DOUBLE_EQ(*c.effective_gflops, 10.0);
+    EXPECT_FALSE(c.levels[0].effective_gbs.has_value());
+    EXPECT_EQ(c.levels[0].excluded.size(), 2u);
+}
+
+TEST(Calibration, AppliesToMachine) {
+    core::Machine m;
+    m.peak_gflops["double"] = 100;
+    m.levels.resize(2);
+    m.levels[0].name = "L2";
+    m.levels[0].bandwidth_gbs = 150;
+    m.levels[1].name = "MEM"; // no roof yet: the calibrated figure becomes the roof too
+    apply_calibration(m, calibrate(synthetic_points()), "m.yaml");
+    EXPECT_NEAR(*m.levels[0].effective_bandwidth_gbs, 100.0, 1e-12);
+    EXPECT_DOUBLE_EQ(*m.levels[0].bandwidth_gbs, 150.0);
+    EXPECT_NEAR(*m.levels[1].effective_bandwidth_gbs, 20.06, 1e-12);
+    EXPECT_NEAR(*m.levels[1].bandwidth_gbs, 20.06, 1e-12);
+    EXPECT_EQ(m.levels[1].source, core::Provenance::calibrated);
+    EXPECT_DOUBLE_EQ(m.effective_gflops.at("double"), 40.0);
+
+    core::Machine no_l2;
+    no_l2.levels.resize(1);
+    no_l2.levels[0].name = "MEM";
+    try {
+        apply_calibration(no_l2, calibrate(synthetic_points()), "m.yaml");
+        FAIL() << "expected InputError";
+    } catch (const core::InputError& e) {
+        EXPECT_EQ(e.file(), "m.yaml");
+        EXPECT_NE(std::string(e.what()).find("L2"), std::string::npos);
+    }
+}
+
+TEST(BenchCompare, ErrorOfEveryModelFromTheMedianTime) {
+    core::Machine m;
+    m.name = "test";
+    m.peak_gflops["double"] = 100;
+    m.levels.resize(3);
+    m.levels[0].name = "L1";
+    m.levels[0].bandwidth_gbs = 400;
+    m.levels[1].name = "L2";
+    m.levels[1].bandwidth_gbs = 100;
+    m.levels[2].name = "MEM";
+    m.levels[2].bandwidth_gbs = 20;
+    KernelSpec k;
+    k.name = "triad-like";
+    k.flops_per_iteration = 2;
+    k.iterations = 1e6;
+    k.explicit_bytes = {{"L1", 24}, {"L2", 32}, {"MEM", 32}};
+    // 1e6 iterations in a median 2 ms: 2 ns per iteration, 1.0 GFLOP/s, 32 B / 2 ns = 16 GB/s from MEM.
+    const core::KernelResult r = compare_kernel(k, "stream", 1, summary_of({2.0e-3, 2.1e-3, 1.9e-3}), m);
+    EXPECT_NEAR(r.measured_gflops->median, 1.0, 1e-9);
+    EXPECT_NEAR(r.measured_gbs->median, 16.0, 1e-9);
+    EXPECT_DOUBLE_EQ(r.bytes_per_iteration.at("MEM"), 32.0);
+    ASSERT_FALSE(r.predictions.empty());
+    for (const auto& p : r.predictions) {
+        if (p.model != "roofline" && p.model != "hierarchical")
+            continue;
+        // Both: t = max(2 flops / 100 GFLOP/s = 0.02 ns, 32 B / 20 GB/s = 1.6 ns, L1 0.06 ns, L2 0.32 ns)
+        // = 1.6 ns -> 1.25 GFLOP/s; error (1.25 - 1.0) / 1.0 = +25 %.
+        EXPECT_NEAR(p.seconds_per_iteration, 1.6e-9, 1e-15) << p.model;
+        ASSERT_TRUE(p.error_pct) << p.model;
+        EXPECT_NEAR(*p.error_pct, 25.0, 1e-6) << p.model;
+    }
+}
+
+TEST(BenchAccuracy, ExcludesCalibrationLoopsAndInvalidPredictions) {
+    std::vector<core::KernelResult> rs(4);
+    rs[0].suite = "calibrate"; // never scored, however wrong
+    rs[0].predictions = {pred("roofline", 500, true)};
+    rs[1].suite = "stream";
+    rs[1].predictions = {pred("roofline", 10, true), pred("mixed", 5, true)};
+    rs[2].suite = "stream";
+    rs[2].predictions = {pred("roofline", -30, true)};
+    rs[3].suite = "mixed";
+    rs[3].predictions = {pred("mixed", 90, false), pred("roofline", 70, true)};
+    const auto acc = accuracy_summary(rs);
+    ASSERT_EQ(acc.size(), 4u); // one per model
+    // roofline: |10|, |-30|, |70| -> median 30, max 70 (500 of the calibration loop excluded).
+    EXPECT_EQ(acc[0].model, "roofline");
+    EXPECT_EQ(acc[0].n, 3u);
+    EXPECT_DOUBLE_EQ(*acc[0].median_abs_error_pct, 30.0);
+    EXPECT_DOUBLE_EQ(*acc[0].max_abs_error_pct, 70.0);
+    // mixed: 5 (90 is outside validity).
+    EXPECT_EQ(acc[3].model, "mixed");
+    EXPECT_EQ(acc[3].n, 1u);
+    EXPECT_DOUBLE_EQ(*acc[3].median_abs_error_pct, 5.0);
+
+    // On the mixed family inside the mixed model's validity only rs[3] is a family member, and it is
+    // outside validity -> nothing to score.
+    EXPECT_EQ(accuracy_on_mixed_valid(rs)[0].n, 0u);
+    rs[3].predictions[0].valid = true;
+    const auto fam = accuracy_on_mixed_valid(rs);
+    EXPECT_EQ(fam[0].n, 1u); // roofline on the same member: 70
+    EXPECT_DOUBLE_EQ(*fam[0].max_abs_error_pct, 70.0);
+    EXPECT_DOUBLE_EQ(*fam[3].max_abs_error_pct, 90.0);
+}
+
+TEST(BenchSwitch, PredictedAndMeasuredMembers) {
+    std::vector<SuiteKernel> ks;
+    std::vector<core::KernelResult> rs;
+    // Family members with l = n, out of order, plus one with more flops that must be ignored.
+    const std::vector<int> ns{3, 2, 5, 4, 2};
+    const std::vector<int> levels{0, 0, 0, 0, 1};
+    // Time per iteration (ns): n=2 1.0, n=3 1.05 (within 10 %), n=4 1.3 (> 1.1: measured switch), n=5 1.6.
+    const std::vector<double> ns_per_it{1.05, 1.0, 1.6, 1.3, 9.0};
+    const std::vector<std::string> bottleneck{"L3", "MEM", "L3", "L3", "compute"};
+    for (std::size_t i = 0; i < ns.size(); ++i) {
+        SuiteKernel k;
+        k.name = "3M-" + std::to_string(ns[i]) + "L3-" + std::to_string(levels[i]);
+        k.suite = "mixed";
+        k.mixed_n = ns[i];
+        k.mixed_flop_level = levels[i];
+        k.mixed_cache = "L3";
+        ks.push_back(k);
+        core::KernelResult r;
+        r.suite = "mixed";
+        r.iterations = 1e6;
+        r.measured_seconds = summary_of({ns_per_it[i] * 1e-3});
+        r.predictions = {pred("mixed", 0, true, bottleneck[i])};
+        rs.push_back(r);
+    }
+    const FamilySwitch s = family_switch(ks, rs);
+    ASSERT_EQ(s.members.size(), 4u);
+    EXPECT_EQ(s.neighbours, (std::vector<int>{2, 3, 4, 5}));
+    EXPECT_EQ(s.cache, "L3");
+    ASSERT_TRUE(s.predicted);
+    EXPECT_EQ(*s.predicted, 1u); // n = 3, first cache-level bottleneck
+    ASSERT_TRUE(s.measured);
+    EXPECT_EQ(*s.measured, 2u); // n = 4
+}
