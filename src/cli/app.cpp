@@ -23,6 +23,7 @@ int run(int argc, char** argv) {
     add_plot_command(app);
     add_report_command(app);
     add_bench_command(app);
+    add_run_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

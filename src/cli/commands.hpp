@@ -13,5 +13,6 @@ void add_scale_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 } // namespace roofcast::cli

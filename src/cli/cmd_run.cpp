@@ -1,0 +1,117 @@
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/machine.hpp"
+#include "core/results.hpp"
+#include "measure/machine_run.hpp"
+#include "model/bench.hpp"
+#include "report/html.hpp"
+#include "report/run_summary.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+namespace roofcast::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunArgs {
+    std::string output = "roofcast-report";
+    std::string suite = "all";
+    int threads = 0;
+    bool fresh = false;
+    bool full = false;
+};
+
+// Per-host cache of the machine file: $XDG_CACHE_HOME/roofcast (or ~/.cache/roofcast).
+fs::path machine_cache_path() {
+    fs::path base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = fs::path(home) / ".cache";
+    else
+        base = fs::temp_directory_path();
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
+        std::snprintf(host, sizeof host, "localhost");
+    return base / "roofcast" / (std::string("machine-") + host + ".yaml");
+}
+
+void status(const std::string& line) {
+    if (isatty(fileno(stderr)))
+        fmt::print(stderr, "\r\033[K{}", line);
+    else
+        fmt::print(stderr, "{}\n", line);
+}
+
+core::Machine obtain_machine(const RunArgs& a) {
+    const fs::path cache = machine_cache_path();
+    if (!a.fresh && fs::exists(cache)) {
+        try {
+            core::Machine m = core::load_machine(cache.string());
+            fmt::print(stderr, "roofcast: using the cached machine file {} (--fresh measures again)\n",
+                       cache.string());
+            return m;
+        } catch (const core::InputError& e) {
+            fmt::print(stderr, "roofcast: warning: ignoring the cached machine file: {}\n", e.what());
+        }
+    }
+    fmt::print(stderr, "roofcast: characterizing this machine ({} mode)\n", a.full ? "full" : "quick");
+    measure::MachineOptions opt;
+    opt.quick = !a.full;
+    opt.progress = [](double fraction, const std::string& what) {
+        status(fmt::format("machine {:3.0f}% {}", 100 * fraction, what));
+    };
+    core::Machine m = measure::measure_machine(opt);
+    if (isatty(fileno(stderr)))
+        fmt::print(stderr, "\n");
+    core::make_directories(cache.parent_path());
+    core::save_machine(cache.string(), m);
+    fmt::print(stderr, "roofcast: machine file cached at {}\n", cache.string());
+    return m;
+}
+
+void run_main_job(const RunArgs& a) {
+    const core::Machine machine = obtain_machine(a);
+    model::BenchOptions o;
+    o.suite = a.suite;
+    o.threads = a.threads;
+    o.quick = !a.full;
+    o.machine_file = machine_cache_path().string();
+    const model::BenchReport rep = model::run_bench(o, machine, status);
+    if (isatty(fileno(stderr)))
+        fmt::print(stderr, "\n");
+    core::Results results = rep.results;
+    if (!results.machine)
+        results.machine = machine;
+    report::write_report_dir(a.output, results);
+    fmt::print("{}", report::format_run_summary(results));
+    fmt::print("\nreport written to {}/index.html (charts: roofline.svg, bandwidth.svg; data: results.json, "
+               "machine.yaml)\n",
+               a.output);
+}
+
+} // namespace
+
+void add_run_command(CLI::App& app) {
+    auto a = std::make_shared<RunArgs>();
+    auto* cmd = app.add_subcommand(
+        "run", "The main job: characterize this machine (cached), run the kernel suite, write the report");
+    cmd->add_option("-o,--output", a->output, "report directory")->capture_default_str();
+    cmd->add_option("--suite", a->suite, "stream | calibrate | mixed | apps | all")->capture_default_str();
+    cmd->add_option("--threads", a->threads, "threads for the suite (default: every core)");
+    cmd->add_flag("--fresh", a->fresh, "measure the machine again instead of using the cached file");
+    cmd->add_flag("--full", a->full,
+                  "full (slower) machine characterization and suite instead of quick mode");
+    cmd->callback([a] { run_main_job(*a); });
+}
+
+} // namespace roofcast::cli
