@@ -144,10 +144,17 @@ std::vector<std::string> in_known_order(const std::vector<std::string>& requeste
 // the barrier that releases all pinned threads and the barrier that waits for the slowest one, so the
 // time per call is the slowest thread's, free of thread start-up. After each timed part, outside the
 // timing, thread 0 probes the core clock, so every ceiling carries the clock seen while it ran.
+struct TimedPart {
+    double seconds = 0;     // barrier to barrier
+    std::uint64_t reps = 0; // kernel calls per thread
+    double clock_ghz = 0;   // probe right after it
+};
+
 struct KernelTiming {
     Timing timing;                 // seconds per call
     std::uint64_t iterations = 0;  // loop trips per call
     std::vector<double> clock_ghz; // one probe per timed part
+    std::vector<TimedPart> parts;  // every timed part (warm-up, calibration, epochs), in order
 };
 
 KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int>& cpus,
@@ -158,6 +165,7 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
     const Clock clock = [&timed] { return timed; };
     bool all_threads = true;
     std::vector<double> probes;
+    std::vector<TimedPart> parts;
     std::uint64_t b = 1;
     keep(b);
     const auto body = [&](std::uint64_t reps) {
@@ -185,19 +193,12 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
             keep(sink);
         }
         timed += t1 - t0;
+        parts.push_back({t1 - t0, reps, probes.back()});
     };
     const Timing t = time_repeated(body, h, clock);
     if (!all_threads)
         throw core::Error(fmt::format("OpenMP did not start the {} threads requested", threads));
-    return {t, iterations, std::move(probes)};
-}
-
-const core::ComputeCeiling* find_ceiling(const ComputeResult& r, const std::string& precision,
-                                         const std::string& isa, const std::string& op, int threads) {
-    for (const core::ComputeCeiling& c : r.ceilings)
-        if (c.precision == precision && c.isa == isa && c.op == op && c.threads == threads)
-            return &c;
-    return nullptr;
+    return {t, iterations, std::move(probes), std::move(parts)};
 }
 
 std::string ceiling_label(const core::ComputeCeiling& c) {
@@ -207,7 +208,8 @@ std::string ceiling_label(const core::ComputeCeiling& c) {
 
 struct Measured {
     core::ComputeCeiling ceiling;
-    core::Summary clock; // the probes taken while it ran
+    core::Summary clock;        // the probes taken while it ran
+    double flops_per_cycle = 0; // best timed part, per core, at the clock probed right after it
 };
 
 Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& cpus,
@@ -224,6 +226,16 @@ Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& c
         core::rate_from_times(t.timing.seconds_per_call, peak_flops(k.decl, t.iterations) * threads / 1e9);
     m.clock = *core::summarize(t.clock_ghz, k_drift_threshold);
     c.ghz = m.clock.median;
+    // Flops per core and cycle of each timed part at its own clock: pairing a part with the probe taken
+    // right after it keeps the ratio honest when the clock moves between parts (the best part divided by
+    // the median clock could exceed the hardware's limit). Parts shorter than half an epoch (warm-up,
+    // early calibration) are too short to trust.
+    const double flops_per_call = peak_flops(k.decl, t.iterations) * threads;
+    const double cores = std::min<double>(threads, static_cast<double>(cpus.size()));
+    for (const TimedPart& p : t.parts)
+        if (p.seconds >= 0.5 * h.min_epoch_seconds && p.clock_ghz > 0)
+            m.flops_per_cycle = std::max(m.flops_per_cycle, flops_per_call * static_cast<double>(p.reps) /
+                                                                p.seconds / (p.clock_ghz * 1e9) / cores);
     return m;
 }
 
@@ -243,65 +255,65 @@ HarnessOptions ceiling_options(bool quick) {
 // measured cycle, divided by the flops one unit delivers per cycle (lanes x 2), rounded to 1 or 2.
 void derive_theoretical_peak(ComputeResult& r) {
     const double clock = r.clock_ghz.median;
+    const auto lanes_of = [](const core::ComputeCeiling& c) {
+        return static_cast<double>(find_peak_kernel(c.isa, c.precision, c.op)->decl.lanes);
+    };
     // The widest ISA with an FMA ceiling; among its FMA ceilings (every precision and thread count), the
-    // one with the most flops per core and measured cycle decides: interference on a shared host only
-    // ever lowers a rate, so the best one is the least disturbed.
-    const core::ComputeCeiling* probe = nullptr;
+    // best epoch in flops per core and measured cycle decides: interference on a shared host only ever
+    // lowers a rate, so the best epoch is the least disturbed.
+    std::size_t probe = r.ceilings.size();
     double ratio = 0;
-    for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == nullptr; ++it)
-        for (const core::ComputeCeiling& c : r.ceilings) {
-            if (c.isa != *it || c.op != "fma" || !c.ghz || *c.ghz <= 0)
+    for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == r.ceilings.size(); ++it)
+        for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
+            const core::ComputeCeiling& c = r.ceilings[i];
+            if (c.isa != *it || c.op != "fma")
                 continue;
-            const double per_unit = 2.0 * find_peak_kernel(c.isa, c.precision, "fma")->decl.lanes;
-            const double x = c.gflops.max / (std::min(c.threads, r.cores) * *c.ghz * per_unit);
+            const double x = r.best_flops_per_cycle[i] / (2.0 * lanes_of(c));
             if (x > ratio) {
                 ratio = x;
-                probe = &c;
+                probe = i;
             }
         }
-    if (probe == nullptr) {
+    if (probe == r.ceilings.size() || ratio <= 0) {
         r.notes.push_back("theoretical peak: not derived, no FMA ceiling was measured (include op 'fma')");
         return;
     }
-    const double per_unit = 2.0 * find_peak_kernel(probe->isa, probe->precision, "fma")->decl.lanes;
+    const core::ComputeCeiling& pc = r.ceilings[probe];
+    const double per_unit = 2.0 * lanes_of(pc); // flops one FMA unit retires per cycle
     // One unit cannot retire more than its own flops, so a ratio clearly above 1 means two units even
     // when interference kept it below 2; a ratio far from a whole number says the host was busy.
     r.fma_units = ratio > 1.05 ? 2 : 1;
+    r.notes.push_back(fmt::format("fma_units = {}: inferred from the best epoch of {}, {:.1f} flops per core "
+                                  "and cycle = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
+                                  "units)",
+                                  r.fma_units, ceiling_label(pc), ratio * per_unit, ratio, per_unit));
     if (std::fabs(ratio - r.fma_units) > 0.1)
-        r.notes.push_back(
-            fmt::format("fma_units: the best FMA rate is {:.2f} units' worth, not close to a whole "
-                        "number; the host was probably busy and the theoretical peak may be off",
-                        ratio));
-    r.notes.push_back(fmt::format("fma_units = {}: inferred from {}, {:.1f} flops per core and cycle at "
-                                  "{:.2f} GHz = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
-                                  "units; the best of the {} FMA ceilings decides)",
-                                  r.fma_units, ceiling_label(*probe), ratio * per_unit, *probe->ghz, ratio,
-                                  per_unit, probe->isa));
+        r.notes.push_back(fmt::format("fma_units: the best FMA epoch is {:.2f} units' worth, not close to a "
+                                      "whole number; the host was probably busy and the theoretical peak may "
+                                      "be off",
+                                      ratio));
     for (const std::string& prec : known_precisions()) {
-        const PeakKernel* k = find_peak_kernel(probe->isa, prec, "fma");
+        const PeakKernel* k = find_peak_kernel(pc.isa, prec, "fma");
         r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
     }
-    // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second check
-    // of the clock under vector load: it should be a whole number of cycles (4 on recent Intel and AMD
-    // cores, Agner Fog, "Instruction tables").
-    for (const std::string& prec : known_precisions()) {
-        const core::ComputeCeiling* ch = find_ceiling(r, prec, probe->isa, "chain", 1);
-        if (ch == nullptr || !ch->ghz)
+    for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
+        const core::ComputeCeiling& c = r.ceilings[i];
+        if (c.isa != pc.isa || r.best_flops_per_cycle[i] <= 0)
             continue;
-        const double lanes = find_peak_kernel(ch->isa, ch->precision, "chain")->decl.lanes;
-        r.notes.push_back(
-            fmt::format("{}: one dependent FMA every {:.2f} cycles at {:.2f} GHz (the FMA latency)",
-                        ceiling_label(*ch), 2 * lanes * *ch->ghz / ch->gflops.max, *ch->ghz));
-    }
-    // Measured/theoretical at the clock seen around each widest-FMA ceiling (best epoch, as in the headline).
-    for (const core::ComputeCeiling& c : r.ceilings) {
-        if (c.isa != probe->isa || c.op != "fma" || !c.ghz)
-            continue;
-        const PeakKernel* k = find_peak_kernel(c.isa, c.precision, "fma");
-        const double at_clock = std::min(c.threads, r.cores) * k->decl.lanes * 2.0 * r.fma_units * *c.ghz;
-        r.notes.push_back(
-            fmt::format("{}: best {:.1f} GFLOP/s = {:.1f} % of the theoretical {:.1f} at {:.2f} GHz",
-                        ceiling_label(c), c.gflops.max, 100 * c.gflops.max / at_clock, at_clock, *c.ghz));
+        if (c.op == "fma") {
+            // Measured / theoretical, both per core and cycle at the clock probed right after the epoch.
+            r.notes.push_back(fmt::format("{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
+                                          "theoretical {:.0f} (best {:.1f} GFLOP/s)",
+                                          ceiling_label(c), r.best_flops_per_cycle[i],
+                                          100 * r.best_flops_per_cycle[i] / (2 * lanes_of(c) * r.fma_units),
+                                          2 * lanes_of(c) * r.fma_units, c.gflops.max));
+        } else if (c.op == "chain" && c.threads == 1) {
+            // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second
+            // check of the clock under vector load: it should be a whole number of cycles (4 on recent
+            // Intel and AMD cores, Agner Fog, "Instruction tables").
+            r.notes.push_back(fmt::format("{}: one dependent FMA every {:.2f} cycles (the FMA latency)",
+                                          ceiling_label(c), 2 * lanes_of(c) / r.best_flops_per_cycle[i]));
+        }
     }
 }
 
@@ -401,6 +413,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                                             ceiling_label(m.ceiling), 100 * m.clock.spread.value_or(0),
                                             m.clock.min, m.clock.max));
         res.ceilings.push_back(std::move(m.ceiling));
+        res.best_flops_per_cycle.push_back(m.flops_per_cycle);
     }
     guard.restore_openmp_team(*std::max_element(threads.begin(), threads.end()));
     if (all_clock.empty())

@@ -56,6 +56,9 @@ struct ComputeResult {
     int cores = 0;     // physical cores the theoretical peak counts
     std::vector<std::string> isas;
     std::vector<std::string> notes; // e.g. how fma_units was determined, drift warnings
+    // Per ceiling (same order): flops per core and cycle of its best timed epoch, at the clock probed
+    // right after that epoch. Divided by lanes x 2 x fma_units it is the fraction of the theoretical peak.
+    std::vector<double> best_flops_per_cycle;
 };
 
 ComputeResult measure_compute(const ComputeOptions& opt);

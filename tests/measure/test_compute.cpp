@@ -118,6 +118,9 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
         ASSERT_TRUE(c.ghz.has_value());
         EXPECT_GT(*c.ghz, 0.0);
     }
+    ASSERT_EQ(r.best_flops_per_cycle.size(), r.ceilings.size());
+    for (double fpc : r.best_flops_per_cycle)
+        EXPECT_GT(fpc, 0.0);
     EXPECT_GT(r.clock_ghz.n, 0u);
     EXPECT_GT(r.tsc_ghz, 0.0);
     EXPECT_EQ(r.isas, std::vector<std::string>{"scalar"});
