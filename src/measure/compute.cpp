@@ -147,13 +147,14 @@ std::vector<std::string> in_known_order(const std::vector<std::string>& requeste
 struct TimedPart {
     double seconds = 0;     // barrier to barrier
     std::uint64_t reps = 0; // kernel calls per thread
-    double clock_ghz = 0;   // probe right after it
+    double ghz_before = 0;  // probe right before it
+    double ghz_after = 0;   // probe right after it
 };
 
 struct KernelTiming {
     Timing timing;                 // seconds per call
     std::uint64_t iterations = 0;  // loop trips per call
-    std::vector<double> clock_ghz; // one probe per timed part
+    std::vector<double> clock_ghz; // two probes per timed part, before and after
     std::vector<TimedPart> parts;  // every timed part (warm-up, calibration, epochs), in order
 };
 
@@ -171,6 +172,8 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
     const auto body = [&](std::uint64_t reps) {
         double t0 = 0;
         double t1 = 0;
+        double ghz_before = 0;
+        double ghz_after = 0;
 #pragma omp parallel num_threads(threads)
         {
             const int tid = omp_get_thread_num();
@@ -180,6 +183,8 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
             }
             pin_current_thread(cpus[static_cast<std::size_t>(tid) % cpus.size()]);
             double sink = 0;
+            if (tid == 0)
+                ghz_before = clock_probe(b);
 #pragma omp barrier
             if (tid == 0)
                 t0 = now_seconds();
@@ -188,12 +193,14 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
 #pragma omp barrier
             if (tid == 0) {
                 t1 = now_seconds();
-                probes.push_back(clock_probe(b));
+                ghz_after = clock_probe(b);
             }
             keep(sink);
         }
         timed += t1 - t0;
-        parts.push_back({t1 - t0, reps, probes.back()});
+        probes.push_back(ghz_before);
+        probes.push_back(ghz_after);
+        parts.push_back({t1 - t0, reps, ghz_before, ghz_after});
     };
     const Timing t = time_repeated(body, h, clock);
     if (!all_threads)
@@ -226,16 +233,25 @@ Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& c
         core::rate_from_times(t.timing.seconds_per_call, peak_flops(k.decl, t.iterations) * threads / 1e9);
     m.clock = *core::summarize(t.clock_ghz, k_drift_threshold);
     c.ghz = m.clock.median;
-    // Flops per core and cycle of each timed part at its own clock: pairing a part with the probe taken
-    // right after it keeps the ratio honest when the clock moves between parts (the best part divided by
-    // the median clock could exceed the hardware's limit). Parts shorter than half an epoch (warm-up,
-    // early calibration) are too short to trust.
+    // Flops per core and cycle of each timed part at its own clock. A probe can only read low (when it is
+    // interrupted), so a part's clock is the higher of the probes around it; parts whose two probes
+    // differ by more than 2 % saw the clock move and are left out (unless no part is steady), since
+    // dividing by a clock that was not the part's would bias the best part upward. Parts shorter than
+    // half an epoch (warm-up, early calibration) are too short to trust.
     const double flops_per_call = peak_flops(k.decl, t.iterations) * threads;
     const double cores = std::min<double>(threads, static_cast<double>(cpus.size()));
-    for (const TimedPart& p : t.parts)
-        if (p.seconds >= 0.5 * h.min_epoch_seconds && p.clock_ghz > 0)
-            m.flops_per_cycle = std::max(m.flops_per_cycle, flops_per_call * static_cast<double>(p.reps) /
-                                                                p.seconds / (p.clock_ghz * 1e9) / cores);
+    double best_steady = 0;
+    double best_any = 0;
+    for (const TimedPart& p : t.parts) {
+        const double ghz = std::max(p.ghz_before, p.ghz_after);
+        if (p.seconds < 0.5 * h.min_epoch_seconds || ghz <= 0)
+            continue;
+        const double fpc = flops_per_call * static_cast<double>(p.reps) / p.seconds / (ghz * 1e9) / cores;
+        best_any = std::max(best_any, fpc);
+        if (std::fabs(p.ghz_before - p.ghz_after) <= 0.02 * ghz)
+            best_steady = std::max(best_steady, fpc);
+    }
+    m.flops_per_cycle = best_steady > 0 ? best_steady : best_any;
     return m;
 }
 
@@ -428,7 +444,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     return res;
 }
 
-core::ComputeCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
+KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
     if (threads < 1)
         throw core::InputError("", "--threads",
                                fmt::format("expected a positive thread count, got {}", threads));
@@ -439,9 +455,9 @@ core::ComputeCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, 
     const AffinityGuard guard;
     pin_current_thread(cpus.front());
     omp_set_dynamic(0);
-    core::ComputeCeiling c = measure_one(kernel, threads, cpus, ceiling_options(quick)).ceiling;
+    Measured m = measure_one(kernel, threads, cpus, ceiling_options(quick));
     guard.restore_openmp_team(threads);
-    return c;
+    return {std::move(m.ceiling), m.flops_per_cycle};
 }
 
 } // namespace roofcast::measure

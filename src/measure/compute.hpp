@@ -64,10 +64,14 @@ struct ComputeResult {
 ComputeResult measure_compute(const ComputeOptions& opt);
 
 struct PeakKernel;
+struct KernelCeiling {
+    core::ComputeCeiling ceiling;
+    double best_flops_per_cycle = 0; // as ComputeResult::best_flops_per_cycle
+};
 // One ceiling of one kernel variant (e.g. from accumulator_sweep_kernels()), measured as
 // measure_compute() does, with the clock probed while it ran. Throws core::Unsupported when the CPU
 // lacks the kernel's instructions.
-core::ComputeCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick);
+KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick);
 
 // Names accepted by ComputeOptions, in the order results are produced.
 const std::vector<std::string>& known_isas();       // scalar, sse, avx2, avx512
