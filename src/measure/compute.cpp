@@ -417,6 +417,9 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
             }
 
     std::size_t done = 0;
+    std::size_t moved = 0; // ceilings whose clock probes spread by more than 5 %
+    double worst_move = 0;
+    std::string worst;
     for (const Job& job : jobs) {
         if (opt.progress)
             opt.progress(fmt::format("compute: {} {} {}, {} thread{} ({}/{})", job.kernel->decl.precision,
@@ -424,10 +427,14 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                                      job.threads == 1 ? "" : "s", ++done, jobs.size()));
         Measured m = measure_one(*job.kernel, job.threads, cpus, h);
         all_clock.insert(all_clock.end(), m.clock.samples.begin(), m.clock.samples.end());
-        if (m.clock.noisy)
-            res.notes.push_back(fmt::format("{}: clock moved {:.1f} % while it ran ({:.2f}-{:.2f} GHz)",
-                                            ceiling_label(m.ceiling), 100 * m.clock.spread.value_or(0),
-                                            m.clock.min, m.clock.max));
+        if (m.clock.noisy) {
+            ++moved;
+            if (m.clock.spread.value_or(0) > worst_move) {
+                worst_move = m.clock.spread.value_or(0);
+                worst =
+                    fmt::format("{}, {:.2f}-{:.2f} GHz", ceiling_label(m.ceiling), m.clock.min, m.clock.max);
+            }
+        }
         res.ceilings.push_back(std::move(m.ceiling));
         res.best_flops_per_cycle.push_back(m.flops_per_cycle);
     }
@@ -436,6 +443,9 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
         all_clock.push_back(clock_probe(1));
     res.clock_ghz = *core::summarize(all_clock, k_drift_threshold);
     res.clock_drift = res.clock_ghz.noisy;
+    if (moved > 0)
+        res.notes.push_back(fmt::format("clock moved by more than 5 % while {} of {} ceilings ran (most: {})",
+                                        moved, res.ceilings.size(), worst));
     if (res.clock_drift)
         res.notes.push_back(
             fmt::format("clock drift: readings ranged {:.2f}-{:.2f} GHz ({:.1f} %) during the run",
