@@ -61,26 +61,28 @@ double calibrate_tsc_ghz(double seconds) {
 
 ClockReading read_clock(const HarnessOptions& h, double tsc_ghz) {
     constexpr std::uint64_t trips_per_call = 1000; // 1e5 cycles per call
-    std::uint64_t trips_total = 0;
     std::uint64_t b = 1;
     keep(b);
-    const std::uint64_t r0 = __rdtsc();
+    // Every timed part is also timed with rdtsc. The harness runs its epochs last, so the last
+    // h.epochs parts are the epochs of the summary: the same epochs timed by two clocks.
+    std::vector<double> via_tsc;
     const Timing t = time_repeated(
         [&](std::uint64_t reps) {
             std::uint64_t sink = 0;
+            const std::uint64_t r0 = __rdtsc();
             for (std::uint64_t r = 0; r < reps; ++r)
                 sink += dependent_adds(trips_per_call, b);
-            trips_total += reps * trips_per_call;
+            const std::uint64_t r1 = __rdtsc();
+            via_tsc.push_back(static_cast<double>(reps * trips_per_call * k_chain_adds) /
+                              (static_cast<double>(r1 - r0) / tsc_ghz));
             keep(sink);
         },
         h);
-    const std::uint64_t r1 = __rdtsc();
     ClockReading out;
     out.ghz = core::rate_from_times(t.seconds_per_call, trips_per_call * k_chain_adds / 1e9);
     out.tsc_ghz = tsc_ghz;
-    const double tsc_seconds = static_cast<double>(r1 - r0) / (tsc_ghz * 1e9);
-    if (tsc_seconds > 0)
-        out.ghz_via_tsc = static_cast<double>(trips_total) * k_chain_adds / tsc_seconds / 1e9;
+    const std::size_t epochs = std::min(via_tsc.size(), out.ghz.n);
+    out.ghz_via_tsc = *std::max_element(via_tsc.end() - static_cast<std::ptrdiff_t>(epochs), via_tsc.end());
     return out;
 }
 
@@ -362,7 +364,7 @@ std::vector<std::string> available_isas() {
 ClockReading measure_clock(int samples) {
     HarnessOptions h;
     h.epochs = std::max(1, samples);
-    h.min_epoch_seconds = 0.005;
+    h.min_epoch_seconds = 0.001; // short epochs often run undisturbed on a shared host (see ceilings)
     return read_clock(h, calibrate_tsc_ghz(0.02));
 }
 
@@ -396,7 +398,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     const HarnessOptions h = ceiling_options(opt.quick);
     res.tsc_ghz = calibrate_tsc_ghz(opt.quick ? 0.01 : 0.02);
 
-    std::vector<double> all_clock; // every probe of the run
+    std::vector<double> all_clock; // one reading per ceiling: the median of its probes
 
     struct Job {
         const PeakKernel* kernel;
@@ -426,7 +428,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                                      job.kernel->decl.isa, job.kernel->decl.op, job.threads,
                                      job.threads == 1 ? "" : "s", ++done, jobs.size()));
         Measured m = measure_one(*job.kernel, job.threads, cpus, h);
-        all_clock.insert(all_clock.end(), m.clock.samples.begin(), m.clock.samples.end());
+        all_clock.push_back(m.clock.median);
         if (m.clock.noisy) {
             ++moved;
             if (m.clock.spread.value_or(0) > worst_move) {

@@ -29,7 +29,7 @@ std::vector<std::string> available_isas();
 struct ClockReading {
     core::Summary ghz;      // one sample per epoch of the dependent add chain, timed with steady_clock
     double tsc_ghz = 0;     // time-stamp counter frequency, rdtsc calibrated against steady_clock
-    double ghz_via_tsc = 0; // the same add chain timed with rdtsc: cross-check of the steady_clock figure
+    double ghz_via_tsc = 0; // the same epochs timed with rdtsc, best one: cross-check of ghz.max
 };
 
 // Actual core clock from a register-register dependent add chain (1-cycle latency) timed with
@@ -47,7 +47,8 @@ struct ComputeOptions {
 
 struct ComputeResult {
     std::vector<core::ComputeCeiling> ceilings; // one per precision x isa x op x threads, each with ghz
-    core::Summary clock_ghz;                    // all clock readings taken during the run
+    core::Summary clock_ghz;                    // clock readings of the run, one per ceiling (median of
+                                                // the probes around its epochs)
     double tsc_ghz = 0;
     bool clock_drift = false; // clock moved > 5 % between readings
     std::map<std::string, double>
