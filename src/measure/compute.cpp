@@ -144,8 +144,8 @@ std::vector<std::string> in_known_order(const std::vector<std::string>& requeste
 
 // Times `reps` calls of the kernel on every thread. The harness sees a clock that advances only between
 // the barrier that releases all pinned threads and the barrier that waits for the slowest one, so the
-// time per call is the slowest thread's, free of thread start-up. After each timed part, outside the
-// timing, thread 0 probes the core clock, so every ceiling carries the clock seen while it ran.
+// time per call is the slowest thread's, free of thread start-up. Right before and after each timed part,
+// outside the timing, thread 0 probes the core clock, so every ceiling carries the clock seen while it ran.
 struct TimedPart {
     double seconds = 0;     // barrier to barrier
     std::uint64_t reps = 0; // kernel calls per thread
@@ -218,7 +218,7 @@ std::string ceiling_label(const core::ComputeCeiling& c) {
 struct Measured {
     core::ComputeCeiling ceiling;
     core::Summary clock;        // the probes taken while it ran
-    double flops_per_cycle = 0; // best timed part, per core, at the clock probed right after it
+    double flops_per_cycle = 0; // best timed part, per core, at the clock probed around it
 };
 
 Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& cpus,
@@ -269,8 +269,8 @@ HarnessOptions ceiling_options(bool quick) {
 
 // Theoretical peak = cores x SIMD lanes x 2 flops per FMA x FMA units per core x clock (the in-core
 // peak of Williams, Waterman & Patterson, CACM 2009, section 4). CPUID does not tell how many FMA units a
-// core has, so they are inferred from the best single-thread FMA rate on the widest vectors, in flops per
-// measured cycle, divided by the flops one unit delivers per cycle (lanes x 2), rounded to 1 or 2.
+// core has, so they are inferred from the best epoch of the widest-vector FMA ceilings, in flops per core
+// and measured cycle, divided by the flops one unit delivers per cycle (lanes x 2).
 void derive_theoretical_peak(ComputeResult& r) {
     const double clock = r.clock_ghz.median;
     const auto lanes_of = [](const core::ComputeCeiling& c) {
@@ -319,7 +319,7 @@ void derive_theoretical_peak(ComputeResult& r) {
         if (c.isa != pc.isa || r.best_flops_per_cycle[i] <= 0)
             continue;
         if (c.op == "fma") {
-            // Measured / theoretical, both per core and cycle at the clock probed right after the epoch.
+            // Measured / theoretical, both per core and cycle at the clock probed around the epoch.
             r.notes.push_back(fmt::format("{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
                                           "theoretical {:.0f} (best {:.1f} GFLOP/s)",
                                           ceiling_label(c), r.best_flops_per_cycle[i],

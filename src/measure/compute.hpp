@@ -58,7 +58,7 @@ struct ComputeResult {
     std::vector<std::string> isas;
     std::vector<std::string> notes; // e.g. how fma_units was determined, drift warnings
     // Per ceiling (same order): flops per core and cycle of its best timed epoch, at the clock probed
-    // right after that epoch. Divided by lanes x 2 x fma_units it is the fraction of the theoretical peak.
+    // around that epoch. Divided by lanes x 2 x fma_units it is the fraction of the theoretical peak.
     std::vector<double> best_flops_per_cycle;
 };
 
