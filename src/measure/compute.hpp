@@ -64,6 +64,11 @@ struct ComputeResult {
 
 ComputeResult measure_compute(const ComputeOptions& opt);
 
+// The derivation measure_compute() ends with (pure, no timing): from r.isas, r.ceilings,
+// r.best_flops_per_cycle, r.cores and r.clock_ghz, sets r.fma_units and r.peak_gflops and appends notes
+// (how the FMA units were inferred, each widest-FMA ceiling's fraction of the peak, the FMA latency).
+void derive_theoretical_peak(ComputeResult& r);
+
 struct PeakKernel;
 struct KernelCeiling {
     core::ComputeCeiling ceiling;
