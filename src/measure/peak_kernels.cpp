@@ -107,8 +107,8 @@ template <class Isa, class T, class Op, int Acc>
     using V = typename Reg<Isa, T>::type;
     const V b = V{} + opaque<T>(T(1) + T(0x1p-24));
     const V c = V{} + opaque<T>(T(0x1p-24));
-    // A plain array, not std::array: its element access must not be a call, which sanitizer builds
-    // would keep out of line (gcc does not inline instrumented code into these uninstrumented kernels).
+    // A plain array, not std::array: element access must never be a call (sanitizer builds keep
+    // std::array::operator[] out of line, which would put the accumulators in memory).
     V a[Acc];
 #pragma GCC unroll 64
     for (int k = 0; k < Acc; ++k)
