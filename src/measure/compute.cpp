@@ -369,6 +369,8 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                     fmt::format("{}, {:.2f}-{:.2f} GHz", ceiling_label(m.ceiling), m.clock.min, m.clock.max);
             }
         }
+        double& best = res.best_gflops[m.ceiling.precision];
+        best = std::max(best, m.ceiling.gflops.max);
         res.ceilings.push_back(std::move(m.ceiling));
         res.best_flops_per_cycle.push_back(m.flops_per_cycle);
     }

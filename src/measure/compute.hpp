@@ -46,13 +46,16 @@ struct ComputeOptions {
 };
 
 struct ComputeResult {
-    std::vector<core::ComputeCeiling> ceilings; // one per precision x isa x op x threads, each with ghz
-    core::Summary clock_ghz;                    // clock readings of the run, one per ceiling (median of
-                                                // the probes around its epochs)
+    // One per precision x isa x op x threads, each with the clock probed while it ran (ghz).
+    std::vector<core::ComputeCeiling> ceilings;
+    // Clock readings of the run, one per ceiling (the median of the probes around its epochs).
+    core::Summary clock_ghz;
     double tsc_ghz = 0;
     bool clock_drift = false; // clock moved > 5 % between readings
-    std::map<std::string, double>
-        peak_gflops;   // theoretical: cores x SIMD lanes x 2 (FMA) x FMA units x clock
+    // Theoretical, per precision: cores x SIMD lanes x 2 (FMA) x FMA units x clock.
+    std::map<std::string, double> peak_gflops;
+    // Measured, per precision: the best epoch of any ceiling.
+    std::map<std::string, double> best_gflops;
     int fma_units = 0; // per core, as used for the theoretical peak
     int cores = 0;     // physical cores the theoretical peak counts
     std::vector<std::string> isas;

@@ -118,6 +118,14 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
         ASSERT_TRUE(c.ghz.has_value());
         EXPECT_GT(*c.ghz, 0.0);
     }
+    // The best measured rate per precision is the best epoch over that precision's ceilings.
+    for (const char* prec : {"double", "single"}) {
+        double best = 0;
+        for (const core::ComputeCeiling& c : r.ceilings)
+            if (c.precision == prec)
+                best = std::max(best, c.gflops.max);
+        EXPECT_DOUBLE_EQ(r.best_gflops.at(prec), best) << prec;
+    }
     ASSERT_EQ(r.best_flops_per_cycle.size(), r.ceilings.size());
     for (double fpc : r.best_flops_per_cycle)
         EXPECT_GT(fpc, 0.0);
