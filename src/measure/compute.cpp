@@ -86,14 +86,14 @@ ClockReading read_clock(const HarnessOptions& h, double tsc_ghz) {
     return out;
 }
 
-// A short clock reading taken between epochs (about 0.1 ms): the best of three runs of 1e5 dependent
+// A short clock reading taken between epochs (about 0.17 ms): the best of five runs of 1e5 dependent
 // adds. An add chain cannot run faster than the core clock, and descheduling or interrupts only slow it
 // down, so the best run is the reading. Taken right after a vector kernel, it also sees that kernel's
 // clock, since cores keep a vector frequency licence for a while after the last wide instruction.
 double clock_probe(std::uint64_t b) {
     constexpr std::uint64_t trips = 1000;
     double best = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 5; ++i) {
         const double t0 = now_seconds();
         keep(dependent_adds(trips, b));
         const double dt = now_seconds() - t0;
