@@ -103,13 +103,12 @@ template <class T> [[gnu::always_inline]] inline T opaque(T v) {
 // The one peak kernel template. The operand values keep every accumulator finite and normal for any
 // trip count used here: b = 1 + 2^-24 grows a product by at most e^(2^-24 * 1e7) < 2 per call, c = 2^-24.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::always_inline, gnu::no_sanitize("address", "undefined")]] inline double
-peak_body(std::uint64_t iterations) {
+[[gnu::always_inline]] inline double peak_body(std::uint64_t iterations) {
     using V = typename Reg<Isa, T>::type;
     const V b = V{} + opaque<T>(T(1) + T(0x1p-24));
     const V c = V{} + opaque<T>(T(0x1p-24));
-    // A plain array, not std::array: its element access must not be a call, which sanitizer builds
-    // would keep out of line (gcc does not inline instrumented code into these uninstrumented kernels).
+    // A plain array, not std::array: element access must never be a call (sanitizer builds keep
+    // std::array::operator[] out of line, which would put the accumulators in memory).
     V a[Acc];
 #pragma GCC unroll 64
     for (int k = 0; k < Acc; ++k)
@@ -140,24 +139,20 @@ peak_body(std::uint64_t iterations) {
 
 // Per-ISA entry points: each only compiles the one template for its target.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("avx512f"), gnu::no_sanitize("address", "undefined")]] double
-run_avx512(std::uint64_t n) {
+[[gnu::noinline, gnu::target("avx512f")]] double run_avx512(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("avx2,fma"), gnu::no_sanitize("address", "undefined")]] double
-run_avx2(std::uint64_t n) {
+[[gnu::noinline, gnu::target("avx2,fma")]] double run_avx2(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 // Scalar and 128-bit fused multiply-add need FMA3 (VEX encoded); the other scalar/SSE ops use the
 // x86-64 baseline (SSE2) encoding.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("fma"), gnu::no_sanitize("address", "undefined")]] double
-run_fma3(std::uint64_t n) {
+[[gnu::noinline, gnu::target("fma")]] double run_fma3(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
-template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::no_sanitize("address", "undefined")]] double run_baseline(std::uint64_t n) {
+template <class Isa, class T, class Op, int Acc> [[gnu::noinline]] double run_baseline(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 

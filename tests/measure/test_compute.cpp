@@ -118,6 +118,17 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
         ASSERT_TRUE(c.ghz.has_value());
         EXPECT_GT(*c.ghz, 0.0);
     }
+    // The best measured rate per precision is the best epoch over that precision's ceilings.
+    for (const char* prec : {"double", "single"}) {
+        double best = 0;
+        for (const core::ComputeCeiling& c : r.ceilings)
+            if (c.precision == prec)
+                best = std::max(best, c.gflops.max);
+        EXPECT_DOUBLE_EQ(r.best_gflops.at(prec), best) << prec;
+    }
+    ASSERT_EQ(r.best_flops_per_cycle.size(), r.ceilings.size());
+    for (double fpc : r.best_flops_per_cycle)
+        EXPECT_GT(fpc, 0.0);
     EXPECT_GT(r.clock_ghz.n, 0u);
     EXPECT_GT(r.tsc_ghz, 0.0);
     EXPECT_EQ(r.isas, std::vector<std::string>{"scalar"});
@@ -176,13 +187,92 @@ TEST(MeasureCompute, GivesThreadAffinityBack) {
     EXPECT_EQ(restored, 2);
 }
 
+// ---- derive_theoretical_peak on fixed inputs (no timing) ----
+
+ComputeResult fixed_result(double fma_fpc, double chain_fpc) {
+    ComputeResult r;
+    r.isas = {"scalar", "sse", "avx2", "avx512"};
+    r.cores = 2;
+    r.clock_ghz = *core::summarize({2.9, 3.0, 3.1}); // median 3.0 GHz
+    const auto add = [&r](const char* isa, const char* op, int threads, double fpc) {
+        core::ComputeCeiling c;
+        c.precision = "double";
+        c.isa = isa;
+        c.op = op;
+        c.threads = threads;
+        c.gflops = *core::summarize({fpc * 3.0 * threads});
+        c.ghz = 3.0;
+        r.ceilings.push_back(c);
+        r.best_flops_per_cycle.push_back(fpc);
+    };
+    add("avx2", "fma", 1, 16.0); // 16 / (4 lanes x 2) = 2 units' worth of 256-bit FMA
+    add("avx512", "fma", 1, fma_fpc);
+    add("avx512", "fma", 2, fma_fpc - 1); // the all-core ceiling was disturbed more
+    add("avx512", "chain", 1, chain_fpc);
+    return r;
+}
+
+bool has_note(const ComputeResult& r, const std::string& part) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+TEST(TheoreticalPeak, TwoUnitsFromTheWidestIsa) {
+    ComputeResult r = fixed_result(30.9, 4.0);
+    derive_theoretical_peak(r);
+    // avx512 double: 30.9 / (8 lanes x 2) = 1.93 units -> 2 (a single unit cannot exceed 1.0).
+    EXPECT_EQ(r.fma_units, 2);
+    // 2 cores x 8 lanes x 2 flops x 2 units x 3.0 GHz = 192 GFLOP/s; single has 16 lanes: 384.
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 192.0);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("single"), 384.0);
+    EXPECT_TRUE(has_note(r, "fma_units = 2")) << r.notes.front();
+    // 30.9 of 32 flops per core and cycle = 96.6 %.
+    EXPECT_TRUE(has_note(r, "96.6 % of the theoretical 32"));
+    // The chain: 16 flops per FMA / 4.0 flops per cycle = one FMA every 4.00 cycles.
+    EXPECT_TRUE(has_note(r, "every 4.00 cycles"));
+    EXPECT_FALSE(has_note(r, "host was probably busy"));
+}
+
+TEST(TheoreticalPeak, OneUnitAndBusyHostNote) {
+    ComputeResult r = fixed_result(15.8, 2.0);
+    derive_theoretical_peak(r);
+    // 15.8 / 16 = 0.99 units' worth -> 1 unit; the peak halves: 2 x 8 x 2 x 1 x 3.0 = 96 GFLOP/s.
+    EXPECT_EQ(r.fma_units, 1);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 96.0);
+    EXPECT_FALSE(has_note(r, "host was probably busy"));
+
+    ComputeResult busy = fixed_result(21.0, 2.0);
+    derive_theoretical_peak(busy);
+    // 21 / 16 = 1.31: above what one unit can do, so 2 units, but far from a whole number.
+    EXPECT_EQ(busy.fma_units, 2);
+    EXPECT_TRUE(has_note(busy, "host was probably busy"));
+}
+
+TEST(TheoreticalPeak, NotDerivedWithoutFma) {
+    ComputeResult r = fixed_result(30.9, 4.0);
+    for (core::ComputeCeiling& c : r.ceilings)
+        c.op = "add";
+    derive_theoretical_peak(r);
+    EXPECT_EQ(r.fma_units, 0);
+    EXPECT_TRUE(r.peak_gflops.empty());
+    EXPECT_TRUE(has_note(r, "not derived"));
+}
+
+TEST(MeasurePeakKernel, RejectsBadThreadCounts) {
+    const PeakKernel* k = find_peak_kernel("scalar", "double", "add");
+    const std::string msg = input_error_of([&] { measure_peak_kernel(*k, 0, true); });
+    EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
+}
+
 TEST(MeasureClock, KeepsEverySampleAndTheTscCrossCheck) {
     const ClockReading c = measure_clock(3);
     EXPECT_EQ(c.ghz.n, 3u);
     EXPECT_EQ(c.ghz.samples.size(), 3u);
     EXPECT_GT(c.ghz.min, 0.0);
     EXPECT_GT(c.tsc_ghz, 0.0);
-    EXPECT_GT(c.ghz_via_tsc, 0.0);
+    // The same epochs timed by steady_clock and by the calibrated TSC: both clocks count real time, so
+    // their best epochs agree (to ~0.1 % here; 5 % leaves room for a coarse steady_clock).
+    EXPECT_NEAR(c.ghz_via_tsc, c.ghz.max, 0.05 * c.ghz.max);
 }
 
 } // namespace

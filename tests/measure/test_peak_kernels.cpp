@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -214,12 +215,15 @@ std::vector<Instruction> parse_disassembly(const std::string& text) {
     return out;
 }
 
-// vfmadd<3 digits><suffix> with every operand a register of class `reg` (xmm, ymm, zmm).
-bool is_register_fma(const Instruction& i, const std::string& suffix, const std::string& reg) {
+// `pattern` is a mnemonic in which '#' stands for any digit ("vfmadd###pd" covers 132/213/231); every
+// operand must be a register of class `reg` (xmm, ymm, zmm): two operands in legacy SSE form, three in VEX.
+bool is_register_op(const Instruction& i, const std::string& pattern, const std::string& reg) {
     const std::string& m = i.mnemonic;
-    if (m.size() != 11 || m.rfind("vfmadd", 0) != 0 || m.substr(9) != suffix ||
-        m.find_first_not_of("0123456789", 6) != 9)
+    if (m.size() != pattern.size())
         return false;
+    for (std::size_t k = 0; k < m.size(); ++k)
+        if (pattern[k] == '#' ? (m[k] < '0' || m[k] > '9') : m[k] != pattern[k])
+            return false;
     std::istringstream ops(i.operands);
     std::string op;
     int n = 0;
@@ -228,11 +232,12 @@ bool is_register_fma(const Instruction& i, const std::string& suffix, const std:
             return false;
         ++n;
     }
-    return n == 3;
+    return n == (m[0] == 'v' ? 3 : 2);
 }
 
 // The hot loop is the range from the target of the last backward conditional jump to that jump.
-LoopStats inspect_loop(const std::string& text, const std::string& suffix, const std::string& reg) {
+LoopStats inspect_loop(const std::string& text, const std::vector<std::string>& patterns,
+                       const std::string& reg) {
     const std::vector<Instruction> ins = parse_disassembly(text);
     LoopStats s;
     for (std::size_t j = ins.size(); j-- > 0;) {
@@ -246,7 +251,8 @@ LoopStats inspect_loop(const std::string& text, const std::string& suffix, const
         for (std::size_t i = 0; i < j; ++i) {
             if (ins[i].address < target)
                 continue;
-            if (is_register_fma(ins[i], suffix, reg))
+            if (std::any_of(patterns.begin(), patterns.end(),
+                            [&](const std::string& p) { return is_register_op(ins[i], p, reg); }))
                 ++s.matching;
             if (ins[i].operands.find('(') != std::string::npos && ins[i].mnemonic.rfind("nop", 0) != 0)
                 ++s.memory_ops;
@@ -256,43 +262,54 @@ LoopStats inspect_loop(const std::string& text, const std::string& suffix, const
     return s;
 }
 
-struct FmaCase {
+struct OpCase {
     const char* isa;
     const char* precision;
-    const char* suffix; // pd, ps (packed) or sd (scalar double)
-    const char* reg;    // the register class the ISA's vectors live in
+    const char* op;
+    std::vector<std::string> patterns; // the instructions the op must compile to
+    const char* reg;                   // the register class the ISA's vectors live in
 };
 
-class FmaDisassembly : public ::testing::TestWithParam<FmaCase> {};
+class KernelDisassembly : public ::testing::TestWithParam<OpCase> {};
 
-TEST_P(FmaDisassembly, HotLoopIsAllRegisterFmaOnTheDeclaredWidth) {
+TEST_P(KernelDisassembly, HotLoopIsAllRegisterOpsOnTheDeclaredWidth) {
     if (run_command("command -v objdump").empty() || run_command("command -v nm").empty())
         GTEST_SKIP() << "objdump/nm (binutils) not installed: cannot inspect the compiled kernels";
 #if defined(__SANITIZE_ADDRESS__)
     GTEST_SKIP() << "sanitizer build: -fsanitize changes gcc's code generation even for the uninstrumented "
                     "kernels (accumulators get a stack home); the check applies to the optimised build";
 #endif
-    const FmaCase c = GetParam();
-    const PeakKernel* k = find_peak_kernel(c.isa, c.precision, "fma");
+    const OpCase& c = GetParam();
+    const PeakKernel* k = find_peak_kernel(c.isa, c.precision, c.op);
     ASSERT_NE(k, nullptr);
     const Disassembly d = disassemble(*k);
     if (!d.error.empty())
         GTEST_SKIP() << d.error;
-    const LoopStats s = inspect_loop(d.text, c.suffix, c.reg);
+    const LoopStats s = inspect_loop(d.text, c.patterns, c.reg);
     ASSERT_TRUE(s.found) << d.text;
-    // The loop body applies the op `unroll` times to each accumulator: 12 x 4 = 48 FMAs per trip.
+    // The loop body applies the op `unroll` times to each accumulator: 12 x 4 = 48 per trip (the chain:
+    // 1 x 8), each one instruction on the ISA's full registers.
     EXPECT_EQ(s.matching, k->decl.accumulators * k->decl.unroll) << d.text;
     EXPECT_EQ(s.memory_ops, 0) << "accumulators spilled to memory:\n" << d.text;
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, FmaDisassembly,
-                         ::testing::Values(FmaCase{"avx512", "double", "pd", "zmm"},
-                                           FmaCase{"avx512", "single", "ps", "zmm"},
-                                           FmaCase{"avx2", "double", "pd", "ymm"},
-                                           FmaCase{"sse", "double", "pd", "xmm"},
-                                           FmaCase{"scalar", "double", "sd", "xmm"}),
-                         [](const ::testing::TestParamInfo<FmaCase>& i) {
-                             return std::string(i.param.isa) + "_" + i.param.precision;
+INSTANTIATE_TEST_SUITE_P(Widths, KernelDisassembly,
+                         ::testing::Values(OpCase{"avx512", "double", "fma", {"vfmadd###pd"}, "zmm"},
+                                           OpCase{"avx512", "single", "fma", {"vfmadd###ps"}, "zmm"},
+                                           OpCase{"avx512", "double", "add", {"vaddpd"}, "zmm"},
+                                           OpCase{"avx512", "double", "mul", {"vmulpd"}, "zmm"},
+                                           OpCase{"avx512", "double", "addmul", {"vaddpd", "vmulpd"}, "zmm"},
+                                           OpCase{"avx512", "double", "chain", {"vfmadd###pd"}, "zmm"},
+                                           OpCase{"avx2", "double", "fma", {"vfmadd###pd"}, "ymm"},
+                                           OpCase{"avx2", "single", "add", {"vaddps"}, "ymm"},
+                                           OpCase{"sse", "double", "fma", {"vfmadd###pd"}, "xmm"},
+                                           OpCase{"sse", "double", "add", {"addpd"}, "xmm"},
+                                           OpCase{"sse", "single", "mul", {"mulps"}, "xmm"},
+                                           OpCase{"scalar", "double", "fma", {"vfmadd###sd"}, "xmm"},
+                                           OpCase{"scalar", "double", "add", {"addsd"}, "xmm"},
+                                           OpCase{"scalar", "single", "mul", {"mulss"}, "xmm"}),
+                         [](const ::testing::TestParamInfo<OpCase>& i) {
+                             return std::string(i.param.isa) + "_" + i.param.precision + "_" + i.param.op;
                          });
 
 } // namespace
