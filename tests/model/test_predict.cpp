@@ -359,6 +359,12 @@ TEST(BadInput, EachNamesFileAndField) {
                                  pub, {0, {}, false, "pub.yaml"});
               }).find("pub.yaml: field 'compute.peak_gflops.single'"),
               std::string::npos);
+    // More threads than the machine has cores.
+    EXPECT_NE(error_of([&] {
+                  model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"),
+                                 machine_from(k_measured), {5, {}, false, ""});
+              }).find("field '--threads': expected at most 4 threads"),
+              std::string::npos);
     // Unknown model name.
     EXPECT_NE(error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"), pub,
