@@ -455,7 +455,11 @@ Analysis analyse(const KernelSpec& k, const core::Machine& m, const PredictOptio
                         : name == "hierarchical" ? hierarchical(c)
                         : name == "cache-aware"  ? cache_aware(c)
                                                  : mixed(c);
-        if (!thread_specific && c.threads != c.cores)
+        if (!m.topology && o.threads > 0)
+            d.prediction.notes.push_back(fmt::format(
+                "the machine file has no topology (core count): its figures are used as given for {}",
+                thread_text(c.threads)));
+        else if (!thread_specific && c.threads != c.cores)
             d.prediction.notes.push_back(
                 fmt::format("bandwidths not measured at {} are the machine file's figures, taken as they are",
                             thread_text(c.threads)));

@@ -359,6 +359,12 @@ TEST(BadInput, EachNamesFileAndField) {
                                  pub, {0, {}, false, "pub.yaml"});
               }).find("pub.yaml: field 'compute.peak_gflops.single'"),
               std::string::npos);
+    // More threads than the machine has cores.
+    EXPECT_NE(error_of([&] {
+                  model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"),
+                                 machine_from(k_measured), {5, {}, false, ""});
+              }).find("field '--threads': expected at most 4 threads"),
+              std::string::npos);
     // Unknown model name.
     EXPECT_NE(error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"), pub,
@@ -380,4 +386,26 @@ TEST(Derived, RatesFromOneDeclaration) {
     EXPECT_NEAR(s.gbs.at("MEM").median, 24, k_tol);
     EXPECT_TRUE(s.gflops.noisy);
     EXPECT_THROW(model::derive_rates(2, {}, 0.0), std::invalid_argument);
+}
+
+TEST(Choices, AffineVolumeCurve) {
+    // MEM given only as B = a*V + b with V the access volume: D_MEM * iterations = 32 B * 1e6 = 3.2e7 B;
+    // a = 1e-6 GB/s per byte, b = 10 GB/s -> B = 32 + 10 = 42 GB/s; 3.2e7 B = 30.5 MiB.
+    const auto m = machine_from(R"(
+format_version: 1
+name: affine
+compute: {peak_gflops: {double: 100}}
+levels:
+  - name: MEM
+    curve: {x: volume, affine: {a: 1.0e-6, b: 10}}
+)");
+    const auto k = kernel_from("format_version: 1\nname: t\nflops_per_iteration: 2\niterations: "
+                               "1000000\nbytes_per_iteration: {MEM: 32}\n");
+    model::PredictOptions o;
+    o.models = {"roofline"};
+    const auto a = model::analyse(k, m, o);
+    EXPECT_NEAR(*a.models[0].prediction.terms[0].bandwidth_gbs, 42, k_tol);
+    EXPECT_EQ(a.models[0].prediction.terms[0].bandwidth_source, "curve at 30.5 MiB");
+    // Roofline: min(100, 42 * 2/32) = 2.625 GFLOP/s.
+    EXPECT_NEAR(a.models[0].prediction.gflops, 2.625, k_tol);
 }
