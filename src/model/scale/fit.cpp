@@ -625,17 +625,17 @@ bool degenerate(Fit& f, const Prepared& p) {
         f.notes.push_back("no usable points: no model");
         return true;
     }
+    if (n == 1) {
+        f.model = constant_model(p.ys[0]);
+        f.notes.push_back("one point: constant model, no trend can be inferred");
+        f.candidates = 1;
+        return true;
+    }
     const auto [lo, hi] = std::minmax_element(p.ys.begin(), p.ys.end());
     if (*hi - *lo <= 1e-12 * std::max(std::abs(*hi), std::abs(*lo))) {
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / static_cast<double>(n));
         f.notes.push_back(*hi == 0.0 ? "all values are zero: constant model"
                                      : "all values are equal: constant model");
-        f.candidates = 1;
-        return true;
-    }
-    if (n == 1) {
-        f.model = constant_model(p.ys[0]);
-        f.notes.push_back("one point: constant model, no trend can be inferred");
         f.candidates = 1;
         return true;
     }
