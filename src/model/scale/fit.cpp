@@ -707,6 +707,8 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
             }
     }
     const Folds folds = make_folds(n, sel);
+    std::vector<int> all(static_cast<std::size_t>(n)); // every point, for full fits
+    std::iota(all.begin(), all.end(), 0);
     double best = k_inf;
     std::size_t count = 0;
     // Scores of every candidate, kept to find the near-best ones whose predictions widen the interval
@@ -732,18 +734,7 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         double s = 0.0;
         bool ok = true;
         if (sel == Selection::mape || folds.test.empty()) {
-            const int all[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-                                 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-                                 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-            std::vector<int> big;
-            const int* idx = all;
-            if (n > 64) {
-                big.resize(static_cast<std::size_t>(n));
-                std::iota(big.begin(), big.end(), 0);
-                idx = big.data();
-            }
-            const Line l = fit_line(b, y, idx, n, c.family);
+            const Line l = fit_line(b, y, all.data(), n, c.family);
             ok = l.ok;
             for (int i = 0; ok && i < n; ++i)
                 s += relative_error(l.c0 + l.c1 * b[i], y[i], p.scale);
@@ -763,8 +754,6 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
             scores[ci] = s;
         if (!ok || !std::isfinite(s) || !better(s, best))
             continue;
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         const Line full = fit_line(b, y, all.data(), n, c.family);
         if (!full.ok)
             continue;
@@ -774,8 +763,6 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
     }
     // Exponential family (three coefficients).
     if (n >= 3) {
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         const ExpCoef full = fit_exponential(bx.data(), y, all.data(), n, std::nan(""));
         if (full.ok) {
             const double rho = std::log(full.r);
@@ -809,8 +796,6 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         const auto fit_on = [&](const int* idx, int m) { return fit_piecewise(basis, y, idx, m); };
         const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 6);
         ++count;
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         pw_model = fit_piecewise(basis, y, all.data(), n);
         if (pw_model)
             scores[ncols + 2] = s;
@@ -830,8 +815,6 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
                 near.push_back(k);
         std::sort(near.begin(), near.end(),
                   [&](std::size_t u, std::size_t v) { return scores[u] < scores[v]; });
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         for (std::size_t k : near) {
             if (f.alternatives.size() == k_max_alternatives)
                 break;
