@@ -964,6 +964,7 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / n);
     }
     std::size_t count = 1;
+    std::vector<std::pair<double, Model>> scored;
     std::vector<int> all(static_cast<std::size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     for (const auto& h : hyps) {
@@ -979,14 +980,27 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
         };
         const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, h.size() + 1);
         ++count;
+        if (!std::isfinite(s))
+            continue;
+        auto m = fit_on(all.data(), n);
+        if (!m)
+            continue;
+        scored.emplace_back(s, *m);
         if (better(s, best)) {
-            if (auto m = fit_on(all.data(), n)) {
-                best = s;
-                f.model = std::move(*m);
-            }
+            best = s;
+            f.model = std::move(*m);
         }
     }
     f.candidates = count;
+    // Near-best contenders for the interval, as for one parameter (within twice the best score).
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& u, const auto& v) { return u.first < v.first; });
+    for (auto& [sc, m] : scored) {
+        if (f.alternatives.size() == 4 || !(sc <= 2.0 * best + 1e-12))
+            break;
+        if (m.terms.size() != f.model.terms.size() || m.coef != f.model.coef)
+            f.alternatives.push_back(std::move(m));
+    }
     if (sel != Selection::mape && !folds.test.empty() && std::isfinite(best)) {
         f.validation_error = best;
         f.validation_distance = fold_distance(p.xs, folds, sel, 2);
