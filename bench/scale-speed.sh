@@ -2,6 +2,7 @@
 # Speed of `roofcast scale`: fits FUNCTIONS call paths x 5 points (cores = 8..128) with every
 # candidate model (PMNF terms, four families, exponential by Levenberg–Marquardt) and prints the
 # fitting time reported by the tool plus the end-to-end wall time. Not a test: it prints figures.
+# On a shared machine the wall time depends on the load; the CPU time shows the work itself.
 # Usage: bash bench/scale-speed.sh [path/to/roofcast] [FUNCTIONS]   (default 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,8 @@ awk -v n="$n" 'BEGIN {
 }' > "$tmp/profiles.csv"
 echo "data set: $n call paths x 5 points ($(wc -l < "$tmp/profiles.csv") CSV lines), $(nproc) cores"
 start=$(date +%s.%N)
-"$bin" scale "$tmp/profiles.csv" --predict 1024 --csv > "$tmp/out.csv" 2> "$tmp/err.txt"
+/usr/bin/time -f "process CPU time: %U s user + %S s system (wall %e s); machine load before: $(cut -d' ' -f1 /proc/loadavg)" \
+    "$bin" scale "$tmp/profiles.csv" --predict 1024 --csv > "$tmp/out.csv" 2> "$tmp/err.txt"
 end=$(date +%s.%N)
 cat "$tmp/err.txt"
 awk -v s="$start" -v e="$end" 'BEGIN { printf "end to end (read CSV, fit, predict, write CSV): %.2f s\n", e - s }'

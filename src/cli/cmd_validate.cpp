@@ -1,8 +1,10 @@
 #include "cli/commands.hpp"
 #include "core/doc.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "core/machine.hpp"
 #include "model/kernel.hpp"
+#include "model/scale/dataset.hpp"
 
 #include <fmt/format.h>
 #include <string>
@@ -14,6 +16,10 @@ namespace {
 // Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
 std::string validate_file(const std::string& path) {
     const core::YamlField root = core::YamlField::load_file(path);
+    if (root.has("format") && root["format"].as_string() == "roofcast-profile") {
+        const auto d = model::scale::read_roofcast_profile(core::read_file(path), path);
+        return fmt::format("roofcast profile, {} series", d.series.size());
+    }
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);
         return fmt::format("machine file '{}', {} levels", m.name, m.levels.size());

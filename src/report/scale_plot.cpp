@@ -117,7 +117,7 @@ std::string scale_svg(const ScaleResult& r, std::size_t series) {
             doc.line(fr.to_pixel(p.x[0], lo), fr.to_pixel(p.x[0], *p.hi),
                      svg::Style{svg::colour(1), "none", 2, "", 1, "interval"});
         }
-        doc.marker(svg::Marker::diamond, fr.to_pixel(p.x[0], p.value), 6, svg::colour(1), true,
+        doc.marker(svg::Marker::diamond, fr.to_pixel(p.x[0], p.value), 6, svg::colour(1), !p.far,
                    fmt::format("prediction at {}: {:.6g}{}{}", format_point(p.x, params), p.value,
                                p.lo && p.hi ? fmt::format(" [{:.6g}, {:.6g}]", *p.lo, *p.hi) : std::string(),
                                p.far ? " (far extrapolation)" : ""),
@@ -125,12 +125,16 @@ std::string scale_svg(const ScaleResult& r, std::size_t series) {
     }
     if (omitted > 0)
         doc.note({90, 430}, fmt::format("{} value(s) omitted: not placeable on the axes", omitted));
-    svg::draw_legend(
-        doc,
-        {{"measured (mean, min–max)", "#222", svg::Marker::circle, true, false, ""},
-         {fmt::format("model: {}", f.model.formula(params)), svg::colour(0), std::nullopt, true, true, ""},
-         {"prediction, 95 % interval", svg::colour(1), svg::Marker::diamond, true, false, ""}},
-        {90, 58}, 11);
+    const std::vector<svg::LegendEntry> legend = {
+        {"measured (mean, min–max)", "#222", svg::Marker::circle, true, false, ""},
+        {fmt::format("model: {}", f.model.formula(params)), svg::colour(0), std::nullopt, true, true, ""},
+        {"prediction, 95 % interval (hollow: far)", svg::colour(1), svg::Marker::diamond, true, false, ""}};
+    // Legend in the upper corner the curve leaves free: right for decreasing data, left otherwise.
+    const bool decreasing = f.model.evaluate({ax.hi, fixed}) < f.model.evaluate({ax.lo, fixed});
+    const double width = svg::legend_box(legend, {0, 0}, 11).w;
+    const double left =
+        decreasing ? std::max(fr.area.x + 10, fr.area.x + fr.area.w - width - 10) : fr.area.x + 10;
+    svg::draw_legend(doc, legend, {left, fr.area.y + 8}, 11);
     return doc.standalone();
 }
 

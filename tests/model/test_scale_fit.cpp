@@ -303,3 +303,26 @@ TEST(ScaleFit, ExtrapExampleModel) {
     }
 #endif
 }
+
+// Parameter values <= 0: log and negative-power terms cannot be evaluated and are skipped with a
+// note; the rest still model y = 1 + 2x at x = 0..4 exactly (prediction at 10: 21).
+TEST(ScaleFit, NonPositiveParameterValuesSkipTerms) {
+    const Fit f = fit_series(series_of({0, 1, 2, 3, 4}, {1, 3, 5, 7, 9}), 1, Selection::forecast);
+    EXPECT_NEAR(predict(f, {10, 0}, 1).value, 21.0, 1e-9) << f.model.formula({"x"});
+    bool noted = false;
+    for (const auto& n : f.notes)
+        noted =
+            noted || n.find("candidate terms skipped (need positive parameter values)") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+// Three points leave the three-coefficient exponential no forecast fold with enough points (two
+// training points < three coefficients), so it cannot win; exact 5 + 3·x^(1/2) is still found.
+TEST(ScaleFit, FewerPointsThanCoefficients) {
+    std::vector<double> x = {4, 16, 64}, y;
+    for (double v : x)
+        y.push_back(5 + 3 * std::sqrt(v));
+    const Fit f = fit_series(series_of(x, y), 1, Selection::forecast);
+    EXPECT_NE(f.model.family, Family::exponential);
+    EXPECT_NEAR(predict(f, {256, 0}, 1).value, 5 + 3 * 16.0, 1e-6) << f.model.formula({"x"});
+}

@@ -615,9 +615,10 @@ void normalize(Dataset& d) {
             s.notes.push_back("duplicate points merged as repetitions");
         s.points.clear();
         for (auto& [x, vals] : by_point) {
+            if (vals.empty())
+                continue;
             all.insert(x);
-            if (!vals.empty())
-                s.points.push_back(Point{x, std::move(vals)});
+            s.points.push_back(Point{x, std::move(vals)});
         }
     }
     // Functions missing at some points are modelled on the points they have; say so once.

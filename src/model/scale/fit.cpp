@@ -569,6 +569,51 @@ bool better(double score, double best) {
     return score < best * (1.0 - 1e-9) - 1e-12;
 }
 
+// How many measured (log-)ranges x lies beyond the points xs, the largest over the parameters.
+double extrapolation_distance(const std::vector<Coord>& xs, const Coord& x, std::size_t parameters) {
+    double dist = 0.0;
+    if (xs.empty())
+        return dist;
+    for (std::size_t k = 0; k < parameters; ++k) {
+        double lo = k_inf, hi = -k_inf;
+        for (const auto& c : xs) {
+            lo = std::min(lo, c[k]);
+            hi = std::max(hi, c[k]);
+        }
+        double d = 0.0;
+        if (x[k] > hi || x[k] < lo) {
+            const double edge = x[k] > hi ? hi : lo;
+            if (!(hi > lo))
+                d = k_inf;
+            else if (lo > 0.0 && x[k] > 0.0)
+                d = std::abs(std::log(x[k] / edge)) / std::log(hi / lo);
+            else
+                d = std::abs(x[k] - edge) / (hi - lo);
+        }
+        dist = std::max(dist, d);
+    }
+    return dist;
+}
+
+// Mean extrapolation distance of the forecast folds (0 for other selections).
+double fold_distance(const std::vector<Coord>& xs, const Folds& folds, Selection sel,
+                     std::size_t parameters) {
+    if (sel != Selection::forecast || folds.test.empty())
+        return 0.0;
+    double sum = 0.0;
+    for (std::size_t f = 0; f < folds.test.size(); ++f) {
+        std::vector<Coord> train;
+        for (int i : folds.train[f])
+            train.push_back(xs[static_cast<std::size_t>(i)]);
+        const double d =
+            extrapolation_distance(train, xs[static_cast<std::size_t>(folds.test[f])], parameters);
+        if (!std::isfinite(d))
+            return 0.0;
+        sum += d;
+    }
+    return sum / static_cast<double>(folds.test.size());
+}
+
 struct Prepared {
     std::vector<Coord> xs;
     std::vector<double> ys;
@@ -625,17 +670,17 @@ bool degenerate(Fit& f, const Prepared& p) {
         f.notes.push_back("no usable points: no model");
         return true;
     }
+    if (n == 1) {
+        f.model = constant_model(p.ys[0]);
+        f.notes.push_back("one point: constant model, no trend can be inferred");
+        f.candidates = 1;
+        return true;
+    }
     const auto [lo, hi] = std::minmax_element(p.ys.begin(), p.ys.end());
     if (*hi - *lo <= 1e-12 * std::max(std::abs(*hi), std::abs(*lo))) {
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / static_cast<double>(n));
         f.notes.push_back(*hi == 0.0 ? "all values are zero: constant model"
                                      : "all values are equal: constant model");
-        f.candidates = 1;
-        return true;
-    }
-    if (n == 1) {
-        f.model = constant_model(p.ys[0]);
-        f.notes.push_back("one point: constant model, no trend can be inferred");
         f.candidates = 1;
         return true;
     }
@@ -662,35 +707,34 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
             }
     }
     const Folds folds = make_folds(n, sel);
+    std::vector<int> all(static_cast<std::size_t>(n)); // every point, for full fits
+    std::iota(all.begin(), all.end(), 0);
     double best = k_inf;
     std::size_t count = 0;
+    // Scores of every candidate, kept to find the near-best ones whose predictions widen the interval
+    // (model-selection uncertainty). Index: PMNF/family columns, then constant, exponential, piecewise.
+    const std::size_t ncols = basis.candidates().size();
+    std::vector<double> scores(ncols + 3, k_inf);
+    std::size_t chosen = ncols;
+    std::optional<Model> exp_model, pw_model;
     // Constant first: it wins ties.
     {
         const auto fit_on = [&](const int* idx, int m) {
             return std::optional<Model>(constant_model(mean_of(y, idx, m)));
         };
         best = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 1);
+        scores[ncols] = best;
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / n);
         ++count;
     }
-    for (const auto& c : basis.candidates()) {
+    for (std::size_t ci = 0; ci < ncols; ++ci) {
+        const auto& c = basis.candidates()[ci];
         const double* b = basis.column(c);
         // Fast path: scores straight from the precomputed column, no Model built per fold.
         double s = 0.0;
         bool ok = true;
         if (sel == Selection::mape || folds.test.empty()) {
-            const int all[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-                                 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-                                 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
-                                 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-            std::vector<int> big;
-            const int* idx = all;
-            if (n > 64) {
-                big.resize(static_cast<std::size_t>(n));
-                std::iota(big.begin(), big.end(), 0);
-                idx = big.data();
-            }
-            const Line l = fit_line(b, y, idx, n, c.family);
+            const Line l = fit_line(b, y, all.data(), n, c.family);
             ok = l.ok;
             for (int i = 0; ok && i < n; ++i)
                 s += relative_error(l.c0 + l.c1 * b[i], y[i], p.scale);
@@ -706,20 +750,19 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
             s /= static_cast<double>(folds.test.size());
         }
         ++count;
+        if (ok && std::isfinite(s))
+            scores[ci] = s;
         if (!ok || !std::isfinite(s) || !better(s, best))
             continue;
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         const Line full = fit_line(b, y, all.data(), n, c.family);
         if (!full.ok)
             continue;
         best = s;
+        chosen = ci;
         f.model = line_model(c, full);
     }
     // Exponential family (three coefficients).
     if (n >= 3) {
-        std::vector<int> all(static_cast<std::size_t>(n));
-        std::iota(all.begin(), all.end(), 0);
         const ExpCoef full = fit_exponential(bx.data(), y, all.data(), n, std::nan(""));
         if (full.ok) {
             const double rho = std::log(full.r);
@@ -739,9 +782,12 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
             };
             const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 3);
             ++count;
+            scores[ncols + 1] = s;
+            exp_model = to_model(full);
             if (better(s, best)) {
                 best = s;
-                f.model = to_model(full);
+                chosen = ncols + 1;
+                f.model = *exp_model;
             }
         }
     }
@@ -750,18 +796,46 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         const auto fit_on = [&](const int* idx, int m) { return fit_piecewise(basis, y, idx, m); };
         const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, 6);
         ++count;
-        if (better(s, best)) {
-            std::vector<int> all(static_cast<std::size_t>(n));
-            std::iota(all.begin(), all.end(), 0);
-            if (auto m = fit_piecewise(basis, y, all.data(), n)) {
-                best = s;
-                f.model = std::move(*m);
-            }
+        pw_model = fit_piecewise(basis, y, all.data(), n);
+        if (pw_model)
+            scores[ncols + 2] = s;
+        if (pw_model && better(s, best)) {
+            best = s;
+            chosen = ncols + 2;
+            f.model = *pw_model;
         }
     }
     f.candidates = count;
-    if (sel != Selection::mape && !folds.test.empty() && std::isfinite(best))
+    // Near-best contenders: score within twice the best (plus rounding), up to k_max_alternatives.
+    constexpr std::size_t k_max_alternatives = 4;
+    if (std::isfinite(best)) {
+        std::vector<std::size_t> near;
+        for (std::size_t k = 0; k < scores.size(); ++k)
+            if (k != chosen && scores[k] <= 2.0 * best + 1e-12)
+                near.push_back(k);
+        std::sort(near.begin(), near.end(),
+                  [&](std::size_t u, std::size_t v) { return scores[u] < scores[v]; });
+        for (std::size_t k : near) {
+            if (f.alternatives.size() == k_max_alternatives)
+                break;
+            if (k < ncols) {
+                const auto& c = basis.candidates()[k];
+                const Line l = fit_line(basis.column(c), y, all.data(), n, c.family);
+                if (l.ok)
+                    f.alternatives.push_back(line_model(c, l));
+            } else if (k == ncols) {
+                f.alternatives.push_back(constant_model(mean_of(y, all.data(), n)));
+            } else if (k == ncols + 1 && exp_model) {
+                f.alternatives.push_back(*exp_model);
+            } else if (k == ncols + 2 && pw_model) {
+                f.alternatives.push_back(*pw_model);
+            }
+        }
+    }
+    if (sel != Selection::mape && !folds.test.empty() && std::isfinite(best)) {
         f.validation_error = best;
+        f.validation_distance = fold_distance(p.xs, folds, sel, 1);
+    }
     if (sel != Selection::mape && folds.test.empty())
         f.notes.push_back("too few points to validate: selected by MAPE");
 }
@@ -890,6 +964,7 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
         f.model = constant_model(std::accumulate(p.ys.begin(), p.ys.end(), 0.0) / n);
     }
     std::size_t count = 1;
+    std::vector<std::pair<double, Model>> scored;
     std::vector<int> all(static_cast<std::size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     for (const auto& h : hyps) {
@@ -905,16 +980,31 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
         };
         const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, h.size() + 1);
         ++count;
+        if (!std::isfinite(s))
+            continue;
+        auto m = fit_on(all.data(), n);
+        if (!m)
+            continue;
+        scored.emplace_back(s, *m);
         if (better(s, best)) {
-            if (auto m = fit_on(all.data(), n)) {
-                best = s;
-                f.model = std::move(*m);
-            }
+            best = s;
+            f.model = std::move(*m);
         }
     }
     f.candidates = count;
-    if (sel != Selection::mape && !folds.test.empty() && std::isfinite(best))
+    // Near-best contenders for the interval, as for one parameter (within twice the best score).
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& u, const auto& v) { return u.first < v.first; });
+    for (auto& [sc, m] : scored) {
+        if (f.alternatives.size() == 4 || !(sc <= 2.0 * best + 1e-12))
+            break;
+        if (m.terms.size() != f.model.terms.size() || m.coef != f.model.coef)
+            f.alternatives.push_back(std::move(m));
+    }
+    if (sel != Selection::mape && !folds.test.empty() && std::isfinite(best)) {
         f.validation_error = best;
+        f.validation_distance = fold_distance(p.xs, folds, sel, 2);
+    }
     if (sel != Selection::mape && folds.test.empty())
         f.notes.push_back("too few points to validate: selected by MAPE");
 }
@@ -1144,27 +1234,7 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     Prediction pr;
     pr.x = x;
     pr.value = f.model.evaluate(x);
-    // Extrapolation distance: how many measured (log-)ranges beyond the data the target lies.
-    for (std::size_t k = 0; k < parameters; ++k) {
-        double lo = k_inf, hi = -k_inf;
-        for (const auto& c : f.xs) {
-            lo = std::min(lo, c[k]);
-            hi = std::max(hi, c[k]);
-        }
-        if (f.xs.empty())
-            continue;
-        double d = 0.0;
-        if (x[k] > hi || x[k] < lo) {
-            const double edge = x[k] > hi ? hi : lo;
-            if (!(hi > lo))
-                d = k_inf;
-            else if (lo > 0.0 && x[k] > 0.0)
-                d = std::abs(std::log(x[k] / edge)) / std::log(hi / lo);
-            else
-                d = std::abs(x[k] - edge) / (hi - lo);
-        }
-        pr.distance = std::max(pr.distance, d);
-    }
+    pr.distance = extrapolation_distance(f.xs, x, parameters);
     pr.far = pr.distance > k_far_distance;
     if (!std::isfinite(pr.value))
         return pr;
@@ -1228,8 +1298,21 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     }
     if (!half && f.repetition_rel_variance > 0.0) // no residual dof: measurement noise alone (normal)
         half = 1.959964 * std::sqrt(f.repetition_rel_variance) * std::abs(pr.value);
-    if (f.validation_error)
-        half = std::max(half.value_or(0.0), *f.validation_error * std::abs(pr.value));
+    if (f.validation_error) {
+        // Forecast errors grow with the distance forecast; scale the validated error from the
+        // folds' distance to the target's (never below the validated error itself).
+        const double grow =
+            f.validation_distance > 0.0 ? std::max(1.0, pr.distance / f.validation_distance) : 1.0;
+        half = std::max(half.value_or(0.0), *f.validation_error * grow * std::abs(pr.value));
+    }
+    // Model-selection uncertainty: near-best contenders that predict differently widen the interval.
+    if (half) {
+        for (const auto& alt : f.alternatives) {
+            const double v = alt.evaluate(x);
+            if (std::isfinite(v))
+                half = std::max(*half, std::abs(v - pr.value));
+        }
+    }
     if (half) {
         pr.lo = pr.value - *half;
         pr.hi = pr.value + *half;

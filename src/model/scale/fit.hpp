@@ -70,12 +70,16 @@ struct Fit {
     double mape = 0.0;      // % on the fitting points
     double rss = 0.0;
     std::optional<double> validation_error; // relative error of the selection's validation, if any
+    double validation_distance = 0.0;       // mean extrapolation distance of the forecast folds
     // Pooled relative variance of a point's mean over its repetitions (0 without repetitions): the
     // measurement noise a new run at the target would show, added to the interval.
     double repetition_rel_variance = 0.0;
     Selection selection = Selection::forecast;
     std::size_t candidates = 0;     // how many candidates were compared
     std::vector<std::string> notes; // degenerate cases, skipped candidates
+    // Near-best contenders (validation score within twice the winner's, one-parameter series): how
+    // far their predictions differ from the winner's is model-selection uncertainty.
+    std::vector<Model> alternatives;
 };
 
 struct Prediction {
@@ -105,7 +109,8 @@ std::vector<Fit> fit_all(const Dataset& d, Selection sel);
 // Predicts at x with a 95 % interval: the wider of the residual-based prediction interval
 // (t-quantile · sqrt(s²·(1 + g^T (J^T J)^-1 g) + v_rep·ŷ²), Seber & Wild, "Nonlinear Regression",
 // 1989, Sec. 5.1, with v_rep the repetitions' relative variance of a mean) and the relative error
-// seen in validation applied to the prediction.
+// seen in validation applied to the prediction, grown in proportion when the target lies further
+// out than the validation folds did, and wide enough to hold the near-best contenders' predictions.
 Prediction predict(const Fit& f, const Coord& x, std::size_t parameters);
 
 // Two-sided 97.5 % quantile of Student's t distribution with `dof` degrees of freedom.
