@@ -61,6 +61,13 @@ AffinityGuard::AffinityGuard() {
     m_valid = sched_getaffinity(0, sizeof(m_saved), &m_saved) == 0;
 }
 
+void AffinityGuard::restore_openmp_team(int threads) const {
+    if (!m_valid || threads < 2)
+        return;
+#pragma omp parallel num_threads(threads)
+    sched_setaffinity(0, sizeof(m_saved), &m_saved);
+}
+
 AffinityGuard::~AffinityGuard() {
     if (m_valid)
         sched_setaffinity(0, sizeof(m_saved), &m_saved);

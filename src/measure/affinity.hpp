@@ -15,11 +15,13 @@ std::vector<int> core_cpus();
 // Pins the calling thread to `cpu`; false when the OS refuses (e.g. the CPU is not in the cgroup).
 bool pin_current_thread(int cpu);
 
-// Restores the calling thread's affinity mask on destruction.
+// Restores the calling thread's affinity mask on destruction, and on request that of the OpenMP worker
+// threads a measurement pinned (the pool outlives the measurement and would stay pinned otherwise).
 class AffinityGuard {
 public:
     AffinityGuard();
     ~AffinityGuard();
+    void restore_openmp_team(int threads) const;
     AffinityGuard(const AffinityGuard&) = delete;
     AffinityGuard& operator=(const AffinityGuard&) = delete;
 

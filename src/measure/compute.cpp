@@ -61,37 +61,39 @@ double calibrate_tsc_ghz(double seconds) {
 
 ClockReading read_clock(const HarnessOptions& h, double tsc_ghz) {
     constexpr std::uint64_t trips_per_call = 1000; // 1e5 cycles per call
-    std::uint64_t trips_total = 0;
     std::uint64_t b = 1;
     keep(b);
-    const std::uint64_t r0 = __rdtsc();
+    // Every timed part is also timed with rdtsc. The harness runs its epochs last, so the last
+    // h.epochs parts are the epochs of the summary: the same epochs timed by two clocks.
+    std::vector<double> via_tsc;
     const Timing t = time_repeated(
         [&](std::uint64_t reps) {
             std::uint64_t sink = 0;
+            const std::uint64_t r0 = __rdtsc();
             for (std::uint64_t r = 0; r < reps; ++r)
                 sink += dependent_adds(trips_per_call, b);
-            trips_total += reps * trips_per_call;
+            const std::uint64_t r1 = __rdtsc();
+            via_tsc.push_back(static_cast<double>(reps * trips_per_call * k_chain_adds) /
+                              (static_cast<double>(r1 - r0) / tsc_ghz));
             keep(sink);
         },
         h);
-    const std::uint64_t r1 = __rdtsc();
     ClockReading out;
     out.ghz = core::rate_from_times(t.seconds_per_call, trips_per_call * k_chain_adds / 1e9);
     out.tsc_ghz = tsc_ghz;
-    const double tsc_seconds = static_cast<double>(r1 - r0) / (tsc_ghz * 1e9);
-    if (tsc_seconds > 0)
-        out.ghz_via_tsc = static_cast<double>(trips_total) * k_chain_adds / tsc_seconds / 1e9;
+    const std::size_t epochs = std::min(via_tsc.size(), out.ghz.n);
+    out.ghz_via_tsc = *std::max_element(via_tsc.end() - static_cast<std::ptrdiff_t>(epochs), via_tsc.end());
     return out;
 }
 
-// A short clock reading taken between epochs (about 0.1 ms): the best of three runs of 1e5 dependent
+// A short clock reading taken between epochs (about 0.17 ms): the best of five runs of 1e5 dependent
 // adds. An add chain cannot run faster than the core clock, and descheduling or interrupts only slow it
 // down, so the best run is the reading. Taken right after a vector kernel, it also sees that kernel's
 // clock, since cores keep a vector frequency licence for a while after the last wide instruction.
 double clock_probe(std::uint64_t b) {
     constexpr std::uint64_t trips = 1000;
     double best = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 5; ++i) {
         const double t0 = now_seconds();
         keep(dependent_adds(trips, b));
         const double dt = now_seconds() - t0;
@@ -142,12 +144,20 @@ std::vector<std::string> in_known_order(const std::vector<std::string>& requeste
 
 // Times `reps` calls of the kernel on every thread. The harness sees a clock that advances only between
 // the barrier that releases all pinned threads and the barrier that waits for the slowest one, so the
-// time per call is the slowest thread's, free of thread start-up. After each timed part, outside the
-// timing, thread 0 probes the core clock, so every ceiling carries the clock seen while it ran.
+// time per call is the slowest thread's, free of thread start-up. Right before and after each timed part,
+// outside the timing, thread 0 probes the core clock, so every ceiling carries the clock seen while it ran.
+struct TimedPart {
+    double seconds = 0;     // barrier to barrier
+    std::uint64_t reps = 0; // kernel calls per thread
+    double ghz_before = 0;  // probe right before it
+    double ghz_after = 0;   // probe right after it
+};
+
 struct KernelTiming {
     Timing timing;                 // seconds per call
     std::uint64_t iterations = 0;  // loop trips per call
-    std::vector<double> clock_ghz; // one probe per timed part
+    std::vector<double> clock_ghz; // two probes per timed part, before and after
+    std::vector<TimedPart> parts;  // every timed part (warm-up, calibration, epochs), in order
 };
 
 KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int>& cpus,
@@ -158,11 +168,14 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
     const Clock clock = [&timed] { return timed; };
     bool all_threads = true;
     std::vector<double> probes;
+    std::vector<TimedPart> parts;
     std::uint64_t b = 1;
     keep(b);
     const auto body = [&](std::uint64_t reps) {
         double t0 = 0;
         double t1 = 0;
+        double ghz_before = 0;
+        double ghz_after = 0;
 #pragma omp parallel num_threads(threads)
         {
             const int tid = omp_get_thread_num();
@@ -172,6 +185,8 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
             }
             pin_current_thread(cpus[static_cast<std::size_t>(tid) % cpus.size()]);
             double sink = 0;
+            if (tid == 0)
+                ghz_before = clock_probe(b);
 #pragma omp barrier
             if (tid == 0)
                 t0 = now_seconds();
@@ -180,24 +195,19 @@ KernelTiming time_kernel(const PeakKernel& k, int threads, const std::vector<int
 #pragma omp barrier
             if (tid == 0) {
                 t1 = now_seconds();
-                probes.push_back(clock_probe(b));
+                ghz_after = clock_probe(b);
             }
             keep(sink);
         }
         timed += t1 - t0;
+        probes.push_back(ghz_before);
+        probes.push_back(ghz_after);
+        parts.push_back({t1 - t0, reps, ghz_before, ghz_after});
     };
     const Timing t = time_repeated(body, h, clock);
     if (!all_threads)
         throw core::Error(fmt::format("OpenMP did not start the {} threads requested", threads));
-    return {t, iterations, std::move(probes)};
-}
-
-const core::ComputeCeiling* find_ceiling(const ComputeResult& r, const std::string& precision,
-                                         const std::string& isa, const std::string& op, int threads) {
-    for (const core::ComputeCeiling& c : r.ceilings)
-        if (c.precision == precision && c.isa == isa && c.op == op && c.threads == threads)
-            return &c;
-    return nullptr;
+    return {t, iterations, std::move(probes), std::move(parts)};
 }
 
 std::string ceiling_label(const core::ComputeCeiling& c) {
@@ -205,46 +215,56 @@ std::string ceiling_label(const core::ComputeCeiling& c) {
                        c.threads == 1 ? "" : "s");
 }
 
-// Theoretical peak = cores x SIMD lanes x 2 flops per FMA x FMA units per core x clock (the in-core
-// peak of Williams, Waterman & Patterson, CACM 2009, section 4). CPUID does not tell how many FMA units a
-// core has, so they are inferred from the best single-thread FMA rate on the widest vectors, in flops per
-// measured cycle, divided by the flops one unit delivers per cycle (lanes x 2), rounded to 1 or 2.
-void derive_theoretical_peak(ComputeResult& r) {
-    const double clock = r.clock_ghz.median;
-    std::string widest;
-    const core::ComputeCeiling* probe = nullptr;
-    for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == nullptr; ++it)
-        for (const std::string& prec : known_precisions())
-            if ((probe = find_ceiling(r, prec, *it, "fma", 1)) != nullptr)
-                break;
-    if (probe == nullptr || !probe->ghz || *probe->ghz <= 0) {
-        r.notes.push_back("theoretical peak: not derived, no single-thread FMA ceiling was measured "
-                          "(include op 'fma' and 1 thread)");
-        return;
-    }
-    const PeakKernel* pk = find_peak_kernel(probe->isa, probe->precision, "fma");
-    const double per_unit = 2.0 * pk->decl.lanes; // flops one FMA unit retires per cycle
-    const double ratio = probe->gflops.max / *probe->ghz / per_unit;
-    r.fma_units = ratio < 1.5 ? 1 : 2;
-    r.notes.push_back(fmt::format("fma_units = {}: inferred from {} {} fma on 1 thread, {:.1f} flops per "
-                                  "cycle at {:.2f} GHz = {:.2f} x the {} flops of one unit (CPUID does not "
-                                  "report FMA units)",
-                                  r.fma_units, probe->precision, probe->isa, probe->gflops.max / *probe->ghz,
-                                  *probe->ghz, ratio, per_unit));
-    for (const std::string& prec : known_precisions()) {
-        const PeakKernel* k = find_peak_kernel(probe->isa, prec, "fma");
-        r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
-    }
-    // Measured/theoretical at the clock seen around each widest-FMA ceiling (best epoch, as in the headline).
-    for (const core::ComputeCeiling& c : r.ceilings) {
-        if (c.isa != probe->isa || c.op != "fma" || !c.ghz)
+struct Measured {
+    core::ComputeCeiling ceiling;
+    core::Summary clock;        // the probes taken while it ran
+    double flops_per_cycle = 0; // best timed part, per core, at the clock probed around it
+};
+
+Measured measure_one(const PeakKernel& k, int threads, const std::vector<int>& cpus,
+                     const HarnessOptions& h) {
+    Measured m;
+    core::ComputeCeiling& c = m.ceiling;
+    c.precision = k.decl.precision;
+    c.isa = k.decl.isa;
+    c.op = k.decl.op;
+    c.threads = threads;
+    const KernelTiming t = time_kernel(k, threads, cpus, h);
+    // Seconds per call -> GFLOP/s of all threads; the flops come from the kernel's own declaration.
+    c.gflops =
+        core::rate_from_times(t.timing.seconds_per_call, peak_flops(k.decl, t.iterations) * threads / 1e9);
+    m.clock = *core::summarize(t.clock_ghz, k_drift_threshold);
+    c.ghz = m.clock.median;
+    // Flops per core and cycle of each timed part at its own clock. A probe can only read low (when it is
+    // interrupted), so a part's clock is the higher of the probes around it; parts whose two probes
+    // differ by more than 2 % saw the clock move and are left out (unless no part is steady), since
+    // dividing by a clock that was not the part's would bias the best part upward. Parts shorter than
+    // half an epoch (warm-up, early calibration) are too short to trust.
+    const double flops_per_call = peak_flops(k.decl, t.iterations) * threads;
+    const double cores = std::min<double>(threads, static_cast<double>(cpus.size()));
+    double best_steady = 0;
+    double best_any = 0;
+    for (const TimedPart& p : t.parts) {
+        const double ghz = std::max(p.ghz_before, p.ghz_after);
+        if (p.seconds < 0.5 * h.min_epoch_seconds || ghz <= 0)
             continue;
-        const PeakKernel* k = find_peak_kernel(c.isa, c.precision, "fma");
-        const double at_clock = std::min(c.threads, r.cores) * k->decl.lanes * 2.0 * r.fma_units * *c.ghz;
-        r.notes.push_back(
-            fmt::format("{}: best {:.1f} GFLOP/s = {:.1f} % of the theoretical {:.1f} at {:.2f} GHz",
-                        ceiling_label(c), c.gflops.max, 100 * c.gflops.max / at_clock, at_clock, *c.ghz));
+        const double fpc = flops_per_call * static_cast<double>(p.reps) / p.seconds / (ghz * 1e9) / cores;
+        best_any = std::max(best_any, fpc);
+        if (std::fabs(p.ghz_before - p.ghz_after) <= 0.02 * ghz)
+            best_steady = std::max(best_steady, fpc);
     }
+    m.flops_per_cycle = best_steady > 0 ? best_steady : best_any;
+    return m;
+}
+
+HarnessOptions ceiling_options(bool quick) {
+    HarnessOptions h;
+    // Many short epochs rather than few long ones: on a shared host an epoch shorter than a scheduler
+    // time slice (several ms) often runs undisturbed, and the headline of a ceiling is its best epoch.
+    // One epoch is still >= 10 kernel calls and >= 1e3 times the timer's overhead.
+    h.epochs = quick ? 20 : 60;
+    h.min_epoch_seconds = quick ? 0.001 : 0.002;
+    return h;
 }
 
 } // namespace
@@ -276,7 +296,7 @@ std::vector<std::string> available_isas() {
 ClockReading measure_clock(int samples) {
     HarnessOptions h;
     h.epochs = std::max(1, samples);
-    h.min_epoch_seconds = 0.005;
+    h.min_epoch_seconds = 0.001; // short epochs often run undisturbed on a shared host (see ceilings)
     return read_clock(h, calibrate_tsc_ghz(0.02));
 }
 
@@ -307,14 +327,10 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     pin_current_thread(cpus.front());
     omp_set_dynamic(0);
 
-    HarnessOptions h;
-    // Many short epochs rather than few long ones: on a shared host an epoch is more likely to run
-    // undisturbed when it is short, and the headline of a ceiling is its best epoch.
-    h.epochs = opt.quick ? 5 : 15;
-    h.min_epoch_seconds = opt.quick ? 0.005 : 0.01;
+    const HarnessOptions h = ceiling_options(opt.quick);
     res.tsc_ghz = calibrate_tsc_ghz(opt.quick ? 0.01 : 0.02);
 
-    std::vector<double> all_clock; // every probe of the run
+    std::vector<double> all_clock; // one reading per ceiling: the median of its probes
 
     struct Job {
         const PeakKernel* kernel;
@@ -335,37 +351,127 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
             }
 
     std::size_t done = 0;
+    std::size_t moved = 0; // ceilings whose clock probes spread by more than 5 %
+    double worst_move = 0;
+    std::string worst;
     for (const Job& job : jobs) {
-        core::ComputeCeiling c;
-        c.precision = job.kernel->decl.precision;
-        c.isa = job.kernel->decl.isa;
-        c.op = job.kernel->decl.op;
-        c.threads = job.threads;
         if (opt.progress)
-            opt.progress(fmt::format("compute: {} ({}/{})", ceiling_label(c), ++done, jobs.size()));
-        const KernelTiming t = time_kernel(*job.kernel, job.threads, cpus, h);
-        // Seconds per call -> GFLOP/s of all threads; the flops come from the kernel's own declaration.
-        c.gflops = core::rate_from_times(t.timing.seconds_per_call,
-                                         peak_flops(job.kernel->decl, t.iterations) * job.threads / 1e9);
-        all_clock.insert(all_clock.end(), t.clock_ghz.begin(), t.clock_ghz.end());
-        const core::Summary clock = *core::summarize(t.clock_ghz, k_drift_threshold);
-        c.ghz = clock.median;
-        if (clock.noisy)
-            res.notes.push_back(fmt::format("{}: clock moved {:.1f} % while it ran ({:.2f}-{:.2f} GHz)",
-                                            ceiling_label(c), 100 * clock.spread.value_or(0), clock.min,
-                                            clock.max));
-        res.ceilings.push_back(std::move(c));
+            opt.progress(fmt::format("compute: {} {} {}, {} thread{} ({}/{})", job.kernel->decl.precision,
+                                     job.kernel->decl.isa, job.kernel->decl.op, job.threads,
+                                     job.threads == 1 ? "" : "s", ++done, jobs.size()));
+        Measured m = measure_one(*job.kernel, job.threads, cpus, h);
+        all_clock.push_back(m.clock.median);
+        if (m.clock.noisy) {
+            ++moved;
+            if (m.clock.spread.value_or(0) > worst_move) {
+                worst_move = m.clock.spread.value_or(0);
+                worst =
+                    fmt::format("{}, {:.2f}-{:.2f} GHz", ceiling_label(m.ceiling), m.clock.min, m.clock.max);
+            }
+        }
+        double& best = res.best_gflops[m.ceiling.precision];
+        best = std::max(best, m.ceiling.gflops.max);
+        res.ceilings.push_back(std::move(m.ceiling));
+        res.best_flops_per_cycle.push_back(m.flops_per_cycle);
     }
+    guard.restore_openmp_team(*std::max_element(threads.begin(), threads.end()));
     if (all_clock.empty())
         all_clock.push_back(clock_probe(1));
     res.clock_ghz = *core::summarize(all_clock, k_drift_threshold);
     res.clock_drift = res.clock_ghz.noisy;
+    if (moved > 0)
+        res.notes.push_back(fmt::format("clock moved by more than 5 % while {} of {} ceilings ran (most: {})",
+                                        moved, res.ceilings.size(), worst));
     if (res.clock_drift)
         res.notes.push_back(
             fmt::format("clock drift: readings ranged {:.2f}-{:.2f} GHz ({:.1f} %) during the run",
                         res.clock_ghz.min, res.clock_ghz.max, 100 * res.clock_ghz.spread.value_or(0)));
     derive_theoretical_peak(res);
     return res;
+}
+
+KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
+    if (threads < 1)
+        throw core::InputError("", "--threads",
+                               fmt::format("expected a positive thread count, got {}", threads));
+    if (!kernel.available_on_this_cpu())
+        throw core::Unsupported(fmt::format("{} {} {} kernel: the CPU lacks {}", kernel.decl.precision,
+                                            kernel.decl.isa, kernel.decl.op, kernel.decl.target));
+    const std::vector<int> cpus = core_cpus();
+    const AffinityGuard guard;
+    pin_current_thread(cpus.front());
+    omp_set_dynamic(0);
+    Measured m = measure_one(kernel, threads, cpus, ceiling_options(quick));
+    guard.restore_openmp_team(threads);
+    return {std::move(m.ceiling), m.flops_per_cycle};
+}
+
+// Theoretical peak = cores x SIMD lanes x 2 flops per FMA x FMA units per core x clock (the in-core
+// peak of Williams, Waterman & Patterson, CACM 2009, section 4). CPUID does not tell how many FMA units a
+// core has, so they are inferred from the best epoch of the widest-vector FMA ceilings, in flops per core
+// and measured cycle, divided by the flops one unit delivers per cycle (lanes x 2).
+void derive_theoretical_peak(ComputeResult& r) {
+    const double clock = r.clock_ghz.median;
+    const auto lanes_of = [](const core::ComputeCeiling& c) {
+        return static_cast<double>(find_peak_kernel(c.isa, c.precision, c.op)->decl.lanes);
+    };
+    // The widest ISA with an FMA ceiling; among its FMA ceilings (every precision and thread count), the
+    // best epoch in flops per core and measured cycle decides: interference on a shared host only ever
+    // lowers a rate, so the best epoch is the least disturbed.
+    std::size_t probe = r.ceilings.size();
+    double ratio = 0;
+    for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == r.ceilings.size(); ++it)
+        for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
+            const core::ComputeCeiling& c = r.ceilings[i];
+            if (c.isa != *it || c.op != "fma")
+                continue;
+            const double x = r.best_flops_per_cycle[i] / (2.0 * lanes_of(c));
+            if (x > ratio) {
+                ratio = x;
+                probe = i;
+            }
+        }
+    if (probe == r.ceilings.size() || ratio <= 0) {
+        r.notes.push_back("theoretical peak: not derived, no FMA ceiling was measured (include op 'fma')");
+        return;
+    }
+    const core::ComputeCeiling& pc = r.ceilings[probe];
+    const double per_unit = 2.0 * lanes_of(pc); // flops one FMA unit retires per cycle
+    // One unit cannot retire more than its own flops, so a ratio clearly above 1 means two units even
+    // when interference kept it below 2; a ratio far from a whole number says the host was busy.
+    r.fma_units = ratio > 1.05 ? 2 : 1;
+    r.notes.push_back(fmt::format("fma_units = {}: inferred from the best epoch of {}, {:.1f} flops per core "
+                                  "and cycle = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
+                                  "units)",
+                                  r.fma_units, ceiling_label(pc), ratio * per_unit, ratio, per_unit));
+    if (std::fabs(ratio - r.fma_units) > 0.1)
+        r.notes.push_back(fmt::format("fma_units: the best FMA epoch is {:.2f} units' worth, not close to a "
+                                      "whole number; the host was probably busy and the theoretical peak may "
+                                      "be off",
+                                      ratio));
+    for (const std::string& prec : known_precisions()) {
+        const PeakKernel* k = find_peak_kernel(pc.isa, prec, "fma");
+        r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
+    }
+    for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
+        const core::ComputeCeiling& c = r.ceilings[i];
+        if (c.isa != pc.isa || r.best_flops_per_cycle[i] <= 0)
+            continue;
+        if (c.op == "fma") {
+            // Measured / theoretical, both per core and cycle at the clock probed around the epoch.
+            r.notes.push_back(fmt::format("{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
+                                          "theoretical {:.0f} (best {:.1f} GFLOP/s)",
+                                          ceiling_label(c), r.best_flops_per_cycle[i],
+                                          100 * r.best_flops_per_cycle[i] / (2 * lanes_of(c) * r.fma_units),
+                                          2 * lanes_of(c) * r.fma_units, c.gflops.max));
+        } else if (c.op == "chain" && c.threads == 1) {
+            // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second
+            // check of the clock under vector load: it should be a whole number of cycles (4 on recent
+            // Intel and AMD cores, Agner Fog, "Instruction tables").
+            r.notes.push_back(fmt::format("{}: one dependent FMA every {:.2f} cycles (the FMA latency)",
+                                          ceiling_label(c), 2 * lanes_of(c) / r.best_flops_per_cycle[i]));
+        }
+    }
 }
 
 } // namespace roofcast::measure

@@ -29,7 +29,7 @@ std::vector<std::string> available_isas();
 struct ClockReading {
     core::Summary ghz;      // one sample per epoch of the dependent add chain, timed with steady_clock
     double tsc_ghz = 0;     // time-stamp counter frequency, rdtsc calibrated against steady_clock
-    double ghz_via_tsc = 0; // the same add chain timed with rdtsc: cross-check of the steady_clock figure
+    double ghz_via_tsc = 0; // the same epochs timed with rdtsc, best one: cross-check of ghz.max
 };
 
 // Actual core clock from a register-register dependent add chain (1-cycle latency) timed with
@@ -46,19 +46,41 @@ struct ComputeOptions {
 };
 
 struct ComputeResult {
-    std::vector<core::ComputeCeiling> ceilings; // one per precision x isa x op x threads, each with ghz
-    core::Summary clock_ghz;                    // all clock readings taken during the run
+    // One per precision x isa x op x threads, each with the clock probed while it ran (ghz).
+    std::vector<core::ComputeCeiling> ceilings;
+    // Clock readings of the run, one per ceiling (the median of the probes around its epochs).
+    core::Summary clock_ghz;
     double tsc_ghz = 0;
     bool clock_drift = false; // clock moved > 5 % between readings
-    std::map<std::string, double>
-        peak_gflops;   // theoretical: cores x SIMD lanes x 2 (FMA) x FMA units x clock
+    // Theoretical, per precision: cores x SIMD lanes x 2 (FMA) x FMA units x clock.
+    std::map<std::string, double> peak_gflops;
+    // Measured, per precision: the best epoch of any ceiling.
+    std::map<std::string, double> best_gflops;
     int fma_units = 0; // per core, as used for the theoretical peak
     int cores = 0;     // physical cores the theoretical peak counts
     std::vector<std::string> isas;
     std::vector<std::string> notes; // e.g. how fma_units was determined, drift warnings
+    // Per ceiling (same order): flops per core and cycle of its best timed epoch, at the clock probed
+    // around that epoch. Divided by lanes x 2 x fma_units it is the fraction of the theoretical peak.
+    std::vector<double> best_flops_per_cycle;
 };
 
 ComputeResult measure_compute(const ComputeOptions& opt);
+
+// The derivation measure_compute() ends with (pure, no timing): from r.isas, r.ceilings,
+// r.best_flops_per_cycle, r.cores and r.clock_ghz, sets r.fma_units and r.peak_gflops and appends notes
+// (how the FMA units were inferred, each widest-FMA ceiling's fraction of the peak, the FMA latency).
+void derive_theoretical_peak(ComputeResult& r);
+
+struct PeakKernel;
+struct KernelCeiling {
+    core::ComputeCeiling ceiling;
+    double best_flops_per_cycle = 0; // as ComputeResult::best_flops_per_cycle
+};
+// One ceiling of one kernel variant (e.g. from accumulator_sweep_kernels()), measured as
+// measure_compute() does, with the clock probed while it ran. Throws core::Unsupported when the CPU
+// lacks the kernel's instructions.
+KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick);
 
 // Names accepted by ComputeOptions, in the order results are produced.
 const std::vector<std::string>& known_isas();       // scalar, sse, avx2, avx512

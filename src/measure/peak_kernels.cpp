@@ -1,6 +1,5 @@
 #include "measure/peak_kernels.hpp"
 
-#include <array>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -104,56 +103,56 @@ template <class T> [[gnu::always_inline]] inline T opaque(T v) {
 // The one peak kernel template. The operand values keep every accumulator finite and normal for any
 // trip count used here: b = 1 + 2^-24 grows a product by at most e^(2^-24 * 1e7) < 2 per call, c = 2^-24.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::always_inline, gnu::no_sanitize("address", "undefined")]] inline double
-peak_body(std::uint64_t iterations) {
+[[gnu::always_inline]] inline double peak_body(std::uint64_t iterations) {
     using V = typename Reg<Isa, T>::type;
     const V b = V{} + opaque<T>(T(1) + T(0x1p-24));
     const V c = V{} + opaque<T>(T(0x1p-24));
-    std::array<V, Acc> a;
+    // A plain array, not std::array: element access must never be a call (sanitizer builds keep
+    // std::array::operator[] out of line, which would put the accumulators in memory).
+    V a[Acc];
 #pragma GCC unroll 64
     for (int k = 0; k < Acc; ++k)
-        a[static_cast<std::size_t>(k)] = V{} + static_cast<T>(k + 1);
+        a[k] = V{} + static_cast<T>(k + 1);
     for (std::uint64_t i = 0; i < iterations; ++i) {
 #pragma GCC unroll 64
         for (int u = 0; u < Op::unroll; ++u) {
 #pragma GCC unroll 64
             for (int k = 0; k < Acc; ++k)
-                Op::apply(a[static_cast<std::size_t>(k)], b, c, k);
+                Op::apply(a[k], b, c, k);
         }
     }
-    double sum = 0;
+    // Reduce the accumulators to one register first, then its lanes: indexing lanes of the array
+    // itself would make gcc -O2 keep the array in memory and store it on every trip.
+    V total = a[0];
 #pragma GCC unroll 64
-    for (int k = 0; k < Acc; ++k) {
-        if constexpr (std::is_same_v<V, T>) {
-            sum += static_cast<double>(a[static_cast<std::size_t>(k)]);
-        } else {
-            for (std::size_t l = 0; l < Isa::bytes / sizeof(T); ++l)
-                sum += static_cast<double>(a[static_cast<std::size_t>(k)][l]);
-        }
+    for (int k = 1; k < Acc; ++k)
+        total += a[k];
+    double sum = 0;
+    if constexpr (std::is_same_v<V, T>) {
+        sum = static_cast<double>(total);
+    } else {
+        for (std::size_t l = 0; l < Isa::bytes / sizeof(T); ++l)
+            sum += static_cast<double>(total[l]);
     }
     return sum;
 }
 
 // Per-ISA entry points: each only compiles the one template for its target.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("avx512f"), gnu::no_sanitize("address", "undefined")]] double
-run_avx512(std::uint64_t n) {
+[[gnu::noinline, gnu::target("avx512f")]] double run_avx512(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("avx2,fma"), gnu::no_sanitize("address", "undefined")]] double
-run_avx2(std::uint64_t n) {
+[[gnu::noinline, gnu::target("avx2,fma")]] double run_avx2(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 // Scalar and 128-bit fused multiply-add need FMA3 (VEX encoded); the other scalar/SSE ops use the
 // x86-64 baseline (SSE2) encoding.
 template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::target("fma"), gnu::no_sanitize("address", "undefined")]] double
-run_fma3(std::uint64_t n) {
+[[gnu::noinline, gnu::target("fma")]] double run_fma3(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
-template <class Isa, class T, class Op, int Acc>
-[[gnu::noinline, gnu::no_sanitize("address", "undefined")]] double run_baseline(std::uint64_t n) {
+template <class Isa, class T, class Op, int Acc> [[gnu::noinline]] double run_baseline(std::uint64_t n) {
     return peak_body<Isa, T, Op, Acc>(n);
 }
 

@@ -1,0 +1,278 @@
+// measure_compute / measure_clock / available_isas: option validation, ISA detection order, and the
+// bookkeeping of a (tiny) real run. No timing is asserted: only structure and derived arithmetic.
+#include "measure/compute.hpp"
+
+#include "core/error.hpp"
+#include "measure/peak_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sched.h>
+#include <string>
+
+using namespace roofcast;
+using namespace roofcast::measure;
+
+namespace {
+
+template <class F> std::string input_error_of(F&& f) {
+    try {
+        f();
+    } catch (const core::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(AvailableIsas, NarrowestFirstAndMatchingCpuid) {
+    const std::vector<std::string> isas = available_isas();
+    ASSERT_GE(isas.size(), 2u);
+    EXPECT_EQ(isas[0], "scalar");
+    EXPECT_EQ(isas[1], "sse"); // SSE2 is part of x86-64
+    // A subsequence of scalar, sse, avx2, avx512 in that order.
+    std::size_t pos = 0;
+    for (const std::string& isa : isas) {
+        const auto it =
+            std::find(known_isas().begin() + static_cast<std::ptrdiff_t>(pos), known_isas().end(), isa);
+        ASSERT_NE(it, known_isas().end()) << isa << " out of order or unknown";
+        pos = static_cast<std::size_t>(it - known_isas().begin()) + 1;
+    }
+    __builtin_cpu_init();
+    const auto has = [&](const char* n) { return std::find(isas.begin(), isas.end(), n) != isas.end(); };
+    EXPECT_EQ(has("avx512"), __builtin_cpu_supports("avx512f") != 0);
+    EXPECT_EQ(has("avx2"), __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0);
+}
+
+TEST(MeasureCompute, UnknownNamesAreInputErrorsNamingTheOption) {
+    ComputeOptions o;
+    o.isas = {"avx1024"};
+    std::string msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("--isa"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("avx1024"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("scalar, sse, avx2, avx512"), std::string::npos) << msg;
+
+    o = {};
+    o.precisions = {"double", "half"};
+    msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("--precision"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'half'"), std::string::npos) << msg;
+
+    o = {};
+    o.ops = {"div"};
+    msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'div'"), std::string::npos) << msg;
+
+    o = {};
+    o.ops = {};
+    msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
+
+    o = {};
+    o.isas = {"scalar"};
+    o.threads = {1, 0};
+    msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+}
+
+TEST(MeasureCompute, UnsupportedIsaIsAnInputError) {
+    const std::vector<std::string> avail = available_isas();
+    std::string missing;
+    for (const std::string& isa : known_isas())
+        if (std::find(avail.begin(), avail.end(), isa) == avail.end())
+            missing = isa;
+    if (missing.empty())
+        GTEST_SKIP() << "this CPU supports every ISA roofcast knows, so none can be refused";
+    ComputeOptions o;
+    o.isas = {missing};
+    const std::string msg = input_error_of([&] { measure_compute(o); });
+    EXPECT_NE(msg.find("not supported by this CPU"), std::string::npos) << msg;
+}
+
+TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
+    ComputeOptions o;
+    o.quick = true;
+    o.isas = {"scalar"};
+    o.precisions = {"single", "double"}; // produced in known order: double first
+    o.ops = {"add"};
+    o.threads = {1};
+    int progress_calls = 0;
+    o.progress = [&](const std::string& s) {
+        ++progress_calls;
+        EXPECT_NE(s.find("scalar add"), std::string::npos) << s;
+    };
+    const ComputeResult r = measure_compute(o);
+    ASSERT_EQ(r.ceilings.size(), 2u);
+    EXPECT_EQ(progress_calls, 2);
+    EXPECT_EQ(r.ceilings[0].precision, "double");
+    EXPECT_EQ(r.ceilings[1].precision, "single");
+    for (const core::ComputeCeiling& c : r.ceilings) {
+        EXPECT_EQ(c.isa, "scalar");
+        EXPECT_EQ(c.op, "add");
+        EXPECT_EQ(c.threads, 1);
+        EXPECT_EQ(c.gflops.n, 20u) << "quick mode keeps 20 epochs";
+        EXPECT_EQ(c.gflops.samples.size(), c.gflops.n);
+        EXPECT_GT(c.gflops.min, 0.0);
+        ASSERT_TRUE(c.ghz.has_value());
+        EXPECT_GT(*c.ghz, 0.0);
+    }
+    // The best measured rate per precision is the best epoch over that precision's ceilings.
+    for (const char* prec : {"double", "single"}) {
+        double best = 0;
+        for (const core::ComputeCeiling& c : r.ceilings)
+            if (c.precision == prec)
+                best = std::max(best, c.gflops.max);
+        EXPECT_DOUBLE_EQ(r.best_gflops.at(prec), best) << prec;
+    }
+    ASSERT_EQ(r.best_flops_per_cycle.size(), r.ceilings.size());
+    for (double fpc : r.best_flops_per_cycle)
+        EXPECT_GT(fpc, 0.0);
+    EXPECT_GT(r.clock_ghz.n, 0u);
+    EXPECT_GT(r.tsc_ghz, 0.0);
+    EXPECT_EQ(r.isas, std::vector<std::string>{"scalar"});
+    // Without an FMA ceiling there is nothing to infer FMA units from; the result says so.
+    EXPECT_EQ(r.fma_units, 0);
+    EXPECT_TRUE(r.peak_gflops.empty());
+    EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                            [](const std::string& n) { return n.find("not derived") != std::string::npos; }));
+}
+
+TEST(MeasureCompute, TheoreticalPeakFollowsItsFormula) {
+    const std::vector<std::string> avail = available_isas();
+    const std::string widest = avail.back();
+    const PeakKernel* fma = find_peak_kernel(widest, "double", "fma");
+    if (!fma->available_on_this_cpu())
+        GTEST_SKIP() << "this CPU has no FMA instructions";
+    ComputeOptions o;
+    o.quick = true;
+    o.isas = {widest};
+    o.precisions = {"double"};
+    o.ops = {"fma"};
+    o.threads = {1};
+    const ComputeResult r = measure_compute(o);
+    ASSERT_EQ(r.ceilings.size(), 1u);
+    EXPECT_TRUE(r.fma_units == 1 || r.fma_units == 2) << r.fma_units;
+    EXPECT_GE(r.cores, 1);
+    // peak = cores x lanes x 2 (FMA) x FMA units x clock; single has twice the lanes of double.
+    ASSERT_EQ(r.peak_gflops.count("double"), 1u);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"),
+                     r.cores * fma->decl.lanes * 2.0 * r.fma_units * r.clock_ghz.median);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("single"), 2 * r.peak_gflops.at("double"));
+    EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                            [](const std::string& n) { return n.find("fma_units") != std::string::npos; }));
+}
+
+TEST(MeasureCompute, GivesThreadAffinityBack) {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+    if (CPU_COUNT(&before) < 2)
+        GTEST_SKIP() << "one allowed CPU: pinning cannot be told apart from the original mask";
+    ComputeOptions o;
+    o.quick = true;
+    o.isas = {"scalar"};
+    o.precisions = {"double"};
+    o.ops = {"add"};
+    o.threads = {2};
+    measure_compute(o);
+    // The calling thread and both OpenMP workers are back on the original mask, not on one core.
+    int restored = 0;
+#pragma omp parallel num_threads(2) reduction(+ : restored)
+    {
+        cpu_set_t now;
+        if (sched_getaffinity(0, sizeof(now), &now) == 0 && CPU_EQUAL(&now, &before))
+            restored = 1;
+    }
+    EXPECT_EQ(restored, 2);
+}
+
+// ---- derive_theoretical_peak on fixed inputs (no timing) ----
+
+ComputeResult fixed_result(double fma_fpc, double chain_fpc) {
+    ComputeResult r;
+    r.isas = {"scalar", "sse", "avx2", "avx512"};
+    r.cores = 2;
+    r.clock_ghz = *core::summarize({2.9, 3.0, 3.1}); // median 3.0 GHz
+    const auto add = [&r](const char* isa, const char* op, int threads, double fpc) {
+        core::ComputeCeiling c;
+        c.precision = "double";
+        c.isa = isa;
+        c.op = op;
+        c.threads = threads;
+        c.gflops = *core::summarize({fpc * 3.0 * threads});
+        c.ghz = 3.0;
+        r.ceilings.push_back(c);
+        r.best_flops_per_cycle.push_back(fpc);
+    };
+    add("avx2", "fma", 1, 16.0); // 16 / (4 lanes x 2) = 2 units' worth of 256-bit FMA
+    add("avx512", "fma", 1, fma_fpc);
+    add("avx512", "fma", 2, fma_fpc - 1); // the all-core ceiling was disturbed more
+    add("avx512", "chain", 1, chain_fpc);
+    return r;
+}
+
+bool has_note(const ComputeResult& r, const std::string& part) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+TEST(TheoreticalPeak, TwoUnitsFromTheWidestIsa) {
+    ComputeResult r = fixed_result(30.9, 4.0);
+    derive_theoretical_peak(r);
+    // avx512 double: 30.9 / (8 lanes x 2) = 1.93 units -> 2 (a single unit cannot exceed 1.0).
+    EXPECT_EQ(r.fma_units, 2);
+    // 2 cores x 8 lanes x 2 flops x 2 units x 3.0 GHz = 192 GFLOP/s; single has 16 lanes: 384.
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 192.0);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("single"), 384.0);
+    EXPECT_TRUE(has_note(r, "fma_units = 2")) << r.notes.front();
+    // 30.9 of 32 flops per core and cycle = 96.6 %.
+    EXPECT_TRUE(has_note(r, "96.6 % of the theoretical 32"));
+    // The chain: 16 flops per FMA / 4.0 flops per cycle = one FMA every 4.00 cycles.
+    EXPECT_TRUE(has_note(r, "every 4.00 cycles"));
+    EXPECT_FALSE(has_note(r, "host was probably busy"));
+}
+
+TEST(TheoreticalPeak, OneUnitAndBusyHostNote) {
+    ComputeResult r = fixed_result(15.8, 2.0);
+    derive_theoretical_peak(r);
+    // 15.8 / 16 = 0.99 units' worth -> 1 unit; the peak halves: 2 x 8 x 2 x 1 x 3.0 = 96 GFLOP/s.
+    EXPECT_EQ(r.fma_units, 1);
+    EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 96.0);
+    EXPECT_FALSE(has_note(r, "host was probably busy"));
+
+    ComputeResult busy = fixed_result(21.0, 2.0);
+    derive_theoretical_peak(busy);
+    // 21 / 16 = 1.31: above what one unit can do, so 2 units, but far from a whole number.
+    EXPECT_EQ(busy.fma_units, 2);
+    EXPECT_TRUE(has_note(busy, "host was probably busy"));
+}
+
+TEST(TheoreticalPeak, NotDerivedWithoutFma) {
+    ComputeResult r = fixed_result(30.9, 4.0);
+    for (core::ComputeCeiling& c : r.ceilings)
+        c.op = "add";
+    derive_theoretical_peak(r);
+    EXPECT_EQ(r.fma_units, 0);
+    EXPECT_TRUE(r.peak_gflops.empty());
+    EXPECT_TRUE(has_note(r, "not derived"));
+}
+
+TEST(MeasurePeakKernel, RejectsBadThreadCounts) {
+    const PeakKernel* k = find_peak_kernel("scalar", "double", "add");
+    const std::string msg = input_error_of([&] { measure_peak_kernel(*k, 0, true); });
+    EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
+}
+
+TEST(MeasureClock, KeepsEverySampleAndTheTscCrossCheck) {
+    const ClockReading c = measure_clock(3);
+    EXPECT_EQ(c.ghz.n, 3u);
+    EXPECT_EQ(c.ghz.samples.size(), 3u);
+    EXPECT_GT(c.ghz.min, 0.0);
+    EXPECT_GT(c.tsc_ghz, 0.0);
+    // The same epochs timed by steady_clock and by the calibrated TSC: both clocks count real time, so
+    // their best epochs agree (to ~0.1 % here; 5 % leaves room for a coarse steady_clock).
+    EXPECT_NEAR(c.ghz_via_tsc, c.ghz.max, 0.05 * c.ghz.max);
+}
+
+} // namespace
