@@ -183,65 +183,65 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                       core::format_size(static_cast<double>(4 * llc))));
     const auto sizes = sweep_sizes(k_sweep_start, std::max(k_sweep_start, sweep_hi), plan.sweep_factor);
     const std::uint64_t l1_per_thread = topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
-    const double sweep_jobs =
-        static_cast<double>(plan.threads.size() * plan.sweep_kernels.size() * sizes.size());
-    double done = 0;
-    for (int t : plan.threads)
-        for (const auto& k : plan.sweep_kernels)
-            for (std::uint64_t s : sizes) {
-                progress(0.25 + 0.45 * done++ / sweep_jobs,
-                         fmt::format("sweep {} {}T {}", k, t, core::format_size(static_cast<double>(s))));
-                m.sweep.push_back(measure_stream(stream_kernel(k), t, s, l1_per_thread, plan.sweep_harness));
-            }
-
-    // Effective last-level cache from the one-thread sweep (load, else the first kernel swept).
-    if (!plan.sweep_kernels.empty()) {
-        const std::string k = std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), "load") !=
-                                      plan.sweep_kernels.end()
-                                  ? "load"
-                                  : plan.sweep_kernels.front();
-        if (apply_effective_llc(topo, curve_of(m.sweep, k, plan.threads.front())))
-            m.notes.push_back(topo.caches.back().name + ": " + topo.caches.back().note);
-    }
-
-    // Per-level measurements at working sets chosen from the topology (20 %).
     for (const auto& c : topo.caches) {
         core::Level l;
         l.name = c.name;
-        l.size_bytes = c.usable_bytes();
         m.levels.push_back(l);
     }
     m.levels.push_back(core::Level{});
     m.levels.back().name = "MEM";
-    const double level_jobs =
-        static_cast<double>(plan.threads.size() * plan.level_kernels.size() * m.levels.size());
-    done = 0;
-    for (int t : plan.threads) {
+    // Progress: the sweep gets 45 %, the level measurements 20 %, shared out per thread count.
+    const double per_thread_count = 1.0 / static_cast<double>(plan.threads.size());
+    const double sweep_jobs = static_cast<double>(plan.sweep_kernels.size() * sizes.size());
+    const double level_jobs = static_cast<double>(plan.level_kernels.size() * m.levels.size());
+    for (std::size_t ti = 0; ti < plan.threads.size(); ++ti) {
+        const int t = plan.threads[ti];
+        const double base = 0.25 + 0.65 * per_thread_count * static_cast<double>(ti);
+        // One set of buffers per thread count, first-touched once, for the sweep and the levels.
+        const StreamBuffers buffers(t, std::max(sizes.back(), plan.cap));
+        double done = 0;
+        for (const auto& k : plan.sweep_kernels)
+            for (std::uint64_t s : sizes) {
+                progress(base + 0.45 * per_thread_count * done++ / sweep_jobs,
+                         fmt::format("sweep {} {}T {}", k, t, core::format_size(static_cast<double>(s))));
+                m.sweep.push_back(
+                    measure_stream(stream_kernel(k), s, l1_per_thread, plan.sweep_harness, buffers));
+            }
+        // Effective last-level cache from the first (one-thread) sweep: load, else the first kernel swept.
+        if (ti == 0 && !plan.sweep_kernels.empty()) {
+            const auto has_load = std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), "load");
+            const std::string k = has_load != plan.sweep_kernels.end() ? "load" : plan.sweep_kernels.front();
+            if (apply_effective_llc(topo, curve_of(m.sweep, k, t)))
+                m.notes.push_back(topo.caches.back().name + ": " + topo.caches.back().note);
+            for (std::size_t li = 0; li < topo.caches.size(); ++li)
+                m.levels[li].size_bytes = topo.caches[li].usable_bytes();
+        }
+        // Per-level measurements at working sets chosen from the (effective) topology.
         const auto sets = level_working_sets(topo, t, plan.cap);
+        done = 0;
         for (std::size_t li = 0; li < sets.size(); ++li) {
             core::Level& level = m.levels[li];
             for (const auto& k : plan.level_kernels) {
-                progress(0.7 + 0.2 * done++ / level_jobs, fmt::format("{} {} {}T", level.name, k, t));
-                core::BandwidthPoint p =
-                    measure_stream(stream_kernel(k), t, sets[li].bytes, l1_per_thread, plan.level_harness);
+                progress(base + 0.65 * per_thread_count * (0.7 + 0.3 * done++ / level_jobs),
+                         fmt::format("{} {} {}T", level.name, k, t));
+                core::BandwidthPoint p = measure_stream(stream_kernel(k), sets[li].bytes, l1_per_thread,
+                                                        plan.level_harness, buffers);
                 // Cross-check against the sweep: a level value far from the swept curve at the same
                 // working set means the working set sits on a transition, or the machine changed.
                 const auto swept =
                     interpolate(curve_of(m.sweep, k, t), static_cast<double>(p.working_set_bytes));
                 if (swept && std::abs(p.gbs.max - *swept) > 0.15 * *swept)
                     m.notes.push_back(
-                        fmt::format("{} {} {} threads: best level epoch {:.1f} GB/s differs from the sweep's "
-                                    "({:.1f} GB/s) "
-                                    "at {} by more than 15 %",
+                        fmt::format("{} {} {} threads: best level epoch {:.1f} GB/s differs from the "
+                                    "sweep's ({:.1f} GB/s) at {} by more than 15 %",
                                     level.name, k, t, p.gbs.max, *swept,
                                     core::format_size(static_cast<double>(p.working_set_bytes))));
                 level.measurements.push_back(std::move(p));
             }
-            if (t == plan.threads.front())
-                m.notes.push_back(
-                    fmt::format("{} working set: {} ({})", level.name,
-                                core::format_size(static_cast<double>(sets[li].per_thread)) + " per thread",
-                                sets[li].rule));
+            if (ti == 0)
+                m.notes.push_back(fmt::format("{} working set: {} per thread, {}", level.name,
+                                              core::format_size(static_cast<double>(sets[li].per_thread)),
+                                              sets[li].rule));
         }
     }
     // The roof the models use: the first kernel of roof_kernel_preference() measured, largest thread count.

@@ -81,37 +81,23 @@ double dispatch(StreamKernel k, double* a, const double* b, const double* c, std
     return isa_sse::run_kernel(k, a, b, c, n, reps, s);
 }
 
-// One thread's arrays in one allocation (huge pages advised for large ones).
+// The arrays of one kernel inside a thread's buffer, each `stride` bytes after the previous one.
 struct ThreadArrays {
-    double* base = nullptr;
     double* a = nullptr;
     double* b = nullptr;
     double* c = nullptr;
 };
 
-ThreadArrays allocate_arrays(std::uint64_t n, int arrays) {
-    const std::uint64_t stride = n * sizeof(double) + k_array_pad_bytes;
-    const std::uint64_t huge = std::uint64_t{2} << 20;
-    std::uint64_t bytes = stride * static_cast<std::uint64_t>(arrays);
-    const std::uint64_t align = bytes >= huge ? huge : 64;
-    bytes = (bytes + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, bytes);
-    if (!p)
-        throw core::Error("cannot allocate " + std::to_string(bytes) + " bytes for a bandwidth kernel");
-    if (align == huge)
-        madvise(p, bytes, MADV_HUGEPAGE);
-    ThreadArrays t;
-    t.base = static_cast<double*>(p);
+std::uint64_t array_stride_bytes(std::uint64_t n) {
+    return n * sizeof(double) + k_array_pad_bytes;
+}
+
+ThreadArrays arrays_in(double* base, std::uint64_t n, int arrays) {
     auto at = [&](int k) {
-        return reinterpret_cast<double*>(static_cast<char*>(p) + stride * static_cast<std::uint64_t>(k));
+        return reinterpret_cast<double*>(reinterpret_cast<char*>(base) +
+                                         array_stride_bytes(n) * static_cast<std::uint64_t>(k));
     };
-    t.a = at(0);
-    t.b = arrays > 1 ? at(1) : t.a;
-    t.c = arrays > 2 ? at(2) : t.a;
-    // First touch by the owning thread places the pages on its NUMA node.
-    for (int k = 0; k < arrays; ++k)
-        std::fill_n(at(k), n, 1.0 + k);
-    return t;
+    return {at(0), arrays > 1 ? at(1) : at(0), arrays > 2 ? at(2) : at(0)};
 }
 
 } // namespace
@@ -179,55 +165,77 @@ void pin_to_slot(int slot) {
     pin_current_thread(cpus[static_cast<std::size_t>(slot) % cpus.size()]);
 }
 
-core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
-                                    std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt) {
-    threads = std::max(1, threads);
+StreamBuffers::StreamBuffers(int threads, std::uint64_t max_working_set_bytes)
+    : m_threads(std::max(1, threads)) {
+    const std::uint64_t huge = std::uint64_t{2} << 20;
+    const std::uint64_t per_thread =
+        max_working_set_bytes / static_cast<std::uint64_t>(m_threads) + 4 * k_array_pad_bytes;
+    const std::uint64_t align = per_thread >= huge ? huge : 64;
+    m_bytes_per_thread = (per_thread + align - 1) / align * align;
+    m_base.assign(static_cast<std::size_t>(m_threads), nullptr);
+    bool failed = false;
+#pragma omp parallel num_threads(m_threads)
+    {
+        const int t = omp_get_thread_num();
+        pin_to_slot(t);
+        void* p = std::aligned_alloc(align, m_bytes_per_thread);
+        if (p == nullptr) {
+#pragma omp atomic write
+            failed = true;
+        } else {
+            if (align == huge)
+                madvise(p, m_bytes_per_thread, MADV_HUGEPAGE);
+            // First touch by the owning (pinned) thread places the pages on its NUMA node.
+            std::fill_n(static_cast<double*>(p), m_bytes_per_thread / sizeof(double), 1.0);
+            m_base[static_cast<std::size_t>(t)] = static_cast<double*>(p);
+        }
+    }
+    if (failed) {
+        release();
+        throw core::Error("cannot allocate " + std::to_string(m_bytes_per_thread) +
+                          " bytes per thread for the bandwidth kernels");
+    }
+}
+
+StreamBuffers::~StreamBuffers() {
+    release();
+}
+
+void StreamBuffers::release() {
+    for (double*& p : m_base) {
+        std::free(p);
+        p = nullptr;
+    }
+}
+
+std::uint64_t StreamBuffers::max_working_set_bytes() const {
+    return (m_bytes_per_thread - 4 * k_array_pad_bytes) * static_cast<std::uint64_t>(m_threads);
+}
+
+core::BandwidthPoint measure_stream(const StreamDescriptor& d, std::uint64_t working_set_bytes,
+                                    std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt,
+                                    const StreamBuffers& buffers) {
+    const int threads = buffers.threads();
     const std::uint64_t n = stream_elements_per_thread(d, threads, working_set_bytes);
-    std::vector<ThreadArrays> arrays(static_cast<std::size_t>(threads));
+    if (array_stride_bytes(n) * static_cast<std::uint64_t>(d.arrays) > buffers.bytes_per_thread())
+        throw core::Error("measure_stream: working set of " + std::to_string(working_set_bytes) +
+                          " bytes exceeds the buffers allocated for it");
     std::vector<double> sink(static_cast<std::size_t>(threads) * 8, 0.0);
     // The scalar comes through a volatile so that s = 1 cannot be folded away (a*1 -> a).
     volatile double scalar_source = 1.0;
     const double s = scalar_source;
-    bool failed = false;
-#pragma omp parallel num_threads(threads)
-    {
-        const int t = omp_get_thread_num();
-        pin_to_slot(t);
-        try {
-            arrays[static_cast<std::size_t>(t)] = allocate_arrays(n, d.arrays);
-        } catch (const core::Error&) {
-#pragma omp atomic write
-            failed = true;
-        }
-    }
-    auto release = [&] {
-        for (auto& a : arrays)
-            std::free(a.base);
-    };
-    if (failed) {
-        release();
-        throw core::Error("cannot allocate the arrays of kernel " + std::string(d.name) +
-                          " for a working set of " + std::to_string(working_set_bytes) + " bytes");
-    }
     // One parallel region per epoch: pin, start together, run all repetitions, join.
     auto body = [&](std::uint64_t reps) {
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num();
             pin_to_slot(t);
-            const ThreadArrays& ta = arrays[static_cast<std::size_t>(t)];
+            const ThreadArrays ta = arrays_in(buffers.base(t), n, d.arrays);
 #pragma omp barrier
             sink[static_cast<std::size_t>(t) * 8] += dispatch(d.kernel, ta.a, ta.b, ta.c, n, reps, s);
         }
     };
-    Timing timing;
-    try {
-        timing = time_repeated(body, opt);
-    } catch (...) {
-        release();
-        throw;
-    }
-    release();
+    const Timing timing = time_repeated(body, opt);
     const std::uint64_t elements = n * static_cast<std::uint64_t>(threads);
     core::BandwidthPoint p;
     p.kernel = std::string(d.name);
@@ -238,6 +246,12 @@ core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std:
     p.moved_per_requested = moved_per_requested(d, n * sizeof(double) * static_cast<std::uint64_t>(d.arrays) >
                                                        l1_bytes_per_thread);
     return p;
+}
+
+core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
+                                    std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt) {
+    const StreamBuffers buffers(threads, working_set_bytes);
+    return measure_stream(d, working_set_bytes, l1_bytes_per_thread, opt, buffers);
 }
 
 } // namespace roofcast::measure

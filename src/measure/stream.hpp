@@ -55,8 +55,34 @@ std::uint64_t stream_block_elements();
 // Widest vector ISA the kernels use on this CPU ("avx512", "avx2" or "sse").
 std::string stream_isa();
 
-// Measures one kernel with `threads` pinned threads over a total working set; gbs counts
-// requested bytes (decimal GB/s), moved_per_requested the write-allocate factor at this size.
+// One buffer per thread, allocated and first-touched by that (pinned) thread, large enough for any
+// kernel up to a total working set; the kernels of a sweep run on prefixes of it, so a sweep
+// allocates and faults its memory in once instead of once per point.
+class StreamBuffers {
+public:
+    StreamBuffers(int threads, std::uint64_t max_working_set_bytes); // throws core::Error when out of memory
+    ~StreamBuffers();
+    StreamBuffers(const StreamBuffers&) = delete;
+    StreamBuffers& operator=(const StreamBuffers&) = delete;
+    int threads() const { return m_threads; }
+    double* base(int thread) const { return m_base[static_cast<std::size_t>(thread)]; }
+    std::uint64_t bytes_per_thread() const { return m_bytes_per_thread; }
+    std::uint64_t max_working_set_bytes() const;
+
+private:
+    void release();
+    int m_threads = 1;
+    std::uint64_t m_bytes_per_thread = 0;
+    std::vector<double*> m_base;
+};
+
+// Measures one kernel with the buffers' pinned threads over a total working set (at most the
+// buffers' maximum); gbs counts requested bytes (decimal GB/s), moved_per_requested the
+// write-allocate factor at this size.
+core::BandwidthPoint measure_stream(const StreamDescriptor& d, std::uint64_t working_set_bytes,
+                                    std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt,
+                                    const StreamBuffers& buffers);
+// The same with buffers allocated for this one measurement.
 core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
                                     std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt);
 

@@ -9,7 +9,10 @@ namespace roofcast::report {
 namespace {
 
 std::string spread_text(const core::Summary& s) {
-    return s.spread ? fmt::format("{:.1f}%", 100 * *s.spread) : std::string("-");
+    if (!s.spread)
+        return "-";
+    // Beyond 999 % the exact figure says nothing more and would break the column.
+    return *s.spread >= 9.995 ? std::string(">999%") : fmt::format("{:.1f}%", 100 * *s.spread);
 }
 
 std::string flag(const core::Summary& s) {

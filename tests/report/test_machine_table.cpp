@@ -80,3 +80,10 @@ TEST(MachineTable, BandwidthRowsFlagNoiseAndShowTheRoof) {
     EXPECT_TRUE(contains(out, "1.00 us"));
     EXPECT_TRUE(contains(out, "  - a note"));
 }
+
+TEST(MachineTable, HugeSpreadsKeepTheColumns) {
+    core::Machine m = small_machine();
+    m.levels[0].measurements[0].gbs = summary({1, 50, 1000}); // spread (1000 - 1) / 50 = 1998 %
+    const std::string out = report::format_machine_table(m);
+    EXPECT_TRUE(contains(out, ">999%"));
+}
