@@ -1,7 +1,10 @@
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "core/doc.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "core/machine.hpp"
+#include "core/results.hpp"
 
 #include <fmt/format.h>
 #include <string>
@@ -12,6 +15,11 @@ namespace {
 
 // Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
 std::string validate_file(const std::string& path) {
+    if (looks_like_json(core::read_file(path))) {
+        const core::Results r = core::load_results(path);
+        return fmt::format("results file, {} kernels{}", r.kernels.size(),
+                           r.machine ? ", machine '" + r.machine->name + "'" : "");
+    }
     const core::YamlField root = core::YamlField::load_file(path);
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);
