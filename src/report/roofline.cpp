@@ -217,6 +217,16 @@ struct Chart {
             xs.push_back(r.ridge);
         for (const auto& c : roofs.compute)
             ys.push_back(c.gflops);
+        if (!roofs.memory.empty()) {
+            // Show the slanted roofs over at least a decade and a half left of the first ridge, down to
+            // where the lowest bandwidth roof is at that intensity.
+            const auto [lo, hi] = std::minmax_element(
+                roofs.memory.begin(), roofs.memory.end(),
+                [](const MemoryRoof& a, const MemoryRoof& b) { return a.ridge < b.ridge; });
+            const double left = lo->ridge / 8;
+            xs.push_back(left);
+            ys.push_back(hi->gbs * left);
+        }
         const auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
         const auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
         svg::Axis xa = xs.empty() ? svg::Axis::log10(0.01, 100, "")
@@ -364,12 +374,12 @@ struct Chart {
             const double right = f.area.x + f.area.w - 6;
             std::vector<svg::Box> candidates;
             for (int shift = 0; shift < 10; ++shift)
-                candidates.push_back({right - w - shift * 45.0, py - 16, w, 13});
+                candidates.push_back({right - w - shift * 45.0, py - 14, w, 12});
             for (int shift = 0; shift < 10; ++shift)
-                candidates.push_back({right - w - shift * 45.0, py_low + 3, w, 13});
+                candidates.push_back({right - w - shift * 45.0, py_low + 2, w, 12});
             const svg::Box b = placer.place_first(candidates);
             doc.text({b.x, b.y + 10}, label, 11, svg::Anchor::start,
-                     sorted[i]->theoretical ? "#777" : k_roof_colour, "roof-label", 0, true);
+                     j == i + 1 && sorted[i]->theoretical ? "#777" : k_roof_colour, "roof-label", 0, true);
             i = j;
         }
     }
