@@ -446,7 +446,10 @@ struct Chart {
                 anchor[m.kernel] = &m;
         for (const auto& [k, m] : anchor) {
             const svg::Point at = f.to_pixel(m->x, m->y);
-            const std::string& name = kernels[k].name;
+            // In the classic view a kernel without MEM traffic sits at a cache level's intensity: say which.
+            const std::string name = view == RooflineView::classic && m->level != "MEM"
+                                         ? kernels[k].name + " (" + m->level + ")"
+                                         : kernels[k].name;
             const double w = svg::text_width(name, 11.5) * 1.1; // bold glyphs are wider
             const double h = 13;
             const double r = k_dot_radius + 3;
@@ -648,8 +651,10 @@ svg::Document roofline_chart(const core::Results& r, RooflineView view, const st
         roofs.notes};
     for (const auto& k : r.kernels)
         if (k.threads != roofs.threads || k.precision != roofs.precision)
-            c.notes.push_back(fmt::format("{} ran with {} threads ({}); the roofs are for {} threads ({})",
-                                          k.name, k.threads, k.precision, roofs.threads, roofs.precision));
+            c.notes.push_back(fmt::format(
+                "{} ran with {} thread{} ({}); the roofs are for {} ({})", k.name, k.threads,
+                k.threads == 1 ? "" : "s", k.precision,
+                roofs.threads == 1 ? "1 thread" : fmt::format("{} threads", roofs.threads), roofs.precision));
     if (r.kernels.empty())
         c.notes.push_back("the results file has no kernels: roofs only");
     return c.render();

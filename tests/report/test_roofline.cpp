@@ -87,6 +87,12 @@ TEST(RooflineChart, ClassicFixtureStructure) {
     EXPECT_EQ(count_class(*root, "roof-theoretical"), 1u);
     EXPECT_EQ(count_class(*root, "ridge"), 4u);
     EXPECT_EQ(count_class(*root, "kernel-label"), 5u);
+    // daxpy_l2 has no MEM traffic: placed at its L2 intensity, and its label says so.
+    std::string labels;
+    for (const auto* l : root->by_class("kernel-label"))
+        labels += l->text + ";";
+    EXPECT_NE(labels.find("daxpy_l2 (L2);"), std::string::npos);
+    EXPECT_NE(labels.find("stream_triad;"), std::string::npos);
     ASSERT_EQ(doc.notes().size(), 1u);
     EXPECT_NE(doc.notes()[0].find("stream_copy"), std::string::npos);
     // Each dot carries a tooltip with the kernel's numbers.
