@@ -1,8 +1,10 @@
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
+#include "core/results.hpp"
 #include "model/kernel.hpp"
 #include "model/scale/dataset.hpp"
 
@@ -15,6 +17,12 @@ namespace {
 
 // Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
 std::string validate_file(const std::string& path) {
+    const std::string text = core::read_file(path);
+    if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
+        const core::Results r = core::load_results(path);
+        return fmt::format("results file, {} kernels{}", r.kernels.size(),
+                           r.machine ? ", machine '" + r.machine->name + "'" : "");
+    }
     const core::YamlField root = core::YamlField::load_file(path);
     if (root.has("format") && root["format"].as_string() == "roofcast-profile") {
         const auto d = model::scale::read_roofcast_profile(core::read_file(path), path);

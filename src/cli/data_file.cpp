@@ -9,13 +9,21 @@
 
 namespace roofcast::cli {
 
-DataFile load_data_file(const std::string& path) {
-    const std::string text = core::read_file(path);
+bool looks_like_json(const std::string& text) {
     std::size_t i = 0;
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
         ++i;
+    return i < text.size() && text[i] == '{';
+}
+
+DataFile load_data_file(const std::string& path) {
+    const std::string text = core::read_file(path);
+    if (text.find('\0') != std::string::npos)
+        throw core::InputError(path, "",
+                               "binary file, not a roofcast data file (expected a results file (JSON) "
+                               "or a machine file (YAML))");
     DataFile out;
-    if (i < text.size() && text[i] == '{') {
+    if (looks_like_json(text)) {
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text);

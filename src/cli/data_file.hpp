@@ -16,7 +16,10 @@ struct DataFile {
     std::optional<core::Machine> machine; // set for a machine file
 };
 
-// Returns nullopt-free DataFile with exactly one member set, or throws core::InputError.
+// Returns a DataFile with exactly one member set, or throws core::InputError.
 DataFile load_data_file(const std::string& path);
+
+// True when the text is a JSON object (first non-blank character '{'); roofcast's YAML files never are.
+bool looks_like_json(const std::string& text);
 
 } // namespace roofcast::cli

@@ -371,49 +371,47 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
     // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
     // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
     const double top = roofs.top();
-    o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n";
-    o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / "
-         "bytes</th><th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th><th "
-         "class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
-    std::string bound = "compute";
-    double bound_rate = top;
-    for (const auto& roof : roofs.memory) {
-        auto it = k.bytes_per_iteration.find(roof.level);
-        if (it == k.bytes_per_iteration.end() || !(it->second > 0))
-            continue;
-        const double intensity = k.flops_per_iteration / it->second;
-        const double attainable = std::min(top, intensity * roof.gbs);
-        if (attainable < bound_rate) {
-            bound_rate = attainable;
-            bound = roof.level;
-        }
-        o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
-             num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
-             num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
-             td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
-             num_td(gflops_text(attainable)) + "</tr>\n";
-    }
-    o += "</tbody></table>\n";
     const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
-    if (!(k.flops_per_iteration > 0))
+    if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
-             "and "
-             "no place on the roofline; its figure of merit is bandwidth.</p>\n";
-    else if (bound == "compute")
-        o += "<p class=\"why\">" +
-             h(fmt::format(
-                 "Every level's intensity lies right of its ridge, so the compute roof bounds it: P = {} "
-                 "({}, {}).",
-                 gflops_text(top), roof_name, threads_text(roofs.threads))) +
-             "</p>\n";
-    else
-        o += "<p class=\"why\">" +
-             h(fmt::format(
-                 "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below the "
-                 "compute roof P = {} ({}, {}).",
-                 bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads))) +
-             "</p>\n";
-
+             "and no "
+             "place on the roofline; its figure of merit is bandwidth.</p>\n";
+    } else {
+        o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n<table><thead><tr>"
+             "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
+             "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
+             "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+        std::string bound = "compute";
+        double bound_rate = top;
+        for (const auto& roof : roofs.memory) {
+            auto it = k.bytes_per_iteration.find(roof.level);
+            if (it == k.bytes_per_iteration.end() || !(it->second > 0))
+                continue;
+            const double intensity = k.flops_per_iteration / it->second;
+            const double attainable = std::min(top, intensity * roof.gbs);
+            if (attainable < bound_rate) {
+                bound_rate = attainable;
+                bound = roof.level;
+            }
+            o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+                 num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+                 num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+                 td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+                 num_td(gflops_text(attainable)) + "</tr>\n";
+        }
+        o += "</tbody></table>\n<p class=\"why\">";
+        if (bound == "compute")
+            o += h(
+                fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "
+                            "P = {} ({}, {}).",
+                            gflops_text(top), roof_name, threads_text(roofs.threads)));
+        else
+            o += h(fmt::format(
+                "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below "
+                "the compute roof P = {} ({}, {}).",
+                bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads)));
+        o += "</p>\n";
+    }
     for (const auto& p : k.predictions) {
         o += "<h4>" + h(fmt::format("{}: {}, bound by {}, error {}", p.model, gflops_text(p.gflops),
                                     p.bottleneck, error_text(p.error_pct)));

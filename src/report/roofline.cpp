@@ -217,6 +217,16 @@ struct Chart {
             xs.push_back(r.ridge);
         for (const auto& c : roofs.compute)
             ys.push_back(c.gflops);
+        if (!roofs.memory.empty()) {
+            // Show the slanted roofs over at least a decade and a half left of the first ridge, down to
+            // where the lowest bandwidth roof is at that intensity.
+            const auto [lo, hi] = std::minmax_element(
+                roofs.memory.begin(), roofs.memory.end(),
+                [](const MemoryRoof& a, const MemoryRoof& b) { return a.ridge < b.ridge; });
+            const double left = lo->ridge / 8;
+            xs.push_back(left);
+            ys.push_back(hi->gbs * left);
+        }
         const auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
         const auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
         svg::Axis xa = xs.empty() ? svg::Axis::log10(0.01, 100, "")
@@ -364,12 +374,12 @@ struct Chart {
             const double right = f.area.x + f.area.w - 6;
             std::vector<svg::Box> candidates;
             for (int shift = 0; shift < 10; ++shift)
-                candidates.push_back({right - w - shift * 45.0, py - 16, w, 13});
+                candidates.push_back({right - w - shift * 45.0, py - 14, w, 12});
             for (int shift = 0; shift < 10; ++shift)
-                candidates.push_back({right - w - shift * 45.0, py_low + 3, w, 13});
+                candidates.push_back({right - w - shift * 45.0, py_low + 2, w, 12});
             const svg::Box b = placer.place_first(candidates);
             doc.text({b.x, b.y + 10}, label, 11, svg::Anchor::start,
-                     sorted[i]->theoretical ? "#777" : k_roof_colour, "roof-label", 0, true);
+                     j == i + 1 && sorted[i]->theoretical ? "#777" : k_roof_colour, "roof-label", 0, true);
             i = j;
         }
     }
@@ -436,7 +446,10 @@ struct Chart {
                 anchor[m.kernel] = &m;
         for (const auto& [k, m] : anchor) {
             const svg::Point at = f.to_pixel(m->x, m->y);
-            const std::string& name = kernels[k].name;
+            // In the classic view a kernel without MEM traffic sits at a cache level's intensity: say which.
+            const std::string name = view == RooflineView::classic && m->level != "MEM"
+                                         ? kernels[k].name + " (" + m->level + ")"
+                                         : kernels[k].name;
             const double w = svg::text_width(name, 11.5) * 1.1; // bold glyphs are wider
             const double h = 13;
             const double r = k_dot_radius + 3;
@@ -638,8 +651,10 @@ svg::Document roofline_chart(const core::Results& r, RooflineView view, const st
         roofs.notes};
     for (const auto& k : r.kernels)
         if (k.threads != roofs.threads || k.precision != roofs.precision)
-            c.notes.push_back(fmt::format("{} ran with {} threads ({}); the roofs are for {} threads ({})",
-                                          k.name, k.threads, k.precision, roofs.threads, roofs.precision));
+            c.notes.push_back(fmt::format(
+                "{} ran with {} thread{} ({}); the roofs are for {} ({})", k.name, k.threads,
+                k.threads == 1 ? "" : "s", k.precision,
+                roofs.threads == 1 ? "1 thread" : fmt::format("{} threads", roofs.threads), roofs.precision));
     if (r.kernels.empty())
         c.notes.push_back("the results file has no kernels: roofs only");
     return c.render();

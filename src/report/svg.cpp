@@ -238,9 +238,11 @@ std::vector<Tick> Axis::ticks() const {
             return format(v);
         return scale == Scale::linear ? compact_number(v) : decade_label(v);
     };
+    const double tol = scale == Scale::linear ? (hi - lo) * k_eps : 0;
     const auto add = [&](double v, bool major, bool labelled) {
-        if (v >= lo * (1 - k_eps) - (scale == Scale::linear ? k_eps : 0) &&
-            v <= hi * (1 + k_eps) + (scale == Scale::linear ? k_eps : 0))
+        const bool inside = scale == Scale::linear ? v >= lo - tol && v <= hi + tol
+                                                   : v >= lo * (1 - k_eps) && v <= hi * (1 + k_eps);
+        if (inside)
             out.push_back({v, labelled ? label_of(v) : "", major});
     };
     if (scale == Scale::log10) {

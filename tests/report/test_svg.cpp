@@ -82,6 +82,12 @@ TEST(Svg, Log2AxisAndLinearAxis) {
     EXPECT_DOUBLE_EQ(l.hi, 100);
     EXPECT_EQ(l.ticks().size(), 6u);
     EXPECT_EQ(l.ticks()[1].label, "20");
+    // -5 .. 5: raw step 10/6 -> nice 2 -> [-6, 6], ticks -6, -4, .., 6 (seven, zero exactly "0").
+    const Axis n = Axis::linear(-5, 5, "y");
+    EXPECT_DOUBLE_EQ(n.lo, -6);
+    ASSERT_EQ(n.ticks().size(), 7u);
+    EXPECT_EQ(n.ticks().front().label, "-6");
+    EXPECT_EQ(n.ticks()[3].label, "0");
 }
 
 TEST(Svg, ClipSegmentToFrame) {

@@ -24,8 +24,17 @@ struct XmlNode {
         return it == attrs.end() ? "" : it->second;
     }
     bool has_class(const std::string& c) const {
-        const std::string cls = " " + attr("class") + " ";
-        return cls.find(" " + c + " ") != std::string::npos;
+        // Whitespace-separated tokens of the class attribute.
+        const std::string cls = attr("class");
+        std::size_t pos = 0;
+        while ((pos = cls.find(c, pos)) != std::string::npos) {
+            const bool starts = pos == 0 || cls[pos - 1] == ' ';
+            const bool ends = pos + c.size() == cls.size() || cls[pos + c.size()] == ' ';
+            if (starts && ends)
+                return true;
+            pos += c.size();
+        }
+        return false;
     }
     // All descendants (and this node) matching the predicate, document order.
     template <class Pred> void collect(Pred pred, std::vector<const XmlNode*>& out) const {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# End-to-end: writes the HTML report of the fixture results, renders it in headless Chromium, takes a
+# screenshot and checks, as a person opening the page would see it, that the page loaded without console
+# messages and that the roofline shows the expected dots and roofs.
+# Usage: bash report_browser.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
+# Set ROOFCAST_E2E_KEEP=<dir> to keep the report and the screenshot there.
+set -euo pipefail
+bin=$1
+src=$2
+
+browser=""
+for b in chromium chromium-browser google-chrome; do
+    if command -v "$b" >/dev/null 2>&1; then
+        browser=$(command -v "$b")
+        break
+    fi
+done
+if [[ -z "$browser" ]]; then
+    echo "SKIP: no headless Chromium installed (install it with: bash scripts/install-deps.sh --tests)"
+    exit 77
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${ROOFCAST_E2E_KEEP:-$work/keep}
+mkdir -p "$out"
+
+run_browser() { # run_browser <stdout-file> <stderr-file> <chromium args...>
+    local stdout=$1 stderr=$2
+    shift 2
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
+        --user-data-dir="$(mktemp -d -p "$work")" --enable-logging=stderr --v=0 "$@" >"$stdout" 2>"$stderr"
+}
+
+"$bin" report "$src/tests/report/data/results.json" -o "$out/report" >/dev/null
+page="file://$out/report/index.html"
+
+# Control: a page that logs to the console must be caught by the console check, or the check proves nothing.
+printf '<!DOCTYPE html><html><body><script>console.error("control");</script></body></html>\n' >"$work/control.html"
+run_browser "$work/control.dom" "$work/control.err" --dump-dom "file://$work/control.html"
+if ! grep -qE ':CONSOLE[:(]' "$work/control.err"; then
+    echo "FAIL: this Chromium does not report console messages on stderr; the console check cannot work"
+    exit 1
+fi
+
+run_browser "$work/page.dom" "$work/page.err" --dump-dom "$page"
+if grep -E ':CONSOLE[:(]' "$work/page.err"; then
+    echo "FAIL: the report logged console messages (above)"
+    exit 1
+fi
+grep -q '</footer>' "$work/page.dom" || { echo "FAIL: the page did not load completely"; exit 1; }
+
+# The classic roofline figure of the rendered DOM. Fixture: 6 kernels, stream_copy has no FLOPs and is
+# left out (with a note), so 5 measured dots and 5 x 4 = 20 prediction markers; roofs: 4 memory levels
+# (L1, L2, L3, MEM), 4 compute roofs/ceilings (AVX-512 FMA, AVX2 FMA, AVX-512 add+mul, scalar FMA), 4 ridges.
+figure=$(tr '\n' ' ' <"$work/page.dom" | grep -o '<figure id="fig-roofline">.*</figure>' | sed 's#</figure>.*##')
+count() { grep -o "class=\"$1[\" ]" <<<"$figure" | wc -l; }
+check() { # check <what> <got> <expected>
+    if [[ "$2" -ne "$3" ]]; then
+        echo "FAIL: roofline $1: $2 in the rendered page, expected $3"
+        exit 1
+    fi
+    echo "ok: roofline $1 = $2"
+}
+check "dots" "$(count dot)" 5
+check "prediction markers" "$(count prediction)" 20
+check "memory roofs" "$(count 'roof roof-memory')" 4
+check "compute roofs" "$(count 'roof roof-compute')" 4
+check "ridge points" "$(count ridge)" 4
+grep -q 'stream_copy omitted' <<<"$figure" || { echo "FAIL: no visible note for the omitted kernel"; exit 1; }
+
+# Screenshot of the top of the page (summary, warnings, roofline) at a laptop width.
+run_browser "$work/shot.out" "$work/shot.err" --window-size=1280,2400 --screenshot="$out/report.png" "$page"
+[[ -s "$out/report.png" ]] || { echo "FAIL: no screenshot"; exit 1; }
+# PNG signature, then the IHDR width and height (big-endian, bytes 16..23).
+sig=$(od -An -tx1 -N8 "$out/report.png" | tr -d ' \n')
+[[ "$sig" == "89504e470d0a1a0a" ]] || { echo "FAIL: the screenshot is not a PNG"; exit 1; }
+width=$((16#$(od -An -tx1 -j16 -N4 "$out/report.png" | tr -d ' \n')))
+height=$((16#$(od -An -tx1 -j20 -N4 "$out/report.png" | tr -d ' \n')))
+size=$(stat -c %s "$out/report.png")
+echo "ok: screenshot ${width}x${height}, $size bytes"
+[[ $width -eq 1280 && $height -eq 2400 ]] || { echo "FAIL: unexpected screenshot size"; exit 1; }
+# A blank page compresses to a few kB; the rendered report with three charts is far larger.
+((size > 100000)) || { echo "FAIL: the screenshot looks blank ($size bytes)"; exit 1; }
+echo "report_browser: ok"

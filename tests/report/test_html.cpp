@@ -1,0 +1,112 @@
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "fixtures.hpp"
+#include "report/html.hpp"
+#include "xml.hpp"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+using test::parse_xml;
+
+namespace {
+
+const test::XmlNode* by_id(const test::XmlNode& root, const std::string& id) {
+    std::vector<const test::XmlNode*> out;
+    root.collect([&](const test::XmlNode& n) { return n.attr("id") == id; }, out);
+    return out.empty() ? nullptr : out.front();
+}
+
+} // namespace
+
+TEST(HtmlReport, FixtureStructure) {
+    const std::string html = report::html_report(test::fixture_results());
+    const auto root = parse_xml(html);
+    EXPECT_EQ(root->name, "html");
+    // Self-contained: no scripts, no external stylesheets, images or fonts.
+    EXPECT_TRUE(root->by_name("script").empty());
+    EXPECT_TRUE(root->by_name("link").empty());
+    EXPECT_TRUE(root->by_name("img").empty());
+    EXPECT_EQ(html.find("url(http"), std::string::npos);
+    EXPECT_EQ(html.find("src="), std::string::npos);
+    // Three inline charts; the classic roofline has one dot per placeable kernel (5 of 6).
+    EXPECT_EQ(root->by_name("svg").size(), 3u);
+    const auto* roofline = by_id(*root, "fig-roofline");
+    ASSERT_NE(roofline, nullptr);
+    EXPECT_EQ(roofline->by_class("dot").size(), 5u);
+    EXPECT_EQ(roofline->by_class("roof-memory").size(), 4u);
+    // Prediction table: one row per kernel; one derivation per kernel.
+    const auto* predictions = by_id(*root, "predictions");
+    ASSERT_NE(predictions, nullptr);
+    EXPECT_EQ(predictions->by_name("table")[0]->by_name("tbody")[0]->by_name("tr").size(), 6u);
+    EXPECT_EQ(root->by_name("details").size(), 6u);
+    // Warnings: unstable clock, the noisy ceiling, the noisy sweep point, the noisy kernel, and the
+    // mixed model outside its validity for dgemm_blocked.
+    const std::string warnings = by_id(*root, "warnings")->all_text();
+    EXPECT_NE(warnings.find("Unstable clock"), std::string::npos);
+    EXPECT_NE(warnings.find("1 compute ceiling with spread above 5 %"), std::string::npos);
+    EXPECT_NE(warnings.find("1 point of the bandwidth sweep"), std::string::npos);
+    EXPECT_NE(warnings.find("stencil_3d7pt measured"), std::string::npos);
+    EXPECT_NE(warnings.find("Outside model validity: dgemm_blocked with the mixed model"), std::string::npos);
+    EXPECT_NE(warnings.find("stream_copy omitted"), std::string::npos);
+    // Machine summary: ceilings table has all 18 measured ceilings, the noisy one flagged.
+    const auto* machine = by_id(*root, "machine");
+    ASSERT_NE(machine, nullptr);
+    EXPECT_NE(machine->all_text().find("Xeon"), std::string::npos);
+    EXPECT_GE(machine->by_class("noisy").size(), 2u); // clock and the scalar add ceiling
+}
+
+TEST(HtmlReport, DerivationNamesTheBoundingLevel) {
+    const auto root = parse_xml(report::html_report(test::fixture_results()));
+    // daxpy_l2: I = 2/24 = 0.0833 at L1 and L2; attainable L1 0.0833 * 370 = 30.8, L2 0.0833 * 155 = 12.9
+    // GFLOP/s; the lower, L2, bounds it.
+    const auto* d = by_id(*root, "k-daxpy-l2");
+    ASSERT_NE(d, nullptr);
+    const std::string text = d->all_text();
+    EXPECT_NE(text.find("L2-bound"), std::string::npos);
+    EXPECT_NE(text.find("12.9 GFLOP/s"), std::string::npos);
+    // dgemm_blocked: L1 I = 2/8 = 0.25, 0.25 * 370 = 92.5 < 171: L1-bound.
+    EXPECT_NE(by_id(*root, "k-dgemm-blocked")->all_text().find("L1-bound"), std::string::npos);
+    // stream_copy: no FLOPs, said so, and no threshold table; stream_triad has one row per level.
+    const auto threshold_rows = [&](const std::string& id) {
+        std::vector<const test::XmlNode*> rows;
+        by_id(*root, id)->collect([](const test::XmlNode& n) { return !n.attr("data-level").empty(); }, rows);
+        return rows.size();
+    };
+    EXPECT_NE(by_id(*root, "k-stream-copy")->all_text().find("no arithmetic intensity"), std::string::npos);
+    EXPECT_EQ(threshold_rows("k-stream-copy"), 0u);
+    EXPECT_EQ(threshold_rows("k-stream-triad"), 4u);
+}
+
+TEST(HtmlReport, EmptyResultsAndMissingMachine) {
+    core::Results r;
+    EXPECT_THROW(report::html_report(r), core::InputError);
+    r.machine = test::fixture_machine();
+    const auto root = parse_xml(report::html_report(r));
+    EXPECT_NE(by_id(*root, "predictions")->all_text().find("no kernels"), std::string::npos);
+    EXPECT_EQ(root->by_name("details").size(), 0u);
+}
+
+TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "roofcast-report-test" / "nested";
+    fs::remove_all(dir.parent_path());
+    const auto results = test::fixture_results();
+    report::write_report_dir(dir, results);
+    for (const char* f : {"index.html", "roofline.svg", "roofline-hierarchical.svg", "bandwidth.svg",
+                          "results.json", "machine.yaml"})
+        EXPECT_TRUE(fs::exists(dir / f)) << f;
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
+        ++entries;
+    EXPECT_EQ(entries, 6); // no temporary files left behind
+    EXPECT_EQ(core::load_results((dir / "results.json").string()).kernels.size(), 6u);
+    EXPECT_EQ(core::load_machine((dir / "machine.yaml").string()).name, "fixture-icx-2c");
+    EXPECT_NO_THROW(parse_xml(core::read_file(dir / "roofline.svg")));
+    EXPECT_NO_THROW(parse_xml(core::read_file(dir / "bandwidth.svg")));
+    fs::remove_all(dir.parent_path());
+    core::Results no_machine;
+    EXPECT_THROW(report::write_report_dir(dir, no_machine), core::InputError);
+    EXPECT_FALSE(fs::exists(dir));
+}

@@ -1,0 +1,192 @@
+#include "core/error.hpp"
+#include "fixtures.hpp"
+#include "report/roofline.hpp"
+#include "xml.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+
+using namespace roofcast;
+using report::RooflineView;
+using test::parse_xml;
+
+namespace {
+
+std::size_t count_class(const test::XmlNode& root, const std::string& c) {
+    return root.by_class(c).size();
+}
+
+} // namespace
+
+TEST(Roofs, FixtureTwoThreads) {
+    const auto r = report::roofs_for(test::fixture_machine(), 2, "double");
+    // Per ISA its FMA ceiling (avx512 171, avx2 87.9, scalar 21.9), plus the widest ISA's add+mul (85.1),
+    // sorted down; then the theoretical peak 185.6 (> 171 * 1.02 and 2 threads = all cores).
+    ASSERT_EQ(r.compute.size(), 5u);
+    EXPECT_EQ(r.compute[0].label, "AVX-512 FMA");
+    EXPECT_DOUBLE_EQ(r.top(), 171.0);
+    EXPECT_EQ(r.compute[1].label, "AVX2 FMA");
+    EXPECT_EQ(r.compute[2].label, "AVX-512 add+mul (no FMA)");
+    EXPECT_DOUBLE_EQ(r.compute[2].gflops, 85.1);
+    EXPECT_EQ(r.compute[3].label, "scalar FMA");
+    EXPECT_TRUE(r.compute[4].theoretical);
+    EXPECT_DOUBLE_EQ(r.compute[4].gflops, 185.6);
+    // Memory roofs from the 2-thread measurements with each level's kernel.
+    ASSERT_EQ(r.memory.size(), 4u);
+    EXPECT_DOUBLE_EQ(r.memory[0].gbs, 370.0);
+    EXPECT_EQ(r.memory[0].source, "load, 2 threads");
+    EXPECT_DOUBLE_EQ(r.memory[3].gbs, 17.8);
+    EXPECT_EQ(r.memory[3].source, "triad, 2 threads");
+    // Ridge I* = P / B: 171 / 17.8 = 9.6067... and 171 / 370 = 0.46216...
+    EXPECT_NEAR(r.memory[3].ridge, 9.60674, 1e-5);
+    EXPECT_NEAR(r.memory[0].ridge, 0.462162, 1e-6);
+    EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(Roofs, OneThreadHasNoTheoreticalPeakAndOtherCountsFallBack) {
+    const auto one = report::roofs_for(test::fixture_machine(), 1, "double");
+    // 1 of 2 cores: the all-core theoretical peak is not comparable, so only the 4 measured ceilings.
+    EXPECT_EQ(one.compute.size(), 4u);
+    EXPECT_DOUBLE_EQ(one.top(), 86.5);
+    EXPECT_DOUBLE_EQ(one.memory[3].gbs, 14.2);
+    // 4 threads: nearest measured ceilings are the 2-thread ones (noted); no 4-thread bandwidths, so each
+    // level's bandwidth_gbs (the 1-thread medians in the fixture).
+    const auto four = report::roofs_for(test::fixture_machine(), 4, "double");
+    EXPECT_DOUBLE_EQ(four.top(), 171.0);
+    ASSERT_FALSE(four.notes.empty());
+    EXPECT_NE(four.notes[0].find("using those with 2"), std::string::npos);
+    EXPECT_DOUBLE_EQ(four.memory[0].gbs, 188.0);
+    EXPECT_EQ(four.memory[0].source, "bandwidth_gbs, measured");
+}
+
+TEST(Roofs, HandWrittenMachineUsesEffectivePeak) {
+    const auto m = core::machine_from_yaml(core::YamlField::load_text(
+        "format_version: 1\nname: paper\ncompute: {peak_gflops: {double: 128}, effective_gflops: {double: "
+        "112.6}}\n"
+        "levels:\n  - {name: L1, bandwidth_gbs: 512}\n  - {name: MEM, bandwidth_gbs: 46}\n",
+        "m.yaml"));
+    const auto r = report::roofs_for(m, 1, "double");
+    ASSERT_EQ(r.compute.size(), 1u);
+    EXPECT_DOUBLE_EQ(r.top(), 112.6);
+    EXPECT_EQ(r.compute[0].label, "effective peak");
+    EXPECT_NEAR(r.memory[1].ridge, 112.6 / 46, 1e-12);
+    EXPECT_THROW(report::roofs_for(m, 1, "single"), core::InputError); // no single-precision peak
+}
+
+TEST(RooflineChart, ClassicFixtureStructure) {
+    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::classic);
+    const auto root = parse_xml(doc.standalone());
+    // Six kernels; stream_copy has 0 FLOP per iteration (intensity 0) and is omitted with a note.
+    EXPECT_EQ(count_class(*root, "dot"), 5u);
+    // Four models for each of the five placed kernels.
+    EXPECT_EQ(count_class(*root, "prediction"), 20u);
+    EXPECT_EQ(count_class(*root, "invalid"), 1u); // dgemm_blocked with the mixed model
+    EXPECT_EQ(count_class(*root, "roof-memory"), 4u);
+    EXPECT_EQ(count_class(*root, "roof-compute"), 4u);
+    EXPECT_EQ(count_class(*root, "roof-theoretical"), 1u);
+    EXPECT_EQ(count_class(*root, "ridge"), 4u);
+    EXPECT_EQ(count_class(*root, "kernel-label"), 5u);
+    // daxpy_l2 has no MEM traffic: placed at its L2 intensity, and its label says so.
+    std::string labels;
+    for (const auto* l : root->by_class("kernel-label"))
+        labels += l->text + ";";
+    EXPECT_NE(labels.find("daxpy_l2 (L2);"), std::string::npos);
+    EXPECT_NE(labels.find("stream_triad;"), std::string::npos);
+    ASSERT_EQ(doc.notes().size(), 1u);
+    EXPECT_NE(doc.notes()[0].find("stream_copy"), std::string::npos);
+    // Each dot carries a tooltip with the kernel's numbers.
+    for (const auto* dot : root->by_class("dot")) {
+        const auto titles = dot->by_name("title");
+        ASSERT_EQ(titles.size(), 1u);
+        EXPECT_NE(titles[0]->text.find("measured"), std::string::npos);
+        EXPECT_NE(titles[0]->text.find("FLOP/byte"), std::string::npos);
+    }
+    // stream_triad: I_MEM = 2 FLOP / 32 B = 0.0625, measured 1.05 GFLOP/s.
+    const std::string tip = root->by_class("dot")[0]->by_name("title")[0]->text;
+    EXPECT_NE(tip.find("stream_triad"), std::string::npos);
+    EXPECT_NE(tip.find("I(MEM) = 0.0625"), std::string::npos);
+    EXPECT_NE(tip.find("1.05 GFLOP/s"), std::string::npos);
+}
+
+TEST(RooflineChart, HierarchicalJoinsOneDotPerLevel) {
+    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::hierarchical);
+    const auto root = parse_xml(doc.standalone());
+    // Levels with traffic: triad 4, daxpy_l2 2 (L1, L2), dot 4, stencil 4, dgemm 4 = 18 dots; copy omitted.
+    EXPECT_EQ(count_class(*root, "dot"), 18u);
+    EXPECT_EQ(count_class(*root, "kernel-line"), 5u);
+    EXPECT_EQ(count_class(*root, "prediction"), 0u);
+    // daxpy_l2's line joins I_L1 = I_L2 = 2/24: two points.
+    const auto lines = root->by_class("kernel-line");
+    EXPECT_EQ(lines[1]->attr("points").find(' ') != std::string::npos, true);
+}
+
+TEST(RooflineChart, MachineOnlyHasRoofsAndNoDots) {
+    const auto root = parse_xml(report::roofline_chart(test::fixture_machine()).standalone());
+    EXPECT_EQ(count_class(*root, "dot"), 0u);
+    EXPECT_EQ(count_class(*root, "roof-memory"), 4u);
+    EXPECT_EQ(count_class(*root, "ridge"), 4u);
+}
+
+TEST(RooflineChart, UnplaceableValuesAreNotedNeverBroken) {
+    core::Results r;
+    r.machine = test::fixture_machine();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto kernel = [](const std::string& name, double flops, double mem_bytes, double measured) {
+        core::KernelResult k;
+        k.name = name;
+        k.threads = 2;
+        k.flops_per_iteration = flops;
+        k.bytes_per_iteration = {{"MEM", mem_bytes}};
+        core::Summary s;
+        s.median = measured;
+        s.n = 1;
+        k.measured_gflops = s;
+        return k;
+    };
+    r.kernels.push_back(kernel("zero_perf", 2, 16, 0));  // measured 0: dot omitted
+    r.kernels.push_back(kernel("neg_flops", -1, 16, 3)); // negative intensity: omitted
+    r.kernels.push_back(kernel("nan_perf", 2, 16, nan)); // NaN: omitted
+    r.kernels.push_back(kernel("no_bytes", 2, 0, 5));    // no traffic: no intensity
+    r.kernels.push_back(kernel("fine <&>", 2, 16, 2.0)); // placed, name escaped
+    core::Prediction p;
+    p.model = "roofline";
+    p.gflops = nan;
+    p.bottleneck = "MEM";
+    r.kernels.back().predictions.push_back(p); // NaN prediction: omitted, noted
+    for (auto view : {RooflineView::classic, RooflineView::hierarchical}) {
+        const auto doc = report::roofline_chart(r, view);
+        const auto root = parse_xml(doc.standalone());
+        EXPECT_EQ(count_class(*root, "dot"), 1u);
+        EXPECT_GE(doc.notes().size(), 4u);
+        EXPECT_EQ(root->by_class("note").size(), doc.notes().size());
+        EXPECT_NE(root->by_class("kernel-label")[0]->text.find("fine <&>"), std::string::npos);
+    }
+}
+
+TEST(RooflineChart, EmptyResultsGiveRoofsAndANote) {
+    core::Results r;
+    r.machine = test::fixture_machine();
+    const auto doc = report::roofline_chart(r, RooflineView::classic);
+    const auto root = parse_xml(doc.standalone());
+    EXPECT_EQ(count_class(*root, "dot"), 0u);
+    EXPECT_EQ(count_class(*root, "roof-memory"), 4u);
+    ASSERT_EQ(doc.notes().size(), 1u);
+    EXPECT_NE(doc.notes()[0].find("no kernels"), std::string::npos);
+}
+
+TEST(RooflineChart, ResultsWithoutMachineIsAnInputError) {
+    core::Results r;
+    EXPECT_THROW(report::roofline_chart(r, RooflineView::classic), core::InputError);
+}
+
+TEST(RooflineChart, ClassicLevelFallsBackToOutermostCacheWithTraffic) {
+    const auto m = test::fixture_machine();
+    core::KernelResult k;
+    k.bytes_per_iteration = {{"L1", 24}, {"L2", 24}, {"MEM", 0}};
+    EXPECT_EQ(report::classic_level(k, m), "L2");
+    k.bytes_per_iteration["MEM"] = 8;
+    EXPECT_EQ(report::classic_level(k, m), "MEM");
+    k.bytes_per_iteration.clear();
+    EXPECT_EQ(report::classic_level(k, m), "");
+}
