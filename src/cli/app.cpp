@@ -19,6 +19,7 @@ int run(int argc, char** argv) {
     add_validate_command(app);
     add_predict_command(app);
     add_bench_command(app);
+    add_machine_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -9,5 +9,6 @@ namespace roofcast::cli {
 void add_validate_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_machine_command(CLI::App& app);
 
 } // namespace roofcast::cli

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Compares roofcast's machine measurements with likwid-bench, run beside them in the same session
+# at the same thread counts and working sets, and prints roofcast/likwid ratios:
+#   - peak DP FLOP/s with the widest FMA (and roofcast's ratio to its theoretical peak),
+#   - load, copy and triad bandwidth at L1, L2, L3 and MEM for 1 thread and all cores,
+#   - MEM triad against likwid's STREAM triad (both without non-temporal stores).
+# Like with like: likwid-bench 5.2 reports "Bytes per element" = load + store bytes (copy 16,
+# stream 24, load 8), i.e. without write-allocate traffic; roofcast's gbs are requested bytes too,
+# so the figures compare directly (roofcast's moved bytes are gbs x moved_per_requested).
+# roofcast "triad" (a = b + s*c, 3 streams) is likwid's "stream" test; likwid's "triad" has 4 streams.
+# likwid's "kB" is 1000 bytes; working sets are passed in bytes ("B") to match exactly.
+# Usage: bench/compare-peers.sh [path/to/roofcast] [extra roofcast machine options...]
+# This prints figures; it is not a test and asserts nothing about speed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+roofcast=${1:-build/release/roofcast}
+shift || true
+if ! command -v likwid-bench >/dev/null 2>&1; then
+    echo "installing Debian's likwid" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid >/dev/null
+fi
+[[ -x "$roofcast" ]] || { echo "roofcast binary '$roofcast' not found; build it first (cmake --build --preset release)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== roofcast machine (load, copy, triad) $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$roofcast" machine --kernels load,copy,triad -o "$tmp/m.yaml" "$@" >"$tmp/table.txt"
+grep -E "^(Topology|Clock)|^  (cache|L[0-9]) |L[0-9]: one-thread" "$tmp/table.txt" || true
+
+python3 - "$tmp/m.yaml" <<'PY'
+import re, subprocess, sys, yaml
+
+m = yaml.safe_load(open(sys.argv[1]))
+topo = m["topology"]
+cores = topo["cores"]
+suffix = "_avx512" if "avx512" in topo["isa"] else "_avx" if "avx2" in topo["isa"] else "_sse"
+likwid_test = {"load": "load" + suffix, "copy": "copy" + suffix, "triad": "stream" + suffix}
+
+def likwid(test, size_bytes, threads, key):
+    out = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size_bytes}B:{threads}"],
+                         capture_output=True, text=True).stdout
+    hit = re.search(rf"^{key}:\s+([0-9.eE+]+)", out, re.M)
+    return float(hit.group(1)) / 1000 if hit else None  # MByte/s -> GB/s, MFlops/s -> GFLOP/s
+
+def ratio_line(label, ours, spread, theirs, extra=""):
+    r = f"{ours / theirs:6.3f}" if theirs else "   n/a"
+    flag = "" if not theirs or ours / theirs >= 0.95 else "  < 0.95"
+    print(f"{label:<28}{ours:10.1f} ({100 * spread:4.1f}%){theirs or 0:11.1f}{r:>9}{extra}{flag}")
+
+print(f"\n{'':<28}{'roofcast':>10} (spread){'likwid':>11}{'ratio':>9}")
+print("-- peak DP FLOP/s, widest FMA (GFLOP/s); roofcast best epoch / likwid")
+peak = m["compute"]["peak_gflops"].get("double")
+for t in sorted({1, cores}):
+    c = [c for c in m["compute"]["ceilings"] if c["precision"] == "double" and c["op"] == "fma"
+         and c["threads"] == t and c["isa"] == topo["isa"][-1]]
+    if not c:
+        continue
+    g = c[0]["gflops"]
+    theirs = likwid("peakflops" + suffix + "_fma", 24576 * t, t, "MFlops/s")
+    theo = f"   {g['max'] / (peak * t / cores):.3f} of theoretical at {c[0].get('ghz', 0):.2f} GHz" if peak else ""
+    ratio_line(f"FMA {t} thread(s)", g["max"], g["spread"] or 0, theirs, theo)
+
+print("-- bandwidth (GB/s of requested bytes, no write-allocate on either side); roofcast median")
+for level in m["levels"]:
+    for p in level["measurements"]:
+        theirs = likwid(likwid_test[p["kernel"]], p["working_set_bytes"], p["threads"], "MByte/s")
+        ratio_line(f"{level['name']:<4}{p['kernel']:<6}{p['threads']}T {p['working_set_bytes'] / 2**20:8.2f} MiB",
+                   p["gbs"]["median"], p["gbs"]["spread"] or 0, theirs)
+mem = next((l for l in m["levels"] if l["name"] == "MEM"), None)
+if mem and mem.get("bandwidth_kernel") == "triad":
+    print(f"-- MEM roof = roofcast's STREAM-style triad with NT stores off: {mem['bandwidth_gbs']:.1f} GB/s "
+          f"(the same kernel; compare with likwid {likwid_test['triad']} above)")
+PY

@@ -1,0 +1,89 @@
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/units.hpp"
+#include "measure/machine_run.hpp"
+#include "report/machine_table.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace roofcast::cli {
+
+namespace {
+
+struct MachineArgs {
+    std::string output = "roofcast-machine.yaml";
+    bool quick = false;
+    bool json = false;
+    std::vector<int> threads;
+    std::vector<std::string> kernels;
+    std::vector<std::string> isas;
+    std::string max_size;
+};
+
+// Fails before minutes of measurement when the output could not be written afterwards.
+void check_writable(const std::string& path) {
+    const std::filesystem::path p(path);
+    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
+        throw core::Error(fmt::format("cannot write '{}': directory '{}' does not exist or is not writable",
+                                      path, dir.string()));
+    if (std::filesystem::is_directory(p))
+        throw core::Error(fmt::format("cannot write '{}': it is a directory", path));
+}
+
+// One-line progress bar, redrawn in place; only used when stderr is a terminal.
+void draw_progress(double fraction, const std::string& what) {
+    constexpr int k_width = 30;
+    const int filled = static_cast<int>(fraction * k_width);
+    fmt::print(stderr, "\r[{:<{}}] {:3.0f}% {:<50.50}", std::string(static_cast<std::size_t>(filled), '#'),
+               k_width, 100 * fraction, what);
+    if (fraction >= 1.0)
+        fmt::print(stderr, "\n");
+    std::fflush(stderr);
+}
+
+void run_machine(const MachineArgs& a) {
+    measure::MachineOptions opt;
+    opt.quick = a.quick;
+    opt.threads = a.threads;
+    opt.kernels = a.kernels;
+    opt.isas = a.isas;
+    if (!a.max_size.empty())
+        opt.max_size = core::parse_size(a.max_size, "--max-size");
+    measure::validate_machine_options(opt);
+    check_writable(a.output);
+    if (isatty(STDERR_FILENO))
+        opt.progress = draw_progress;
+    const core::Machine m = measure::measure_machine(opt);
+    core::save_machine(a.output, m);
+    if (a.json)
+        fmt::print("{}\n", core::machine_to_json(m).dump(2));
+    else
+        fmt::print("{}\nwritten: {}\n", report::format_machine_table(m), a.output);
+}
+
+} // namespace
+
+void add_machine_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand("machine", "Measure this machine's ceilings and write a machine file");
+    auto a = std::make_shared<MachineArgs>();
+    cmd->add_option("-o,--output", a->output, "machine file to write (YAML)")->capture_default_str();
+    cmd->add_flag("--quick", a->quick, "coarser and shorter measurement (under 30 s on 2 cores)");
+    cmd->add_flag("--json", a->json, "print the machine file as JSON on stdout instead of the table");
+    cmd->add_option("--threads", a->threads, "thread counts, e.g. 1,2 (default: 1 and all cores)")
+        ->delimiter(',');
+    cmd->add_option("--kernels", a->kernels,
+                    "bandwidth kernels: load,store,copy,triad,update,copy_nt,triad_nt")
+        ->delimiter(',');
+    cmd->add_option("--isa", a->isas, "compute ISAs: scalar,sse,avx2,avx512 (default: all supported)")
+        ->delimiter(',');
+    cmd->add_option("--max-size", a->max_size, "largest working set, e.g. 512MiB");
+    cmd->callback([a] { run_machine(*a); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,271 @@
+#include "measure/machine_run.hpp"
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "measure/compute.hpp"
+#include "measure/overhead.hpp"
+#include "measure/plateaus.hpp"
+#include "measure/stream.hpp"
+#include "measure/topology.hpp"
+#include "measure/working_sets.hpp"
+#include "roofcast/version.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace roofcast::measure {
+
+namespace {
+
+constexpr std::uint64_t k_sweep_start = 4096;
+constexpr std::uint64_t k_min_max_size = 64 * 1024;
+constexpr std::uint64_t k_mib = 1024 * 1024;
+
+struct Plan {
+    std::vector<int> threads;
+    std::vector<std::string> sweep_kernels;
+    std::vector<std::string> level_kernels;
+    double sweep_factor = 1.2;
+    std::uint64_t cap = 0;
+    HarnessOptions sweep_harness;
+    HarnessOptions level_harness;
+    HarnessOptions overhead_harness;
+};
+
+std::vector<std::string> default_kernels(bool quick) {
+    if (quick)
+        return {"load", "copy", "triad"};
+    std::vector<std::string> all;
+    for (const auto& d : stream_kernels())
+        all.emplace_back(d.name);
+    return all;
+}
+
+std::string iso8601_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0)
+        return "this machine";
+    return buf;
+}
+
+// The sweep curves used for plateau detection and cross-checks take each point's best epoch:
+// other processes sharing the machine can only lower a bandwidth, never raise it, so the best
+// epoch is the least disturbed one (the reported figures stay medians with their spread).
+// Sweep value at `bytes` by log-linear interpolation; nullopt outside the sweep.
+std::optional<double> interpolate(const std::vector<std::pair<double, double>>& pts, double bytes) {
+    for (std::size_t i = 1; i < pts.size(); ++i)
+        if (pts[i - 1].first <= bytes && bytes <= pts[i].first) {
+            const double f = std::log(bytes / pts[i - 1].first) / std::log(pts[i].first / pts[i - 1].first);
+            return pts[i - 1].second + f * (pts[i].second - pts[i - 1].second);
+        }
+    return std::nullopt;
+}
+
+std::vector<std::pair<double, double>> curve_of(const std::vector<core::BandwidthPoint>& sweep,
+                                                const std::string& kernel, int threads) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& p : sweep)
+        if (p.kernel == kernel && p.threads == threads)
+            pts.emplace_back(static_cast<double>(p.working_set_bytes), p.gbs.max);
+    std::sort(pts.begin(), pts.end());
+    return pts;
+}
+
+Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
+    Plan p;
+    p.threads = opt.threads;
+    if (p.threads.empty())
+        p.threads = {1, topo.cores};
+    std::sort(p.threads.begin(), p.threads.end());
+    p.threads.erase(std::unique(p.threads.begin(), p.threads.end()), p.threads.end());
+    const auto kernels = opt.kernels.empty() ? default_kernels(opt.quick) : opt.kernels;
+    for (const auto& d : stream_kernels()) // report order, no duplicates
+        if (std::find(kernels.begin(), kernels.end(), d.name) != kernels.end())
+            p.level_kernels.emplace_back(d.name);
+    p.sweep_kernels = p.level_kernels;
+    p.sweep_factor = opt.quick ? 1.5 : 1.2;
+    const std::uint64_t avail = available_memory_bytes().value_or(std::uint64_t{4} << 30);
+    p.cap = opt.max_size.value_or(std::min<std::uint64_t>(avail / 4, (opt.quick ? 512 : 1536) * k_mib));
+    p.sweep_harness.epochs = 3;
+    p.sweep_harness.min_epoch_seconds = opt.quick ? 0.002 : 0.005;
+    p.level_harness.epochs = opt.quick ? 5 : 9;
+    p.level_harness.min_epoch_seconds = opt.quick ? 0.005 : 0.02;
+    p.overhead_harness.epochs = opt.quick ? 5 : 9;
+    p.overhead_harness.min_epoch_seconds = opt.quick ? 0.001 : 0.004;
+    return p;
+}
+
+} // namespace
+
+const std::vector<std::string>& roof_kernel_preference() {
+    static const std::vector<std::string> k{"triad", "copy",     "load",   "update",
+                                            "store", "triad_nt", "copy_nt"};
+    return k;
+}
+
+void validate_machine_options(const MachineOptions& opt) {
+    for (const auto& k : opt.kernels)
+        stream_kernel(k, "--kernels");
+    for (int t : opt.threads)
+        if (t < 1)
+            throw core::InputError("", "--threads", fmt::format("expected thread counts >= 1, got {}", t));
+    if (opt.max_size) {
+        const auto avail = available_memory_bytes();
+        if (*opt.max_size < k_min_max_size)
+            throw core::InputError("", "--max-size",
+                                   fmt::format("expected at least {}, got {} bytes",
+                                               core::format_size(static_cast<double>(k_min_max_size)),
+                                               *opt.max_size));
+        if (avail && *opt.max_size > *avail / 2)
+            throw core::InputError("", "--max-size",
+                                   fmt::format("expected at most half of the available memory ({}), got {}",
+                                               core::format_size(static_cast<double>(*avail / 2)),
+                                               core::format_size(static_cast<double>(*opt.max_size))));
+    }
+    for (const auto& isa : opt.isas)
+        if (std::find(known_isas().begin(), known_isas().end(), isa) == known_isas().end())
+            throw core::InputError(
+                "", "--isa",
+                fmt::format("unknown ISA '{}', expected one of {}", isa, fmt::join(known_isas(), ", ")));
+}
+
+core::Machine measure_machine(const MachineOptions& opt) {
+    validate_machine_options(opt);
+    auto progress = [&](double f, const std::string& what) {
+        if (opt.progress)
+            opt.progress(std::clamp(f, 0.0, 1.0), what);
+    };
+    core::Machine m;
+    m.source = core::Provenance::measured;
+    m.created = iso8601_now();
+    m.roofcast_version = k_version;
+    core::Topology topo = detect_topology();
+    m.name = fmt::format("{} ({})", host_name(), topo.cpu_model);
+    const Plan plan = make_plan(opt, topo);
+
+    // Compute ceilings and clock (25 % of the progress bar).
+    progress(0.0, "compute ceilings");
+    ComputeOptions co;
+    co.isas = opt.isas;
+    co.threads = plan.threads;
+    co.quick = opt.quick;
+    co.progress = [&](const std::string& what) { progress(0.1, what); };
+    const ComputeResult cr = measure_compute(co);
+    m.ceilings = cr.ceilings;
+    m.clock_ghz = cr.clock_ghz;
+    m.tsc_ghz = cr.tsc_ghz;
+    m.clock_drift = cr.clock_drift;
+    m.peak_gflops = cr.peak_gflops;
+    m.notes = cr.notes;
+
+    // Working-set sweep, 4 KiB to 4x the reported last-level cache (45 %).
+    const std::uint64_t llc = topo.caches.empty()
+                                  ? 64 * k_mib
+                                  : topo.caches.back().size_bytes *
+                                        static_cast<std::uint64_t>(std::max(1, topo.caches.back().instances));
+    const std::uint64_t sweep_hi = std::min<std::uint64_t>(4 * llc, plan.cap);
+    if (sweep_hi < 4 * llc)
+        m.notes.push_back(fmt::format("sweep capped at {} (4x the reported last-level cache is {})",
+                                      core::format_size(static_cast<double>(sweep_hi)),
+                                      core::format_size(static_cast<double>(4 * llc))));
+    const auto sizes = sweep_sizes(k_sweep_start, std::max(k_sweep_start, sweep_hi), plan.sweep_factor);
+    const std::uint64_t l1_per_thread = topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
+    const double sweep_jobs =
+        static_cast<double>(plan.threads.size() * plan.sweep_kernels.size() * sizes.size());
+    double done = 0;
+    for (int t : plan.threads)
+        for (const auto& k : plan.sweep_kernels)
+            for (std::uint64_t s : sizes) {
+                progress(0.25 + 0.45 * done++ / sweep_jobs,
+                         fmt::format("sweep {} {}T {}", k, t, core::format_size(static_cast<double>(s))));
+                m.sweep.push_back(measure_stream(stream_kernel(k), t, s, l1_per_thread, plan.sweep_harness));
+            }
+
+    // Effective last-level cache from the one-thread sweep (load, else the first kernel swept).
+    if (!plan.sweep_kernels.empty()) {
+        const std::string k = std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), "load") !=
+                                      plan.sweep_kernels.end()
+                                  ? "load"
+                                  : plan.sweep_kernels.front();
+        if (apply_effective_llc(topo, curve_of(m.sweep, k, plan.threads.front())))
+            m.notes.push_back(topo.caches.back().name + ": " + topo.caches.back().note);
+    }
+
+    // Per-level measurements at working sets chosen from the topology (20 %).
+    for (const auto& c : topo.caches) {
+        core::Level l;
+        l.name = c.name;
+        l.size_bytes = c.usable_bytes();
+        m.levels.push_back(l);
+    }
+    m.levels.push_back(core::Level{});
+    m.levels.back().name = "MEM";
+    const double level_jobs =
+        static_cast<double>(plan.threads.size() * plan.level_kernels.size() * m.levels.size());
+    done = 0;
+    for (int t : plan.threads) {
+        const auto sets = level_working_sets(topo, t, plan.cap);
+        for (std::size_t li = 0; li < sets.size(); ++li) {
+            core::Level& level = m.levels[li];
+            for (const auto& k : plan.level_kernels) {
+                progress(0.7 + 0.2 * done++ / level_jobs, fmt::format("{} {} {}T", level.name, k, t));
+                core::BandwidthPoint p =
+                    measure_stream(stream_kernel(k), t, sets[li].bytes, l1_per_thread, plan.level_harness);
+                // Cross-check against the sweep: a level value far from the swept curve at the same
+                // working set means the working set sits on a transition, or the machine changed.
+                const auto swept =
+                    interpolate(curve_of(m.sweep, k, t), static_cast<double>(p.working_set_bytes));
+                if (swept && std::abs(p.gbs.max - *swept) > 0.15 * *swept)
+                    m.notes.push_back(
+                        fmt::format("{} {} {} threads: best level epoch {:.1f} GB/s differs from the sweep's "
+                                    "({:.1f} GB/s) "
+                                    "at {} by more than 15 %",
+                                    level.name, k, t, p.gbs.max, *swept,
+                                    core::format_size(static_cast<double>(p.working_set_bytes))));
+                level.measurements.push_back(std::move(p));
+            }
+            if (t == plan.threads.front())
+                m.notes.push_back(
+                    fmt::format("{} working set: {} ({})", level.name,
+                                core::format_size(static_cast<double>(sets[li].per_thread)) + " per thread",
+                                sets[li].rule));
+        }
+    }
+    // The roof the models use: the first kernel of roof_kernel_preference() measured, largest thread count.
+    const int roof_threads = plan.threads.back();
+    for (auto& level : m.levels)
+        for (const auto& k : roof_kernel_preference()) {
+            const auto it = std::find_if(
+                level.measurements.begin(), level.measurements.end(),
+                [&](const core::BandwidthPoint& p) { return p.kernel == k && p.threads == roof_threads; });
+            if (it == level.measurements.end())
+                continue;
+            level.bandwidth_gbs = it->gbs.median;
+            level.bandwidth = it->gbs;
+            level.bandwidth_kernel = k;
+            level.source = core::Provenance::measured;
+            break;
+        }
+
+    // Thread overhead, 1 ... 4x cores (10 %).
+    progress(0.9, "thread overhead");
+    m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
+    m.topology = topo;
+    progress(1.0, "done");
+    return m;
+}
+
+} // namespace roofcast::measure

@@ -1,0 +1,38 @@
+// `roofcast machine` as a library call: detects the topology, measures the compute ceilings and the
+// clock (measure/compute), sweeps bandwidth over working sets, detects the effective last-level cache,
+// measures every level at working sets chosen from the topology, and the thread overhead; returns a
+// complete measured core::Machine. Options are validated before anything is measured (InputError
+// naming the option). Progress goes to an optional callback, never to a stream.
+#pragma once
+
+#include "core/machine.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofcast::measure {
+
+struct MachineOptions {
+    bool quick = false;
+    std::vector<int> threads;              // empty = {1, all cores}
+    std::vector<std::string> kernels;      // empty = all (quick: load, copy, triad)
+    std::vector<std::string> isas;         // compute ISAs; empty = all available
+    std::optional<std::uint64_t> max_size; // largest working set, bytes
+    std::function<void(double fraction, const std::string& what)> progress; // may be empty
+};
+
+// Kernel used for a level's roof (Level::bandwidth_gbs), first available of this list, measured
+// with the largest thread count: triad is the STREAM convention for sustainable bandwidth
+// (Williams, Waterman & Patterson, CACM 2009, section 2 uses STREAM for the memory roof).
+const std::vector<std::string>& roof_kernel_preference();
+
+// Throws core::InputError (field = the option) for unknown kernels, thread counts < 1, or a
+// max_size outside [64 KiB, half of the available memory].
+void validate_machine_options(const MachineOptions& opt);
+
+core::Machine measure_machine(const MachineOptions& opt);
+
+} // namespace roofcast::measure

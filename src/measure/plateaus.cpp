@@ -1,0 +1,100 @@
+#include "measure/plateaus.hpp"
+
+#include "core/stats.hpp"
+#include "core/units.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace roofcast::measure {
+
+namespace {
+
+bool within(double value, double reference, double tolerance) {
+    return std::abs(value - reference) <= tolerance * reference;
+}
+
+double median_of(const std::vector<std::pair<double, double>>& pts, std::size_t first, std::size_t last) {
+    std::vector<double> v;
+    for (std::size_t i = first; i <= last; ++i)
+        v.push_back(pts[i].second);
+    return *core::median(std::move(v));
+}
+
+} // namespace
+
+std::vector<Plateau> find_plateaus(std::vector<std::pair<double, double>> pts, const PlateauOptions& opt) {
+    std::sort(pts.begin(), pts.end());
+    if (opt.smooth && pts.size() >= 3) {
+        std::vector<std::pair<double, double>> smoothed = pts;
+        for (std::size_t i = 1; i + 1 < pts.size(); ++i)
+            smoothed[i].second = *core::median({pts[i - 1].second, pts[i].second, pts[i + 1].second});
+        pts = std::move(smoothed);
+    }
+    std::vector<Plateau> out;
+    std::size_t i = 0;
+    while (i < pts.size()) {
+        // Grow a run from i while the next point stays within tolerance of the run's median and
+        // the run's own points all stay within tolerance of the updated median.
+        std::size_t j = i;
+        while (j + 1 < pts.size()) {
+            const double m = median_of(pts, i, j + 1);
+            bool ok = true;
+            for (std::size_t k = i; k <= j + 1 && ok; ++k)
+                ok = within(pts[k].second, m, opt.tolerance);
+            if (!ok)
+                break;
+            ++j;
+        }
+        if (j - i + 1 >= opt.min_points) {
+            Plateau p{i, j, pts[i].first, pts[j].first, median_of(pts, i, j)};
+            if (!out.empty() && within(p.gbs, out.back().gbs, opt.tolerance)) {
+                Plateau& prev = out.back();
+                prev.last = j;
+                prev.last_bytes = p.last_bytes;
+                prev.gbs = median_of(pts, prev.first, j);
+            } else {
+                out.push_back(p);
+            }
+            i = j + 1;
+        } else {
+            ++i; // a transition point: belongs to no plateau
+        }
+    }
+    return out;
+}
+
+std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus) {
+    if (plateaus.size() < 2)
+        return std::nullopt;
+    const Plateau& before = plateaus[plateaus.size() - 2];
+    const Plateau& after = plateaus.back();
+    return std::sqrt(before.last_bytes * after.first_bytes);
+}
+
+bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve) {
+    if (topo.caches.empty())
+        return false;
+    const auto plateaus = find_plateaus(curve);
+    const auto drop = last_drop_bytes(plateaus);
+    if (!drop || plateaus[plateaus.size() - 2].gbs < 1.25 * plateaus.back().gbs)
+        return false;
+    core::CacheInfo& llc = topo.caches.back();
+    const double reported = static_cast<double>(llc.size_bytes);
+    if (*drop >= 0.5 * reported && *drop <= 2.0 * reported)
+        return false;
+    // Below twice the previous level the "drop" need not be the last-level cache's edge (noise, or
+    // the previous level's own edge); keep the report.
+    if (topo.caches.size() > 1 &&
+        *drop <= 2.0 * static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
+        return false;
+    llc.effective_size_bytes = static_cast<std::uint64_t>(*drop);
+    llc.note =
+        fmt::format("one-thread sweep drops to memory bandwidth at {}, reported size {}; level working "
+                    "sets use the measured size",
+                    core::format_size(*drop), core::format_size(reported));
+    return true;
+}
+
+} // namespace roofcast::measure

@@ -1,0 +1,52 @@
+// Plateau detection on a bandwidth-versus-working-set curve (a pure function, no timing), and the
+// check of the sweep against the reported cache sizes: when the sweep's last drop (into memory)
+// happens well before the reported last-level cache is full, the cache usable by this run is
+// smaller than reported (e.g. a virtual machine that sees the host's whole L3), and the effective
+// size measured is what level working sets must be chosen from.
+#pragma once
+
+#include "core/machine.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace roofcast::measure {
+
+struct Plateau {
+    std::size_t first = 0; // index of the first point (points sorted by working set)
+    std::size_t last = 0;  // index of the last point, inclusive
+    double first_bytes = 0;
+    double last_bytes = 0;
+    double gbs = 0; // median bandwidth of the points on the plateau
+};
+
+struct PlateauOptions {
+    double tolerance = 0.10; // a point belongs to a plateau when within this relative distance of its median
+    std::size_t min_points = 3;
+    bool smooth = true; // replace each inner point by the median of it and its two neighbours first
+};
+
+// Plateaus of a curve of (working-set bytes, GB/s) points, smallest working set first. A plateau is
+// a maximal run of consecutive points within `tolerance` of the run's median, at least min_points
+// long; shorter runs are transitions between plateaus. Neighbouring plateaus whose medians are within
+// the tolerance are merged. Points need not be sorted on input. With `smooth`, a single outlier
+// (one noisy measurement) cannot split a plateau.
+std::vector<Plateau> find_plateaus(std::vector<std::pair<double, double>> points,
+                                   const PlateauOptions& opt = {});
+
+// Working set (bytes) at which the curve leaves its second-to-last plateau for the last one (the
+// drop into memory): the geometric mean of the last point of the former and the first of the latter.
+// nullopt when the curve has fewer than two plateaus.
+std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
+
+// Compares the last drop of a one-thread sweep with the reported last-level cache; when the drop
+// happens before half of the reported size (or after twice it), records the measured size as the
+// cache's effective_size_bytes with a note, and returns true. A drop that is not clearly the edge
+// of the last level (it lies below twice the previous level's size, or the plateau before it is
+// less than 1.25x the memory plateau) changes nothing.
+bool apply_effective_llc(core::Topology& topo,
+                         const std::vector<std::pair<double, double>>& one_thread_curve);
+
+} // namespace roofcast::measure

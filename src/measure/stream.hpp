@@ -1,0 +1,73 @@
+// Streaming bandwidth kernels (load, store, copy, triad, update and the non-temporal copy_nt and
+// triad_nt), their one descriptor table, and the function that turns a timing into requested and
+// actually moved bytes per second. Kernels run OpenMP-parallel with one thread pinned per core,
+// first-touch placement (each thread allocates and initialises its own 64-byte aligned chunk) and
+// one parallel region per timing epoch. They are written with explicit vectors of the widest ISA
+// the CPU supports (runtime dispatch) and a compiler barrier between repetitions, so that no
+// optimisation fuses repetitions and every repetition really moves its bytes.
+#pragma once
+
+#include "core/machine.hpp"
+#include "measure/harness.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roofcast::measure {
+
+enum class StreamKernel { load, store, copy, triad, update, copy_nt, triad_nt };
+
+// What one element (one index i, double precision) of a kernel asks for and moves.
+struct StreamDescriptor {
+    StreamKernel kernel;
+    std::string_view name;
+    std::string_view formula;
+    int arrays;         // distinct arrays making up the working set
+    int bytes_read;     // requested reads per element
+    int bytes_written;  // requested writes per element
+    int write_allocate; // extra bytes read to allocate written lines (0 with non-temporal stores
+                        // or when the written line was already read, as in update)
+    int flops;          // floating-point operations per element
+    bool nontemporal;   // stores bypass the caches
+};
+
+// The one table of kernels, in the order they are reported.
+const std::array<StreamDescriptor, 7>& stream_kernels();
+// Looks a kernel up by name; throws core::InputError(field = `what`) listing the valid names.
+const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what = "--kernels");
+
+// Bytes per element asked for by the program (reads + writes), and actually moved between a cache
+// level and the one below it: write-allocate adds a read of every written line that is not
+// resident; a working set that fits in L1 moves no allocation traffic (beyond_l1 = false).
+int requested_bytes_per_element(const StreamDescriptor& d);
+int moved_bytes_per_element(const StreamDescriptor& d, bool beyond_l1);
+double moved_per_requested(const StreamDescriptor& d, bool beyond_l1);
+
+// Elements per thread for a total working set (all arrays, all threads), rounded down to whole
+// vector blocks (at least one block).
+std::uint64_t stream_elements_per_thread(const StreamDescriptor& d, int threads,
+                                         std::uint64_t working_set_bytes);
+std::uint64_t stream_block_elements();
+
+// Widest vector ISA the kernels use on this CPU ("avx512", "avx2" or "sse").
+std::string stream_isa();
+
+// Measures one kernel with `threads` pinned threads over a total working set; gbs counts
+// requested bytes (decimal GB/s), moved_per_requested the write-allocate factor at this size.
+core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
+                                    std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt);
+
+// Runs `reps` passes of a kernel on one thread's arrays with the widest ISA (n a multiple of
+// stream_block_elements(), arrays 64-byte aligned; b and c are ignored by kernels that do not read
+// them). Returns the load kernel's sum (0 for the others). Exposed so that tests can check that
+// every repetition is really executed.
+double run_stream_kernel(StreamKernel k, double* a, const double* b, const double* c, std::uint64_t n,
+                         std::uint64_t reps, double s);
+
+// Pins the calling thread to the slot-th physical core of core_cpus() (wrapping).
+void pin_to_slot(int slot);
+
+} // namespace roofcast::measure

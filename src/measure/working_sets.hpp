@@ -1,0 +1,36 @@
+// Working sets of the bandwidth measurements: the geometric sweep sizes, and the per-level working
+// sets chosen from the real topology (levels named from the hardware; a level the machine does not
+// have is never invented). Pure functions of their inputs, unit-tested on fake topologies.
+#pragma once
+
+#include "core/machine.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace roofcast::measure {
+
+// Geometric sizes from `lo` to at least `hi` (the last size is the first one >= hi), each `factor`
+// times the previous one, rounded to multiples of 4 KiB, strictly increasing. Requires lo > 0,
+// hi >= lo, factor > 1 (std::invalid_argument otherwise).
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, double factor);
+
+struct LevelWorkingSet {
+    std::string level;            // "L1", "L2", "L3", "MEM"
+    std::uint64_t bytes = 0;      // total working set, all threads and arrays
+    std::uint64_t per_thread = 0; // bytes per thread
+    std::string rule;             // how it was chosen, for the output
+};
+
+// One working set per cache level and one for memory, for `threads` threads:
+// per thread, half of the thread's share of the level (share = usable size / threads using one
+// instance) and at least twice the previous level's share; memory at least 4x the usable last-level
+// cache in total. Sizes above max_bytes are capped (rule says so).
+std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int threads,
+                                                std::uint64_t max_bytes);
+
+// Bytes of memory available to the process now (MemAvailable), or nullopt when unknown.
+std::optional<std::uint64_t> available_memory_bytes();
+
+} // namespace roofcast::measure

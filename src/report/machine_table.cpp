@@ -1,0 +1,121 @@
+#include "report/machine_table.hpp"
+
+#include "core/units.hpp"
+
+#include <fmt/format.h>
+
+namespace roofcast::report {
+
+namespace {
+
+std::string spread_text(const core::Summary& s) {
+    return s.spread ? fmt::format("{:.1f}%", 100 * *s.spread) : std::string("-");
+}
+
+std::string flag(const core::Summary& s) {
+    return s.noisy ? "NOISY" : "";
+}
+
+void topology_section(std::string& out, const core::Topology& t) {
+    out += fmt::format("Topology: {}\n", t.cpu_model);
+    out += fmt::format("  {} package(s), {} cores, {} hardware threads, {} NUMA node(s); vector ISAs: {}\n",
+                       t.packages, t.cores, t.hw_threads, t.numa_nodes, fmt::join(t.isa, " "));
+    out += fmt::format("  {:<6}{:>12}{:>7}{:>7}{:>11}{:>11}{:>14}\n", "cache", "size", "line", "assoc",
+                       "shared by", "instances", "effective");
+    for (const auto& c : t.caches) {
+        out += fmt::format(
+            "  {:<6}{:>12}{:>7}{:>7}{:>11}{:>11}{:>14}\n", c.name,
+            core::format_size(static_cast<double>(c.size_bytes)), c.line_bytes,
+            c.associativity ? std::to_string(*c.associativity) : std::string("?"),
+            fmt::format("{} core{}", c.shared_by_cores, c.shared_by_cores == 1 ? "" : "s"), c.instances,
+            c.effective_size_bytes ? core::format_size(static_cast<double>(*c.effective_size_bytes))
+                                   : std::string("as reported"));
+        if (!c.note.empty())
+            out += fmt::format("        {}: {}\n", c.name, c.note);
+    }
+}
+
+void compute_section(std::string& out, const core::Machine& m) {
+    if (m.ceilings.empty())
+        return;
+    const int cores = m.topology ? m.topology->cores : 1;
+    out += "\nCompute ceilings (GFLOP/s)\n";
+    out += fmt::format("  {:<7}{:<7}{:<7}{:>4}{:>10}{:>21}{:>4}{:>8}{:>7}{:>9}\n", "prec", "isa", "op", "thr",
+                       "median", "min..max", "n", "spread", "GHz", "of peak");
+    for (const auto& c : m.ceilings) {
+        std::string ratio = "-";
+        if (auto it = m.peak_gflops.find(c.precision); it != m.peak_gflops.end() && it->second > 0)
+            ratio = fmt::format("{:.1f}%", 100 * c.gflops.median / (it->second * c.threads / cores));
+        out += fmt::format("  {:<7}{:<7}{:<7}{:>4}{:>10.1f}{:>21}{:>4}{:>8}{:>7}{:>9} {}\n", c.precision,
+                           c.isa, c.op, c.threads, c.gflops.median,
+                           fmt::format("{:.1f}..{:.1f}", c.gflops.min, c.gflops.max), c.gflops.n,
+                           spread_text(c.gflops), c.ghz ? fmt::format("{:.2f}", *c.ghz) : std::string("-"),
+                           ratio, flag(c.gflops));
+    }
+    for (const auto& [prec, peak] : m.peak_gflops)
+        out += fmt::format("  theoretical peak ({}, {} cores at the measured clock): {:.1f} GFLOP/s\n", prec,
+                           cores, peak);
+}
+
+void bandwidth_section(std::string& out, const core::Machine& m) {
+    if (m.levels.empty())
+        return;
+    out += "\nBandwidth per level (decimal GB/s of requested bytes; moved = requested x write-allocate "
+           "factor)\n";
+    out += fmt::format("  {:<6}{:<10}{:>4}{:>12}{:>10}{:>19}{:>4}{:>8}{:>8}{:>10}\n", "level", "kernel",
+                       "thr", "working set", "median", "min..max", "n", "spread", "moved/r", "moved");
+    for (const auto& l : m.levels) {
+        for (const auto& p : l.measurements)
+            out += fmt::format(
+                "  {:<6}{:<10}{:>4}{:>12}{:>10.1f}{:>19}{:>4}{:>8}{:>8.2f}{:>10.1f} {}\n", l.name, p.kernel,
+                p.threads, core::format_size(static_cast<double>(p.working_set_bytes)), p.gbs.median,
+                fmt::format("{:.1f}..{:.1f}", p.gbs.min, p.gbs.max), p.gbs.n, spread_text(p.gbs),
+                p.moved_per_requested, p.gbs.median * p.moved_per_requested, flag(p.gbs));
+        if (l.bandwidth_gbs)
+            out += fmt::format("  {:<6}roof: {:.1f} GB/s ({}, {}){}\n", l.name, *l.bandwidth_gbs,
+                               l.bandwidth_kernel.empty() ? std::string("entered") : l.bandwidth_kernel,
+                               core::to_string(l.source),
+                               l.size_bytes
+                                   ? ", usable size " + core::format_size(static_cast<double>(*l.size_bytes))
+                                   : std::string());
+    }
+}
+
+void overhead_section(std::string& out, const core::Machine& m) {
+    if (m.thread_overhead.empty())
+        return;
+    out += "\nThread overhead (seconds per fork/join)\n";
+    out += fmt::format("  {:<14}{:>4}{:>11}{:>23}{:>4}{:>8}\n", "method", "thr", "median", "min..max", "n",
+                       "spread");
+    for (const auto& o : m.thread_overhead)
+        out += fmt::format("  {:<14}{:>4}{:>11}{:>23}{:>4}{:>8} {}\n", o.method, o.threads,
+                           core::format_seconds(o.seconds.median),
+                           core::format_seconds(o.seconds.min) + ".." + core::format_seconds(o.seconds.max),
+                           o.seconds.n, spread_text(o.seconds), flag(o.seconds));
+}
+
+} // namespace
+
+std::string format_machine_table(const core::Machine& m) {
+    std::string out = fmt::format("Machine: {}  ({}, roofcast {}{})\n", m.name, core::to_string(m.source),
+                                  m.roofcast_version, m.created.empty() ? "" : ", " + m.created);
+    if (m.topology)
+        topology_section(out, *m.topology);
+    if (m.clock_ghz)
+        out += fmt::format("Clock: {:.2f} GHz median ({:.2f}..{:.2f}, n {}, spread {}){}{}\n",
+                           m.clock_ghz->median, m.clock_ghz->min, m.clock_ghz->max, m.clock_ghz->n,
+                           spread_text(*m.clock_ghz),
+                           m.tsc_ghz ? fmt::format(", TSC {:.2f} GHz", *m.tsc_ghz) : std::string(),
+                           m.clock_drift ? "  DRIFT: the clock moved by more than 5 % during the run" : "");
+    compute_section(out, m);
+    bandwidth_section(out, m);
+    overhead_section(out, m);
+    if (!m.notes.empty()) {
+        out += "\nNotes\n";
+        for (const auto& n : m.notes)
+            out += "  - " + n + "\n";
+    }
+    return out;
+}
+
+} // namespace roofcast::report

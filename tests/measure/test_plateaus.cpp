@@ -1,0 +1,135 @@
+#include "measure/plateaus.hpp"
+#include "measure/working_sets.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+using namespace roofcast::measure;
+
+namespace {
+
+constexpr double k_kib = 1024;
+constexpr double k_mib = 1024 * 1024;
+
+// A staircase curve: 400 GB/s up to 48 KiB, 150 up to 2 MiB, 40 up to `l3_edge`, 15 beyond,
+// on the sweep sizes roofcast uses (x1.2 from 4 KiB to 1 GiB).
+std::vector<std::pair<double, double>> staircase(double l3_edge, double noise = 0) {
+    std::vector<std::pair<double, double>> pts;
+    unsigned state = 12345;
+    for (auto s : sweep_sizes(4096, 1024 * 1024 * 1024, 1.2)) {
+        const double x = static_cast<double>(s);
+        double bw = x <= 48 * k_kib ? 400 : x <= 2 * k_mib ? 150 : x <= l3_edge ? 40 : 15;
+        // Deterministic pseudo-random noise, uniform in [-noise, +noise].
+        state = state * 1103515245u + 12345u;
+        const double u = static_cast<double>((state >> 8) & 0xffff) / 65535.0;
+        pts.emplace_back(x, bw * (1 + noise * (2 * u - 1)));
+    }
+    return pts;
+}
+
+core::Topology fake_topology(std::uint64_t l3_bytes) {
+    core::Topology t;
+    t.cores = 2;
+    t.hw_threads = 2;
+    core::CacheInfo l1{"L1", 48 * 1024, 64, 12, 1, 2, std::nullopt, ""};
+    core::CacheInfo l2{"L2", 2 * 1024 * 1024, 64, 16, 1, 2, std::nullopt, ""};
+    core::CacheInfo l3{"L3", l3_bytes, 64, 20, 2, 1, std::nullopt, ""};
+    t.caches = {l1, l2, l3};
+    return t;
+}
+
+} // namespace
+
+TEST(Plateaus, CleanStaircaseGivesOnePlateauPerLevel) {
+    const auto p = find_plateaus(staircase(96 * k_mib));
+    ASSERT_EQ(p.size(), 4u);
+    EXPECT_DOUBLE_EQ(p[0].gbs, 400);
+    EXPECT_DOUBLE_EQ(p[1].gbs, 150);
+    EXPECT_DOUBLE_EQ(p[2].gbs, 40);
+    EXPECT_DOUBLE_EQ(p[3].gbs, 15);
+    // The first plateau starts at the first point (4 KiB) and ends at the last size <= 48 KiB.
+    EXPECT_DOUBLE_EQ(p[0].first_bytes, 4096);
+    EXPECT_LE(p[0].last_bytes, 48 * k_kib);
+    EXPECT_GT(p[1].first_bytes, 48 * k_kib);
+}
+
+TEST(Plateaus, NoisyCurveKeepsTheSameLevels) {
+    // +-3 % noise stays within the 10 % tolerance: still four plateaus, medians within 3 %.
+    const auto p = find_plateaus(staircase(96 * k_mib, 0.03));
+    ASSERT_EQ(p.size(), 4u);
+    EXPECT_NEAR(p[0].gbs, 400, 12);
+    EXPECT_NEAR(p[1].gbs, 150, 4.5);
+    EXPECT_NEAR(p[2].gbs, 40, 1.2);
+    EXPECT_NEAR(p[3].gbs, 15, 0.45);
+}
+
+TEST(Plateaus, SingleOutlierDoesNotSplitAPlateau) {
+    std::vector<std::pair<double, double>> pts;
+    for (int i = 0; i < 10; ++i)
+        pts.emplace_back(4096.0 * (i + 1), i == 5 ? 50.0 : 100.0); // one measurement disturbed
+    const auto p = find_plateaus(pts);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_DOUBLE_EQ(p[0].gbs, 100);
+}
+
+TEST(Plateaus, CloseLevelsAreSeparated) {
+    // 100 and 80 GB/s are 20 % apart, twice the tolerance, even with +-3 % noise (97 vs 82.4).
+    std::vector<std::pair<double, double>> pts;
+    const double noise[] = {0.03, -0.03, 0.01, -0.02, 0.0, 0.02, -0.01, 0.03};
+    for (int i = 0; i < 16; ++i)
+        pts.emplace_back(4096.0 * (i + 1), (i < 8 ? 100.0 : 80.0) * (1 + noise[i % 8]));
+    const auto p = find_plateaus(pts);
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_NEAR(p[0].gbs, 100, 3);
+    EXPECT_NEAR(p[1].gbs, 80, 2.4);
+    EXPECT_EQ(p[0].last, 7u);
+    EXPECT_EQ(p[1].first, 8u);
+}
+
+TEST(Plateaus, TransitionPointsBelongToNoPlateau) {
+    // 100, 100, 100, 70, 40, 40, 40: the 70 lies between the levels.
+    const std::vector<std::pair<double, double>> pts{{1, 100}, {2, 100}, {3, 100}, {4, 70},
+                                                     {5, 40},  {6, 40},  {7, 40}};
+    PlateauOptions opt;
+    opt.smooth = false;
+    const auto p = find_plateaus(pts, opt);
+    ASSERT_EQ(p.size(), 2u);
+    EXPECT_EQ(p[0].last, 2u);
+    EXPECT_EQ(p[1].first, 4u);
+    // Last drop: geometric mean of 3 and 5 bytes = sqrt(15).
+    EXPECT_DOUBLE_EQ(*last_drop_bytes(p), std::sqrt(15.0));
+}
+
+TEST(Plateaus, LastDropNeedsTwoPlateaus) {
+    EXPECT_FALSE(last_drop_bytes({}).has_value());
+    EXPECT_FALSE(last_drop_bytes(find_plateaus({{1, 10}, {2, 10}, {3, 10}})).has_value());
+}
+
+TEST(EffectiveCache, HugeReportedL3IsReplacedByTheMeasuredEdge) {
+    // Reported 260 MiB, but bandwidth drops to memory after 96 MiB: the effective size lies between
+    // the last sweep point <= 96 MiB and the first one above it (one x1.2 step apart).
+    core::Topology t = fake_topology(260 * 1024 * 1024);
+    ASSERT_TRUE(apply_effective_llc(t, staircase(96 * k_mib)));
+    ASSERT_TRUE(t.caches[2].effective_size_bytes.has_value());
+    const double eff = static_cast<double>(*t.caches[2].effective_size_bytes);
+    EXPECT_GT(eff, 96 * k_mib / 1.2);
+    EXPECT_LT(eff, 96 * k_mib * 1.2);
+    EXPECT_EQ(t.caches[2].usable_bytes(), *t.caches[2].effective_size_bytes);
+    EXPECT_NE(t.caches[2].note.find("260 MiB"), std::string::npos);
+}
+
+TEST(EffectiveCache, AgreeingSweepKeepsTheReportedSize) {
+    core::Topology t = fake_topology(96 * 1024 * 1024);
+    EXPECT_FALSE(apply_effective_llc(t, staircase(96 * k_mib)));
+    EXPECT_FALSE(t.caches[2].effective_size_bytes.has_value());
+}
+
+TEST(EffectiveCache, DropBelowThePreviousLevelIsNotTrusted) {
+    // A curve whose only drop is at 3 MiB (< 2 x the 2 MiB L2) says nothing about the L3.
+    std::vector<std::pair<double, double>> pts;
+    for (auto s : sweep_sizes(4096, 64 * 1024 * 1024, 1.2))
+        pts.emplace_back(static_cast<double>(s), static_cast<double>(s) <= 3 * k_mib ? 100.0 : 20.0);
+    core::Topology t = fake_topology(260 * 1024 * 1024);
+    EXPECT_FALSE(apply_effective_llc(t, pts));
+}
