@@ -111,7 +111,7 @@ core::KernelResult compare_kernel(const KernelSpec& spec, const std::string& sui
     r.predictions = predict(spec, m, po);
     for (auto& p : r.predictions)
         if (p.seconds_per_iteration > 0)
-            p.error_pct = (per_iteration.median / p.seconds_per_iteration - 1.0) * 100.0;
+            p.error_pct = (per_iteration.min / p.seconds_per_iteration - 1.0) * 100.0;
     return r;
 }
 
@@ -123,7 +123,7 @@ std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>&
         const auto& r = results[i];
         if (k.suite != "calibrate" || !r.measured_seconds)
             continue;
-        const double t = r.measured_seconds->median / r.iterations;
+        const double t = r.measured_seconds->min / r.iterations;
         const auto b = r.bytes_per_iteration.find(k.resident_level);
         const double bytes = b == r.bytes_per_iteration.end() ? 0.0 : b->second;
         const Rates rates = derive_rates(k.spec.flops_per_iteration, {{k.resident_level, bytes}}, t);
@@ -148,7 +148,7 @@ FamilySwitch family_switch(const std::vector<SuiteKernel>& kernels,
         s.cache = kernels[i].mixed_cache;
         s.members.push_back(kernels[i].name);
         s.neighbours.push_back(kernels[i].mixed_n);
-        const double t = results[i].measured_seconds->median / results[i].iterations;
+        const double t = results[i].measured_seconds->min / results[i].iterations;
         if (!first_time)
             first_time = t;
         if (!s.measured && t > (1.0 + k_switch_rise) * *first_time)
