@@ -48,9 +48,12 @@ int bench_threads(const BenchOptions& o, const core::Machine& m) {
                                "expected a thread count >= 1, got " + std::to_string(o.threads));
     if (o.threads > 0)
         return o.threads;
+    // Every core of the machine file, but no more than this host can run at once (a machine file
+    // written by hand may describe a larger machine).
+    const int here = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (m.topology && m.topology->cores > 0)
-        return m.topology->cores;
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        return std::min(m.topology->cores, here);
+    return here;
 }
 
 std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machine& m, int threads) {
