@@ -65,6 +65,18 @@ TEST(Calibration, ExcludesComputeBoundAndOffPlateauPoints) {
     EXPECT_EQ(c.levels[1].excluded, (std::vector<std::string>{"c4", "c5", "c6", "c7", "c8"}));
 }
 
+TEST(Calibration, PlateauIgnoresComputeBoundOutlier) {
+    // P_eff = 10 (lowest bytes/flop point). Point "x" is compute-bound (9 >= 8) and has an outlying
+    // 90 GB/s; the plateau is set by the others (best 50): "a" 50 and "b" 47 (>= 45) are used,
+    // "c" 30 is off the plateau -> (50 + 47) / 2 = 48.5.
+    std::vector<CalibrationPoint> pts{
+        {"L3", "a", 12, 50, 2}, {"L3", "b", 6, 47, 4}, {"L3", "x", 3, 90, 9}, {"L3", "c", 0.5, 30, 10}};
+    const Calibration c = calibrate(pts);
+    EXPECT_DOUBLE_EQ(*c.effective_gflops, 10.0);
+    EXPECT_DOUBLE_EQ(*c.levels[0].effective_gbs, 48.5);
+    EXPECT_EQ(c.levels[0].excluded, (std::vector<std::string>{"x", "c"}));
+}
+
 TEST(Calibration, AllComputeBoundLeavesNoBandwidth) {
     // Every point runs at P_eff: nothing is bandwidth-bound, so no effective bandwidth is claimed.
     std::vector<CalibrationPoint> pts{{"L2", "a", 12, 50, 10}, {"L2", "b", 0.5, 50, 10}};
