@@ -75,4 +75,5 @@ if noisy:
 PY
 echo
 grep -A3 'switch along' "$out/bench.txt" || true
-grep -A6 '^calibration' "$out/bench.txt" || true
+sed -n '/^calibration/,/^$/p' "$out/bench.txt"
+sed -n '/^accuracy per model/,/^$/p' "$out/bench.txt"
