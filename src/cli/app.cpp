@@ -17,13 +17,13 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     app.fallthrough();
     add_validate_command(app);
-    add_machine_command(app);
     add_predict_command(app);
     add_scale_command(app);
     add_plot_command(app);
     add_report_command(app);
     add_bench_command(app);
     add_run_command(app);
+    add_machine_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

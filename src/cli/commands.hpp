@@ -7,12 +7,12 @@
 namespace roofcast::cli {
 
 void add_validate_command(CLI::App& app);
-void add_machine_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_scale_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_machine_command(CLI::App& app);
 
 } // namespace roofcast::cli

@@ -48,9 +48,12 @@ int bench_threads(const BenchOptions& o, const core::Machine& m) {
                                "expected a thread count >= 1, got " + std::to_string(o.threads));
     if (o.threads > 0)
         return o.threads;
+    // Every core of the machine file, but no more than this host can run at once (a machine file
+    // written by hand may describe a larger machine).
+    const int here = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (m.topology && m.topology->cores > 0)
-        return m.topology->cores;
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        return std::min(m.topology->cores, here);
+    return here;
 }
 
 std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machine& m, int threads) {
@@ -111,7 +114,7 @@ core::KernelResult compare_kernel(const KernelSpec& spec, const std::string& sui
     r.predictions = predict(spec, m, po);
     for (auto& p : r.predictions)
         if (p.seconds_per_iteration > 0)
-            p.error_pct = (per_iteration.median / p.seconds_per_iteration - 1.0) * 100.0;
+            p.error_pct = (per_iteration.min / p.seconds_per_iteration - 1.0) * 100.0;
     return r;
 }
 
@@ -123,7 +126,7 @@ std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>&
         const auto& r = results[i];
         if (k.suite != "calibrate" || !r.measured_seconds)
             continue;
-        const double t = r.measured_seconds->median / r.iterations;
+        const double t = r.measured_seconds->min / r.iterations;
         const auto b = r.bytes_per_iteration.find(k.resident_level);
         const double bytes = b == r.bytes_per_iteration.end() ? 0.0 : b->second;
         const Rates rates = derive_rates(k.spec.flops_per_iteration, {{k.resident_level, bytes}}, t);
@@ -148,7 +151,7 @@ FamilySwitch family_switch(const std::vector<SuiteKernel>& kernels,
         s.cache = kernels[i].mixed_cache;
         s.members.push_back(kernels[i].name);
         s.neighbours.push_back(kernels[i].mixed_n);
-        const double t = results[i].measured_seconds->median / results[i].iterations;
+        const double t = results[i].measured_seconds->min / results[i].iterations;
         if (!first_time)
             first_time = t;
         if (!s.measured && t > (1.0 + k_switch_rise) * *first_time)

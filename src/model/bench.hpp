@@ -28,7 +28,7 @@ struct BenchOptions {
 
 // The mixed family's switch from memory-bound to cache-bound, along the members with the fewest flops
 // (l = n) in order of n. Predicted: the first member whose mixed-model bottleneck is a cache level.
-// Measured: the first member whose measured time per iteration exceeds that of the first member by more
+// Measured: the first member whose best time per iteration exceeds that of the first member by more
 // than k_switch_rise (memory-bound members all take the time of their memory streams).
 inline constexpr double k_switch_rise = 0.10;
 struct FamilySwitch {
@@ -58,7 +58,10 @@ std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machi
 int bench_threads(const BenchOptions& o, const core::Machine& m);
 
 // Measured time per call against every model: traffic and rates derived from the spec, predictions from
-// predict(), error_pct = (predicted rate - measured rate) / measured rate * 100, on the median.
+// predict(), error_pct = (predicted rate - measured rate) / measured rate * 100 on the best epoch (the
+// shortest time, as STREAM reports its best rate: the models bound what the machine can attain, and
+// on a shared host the best epoch is the one least disturbed). Median, min..max and n stay in the result.
+// The calibration points and the family switch use the best epoch too.
 core::KernelResult compare_kernel(const KernelSpec& spec, const std::string& suite, int threads,
                                   const core::Summary& seconds_per_call, const core::Machine& m);
 

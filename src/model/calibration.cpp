@@ -30,17 +30,20 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points) {
     }
     for (const auto& level : order) {
         const auto& pts = by_level[level];
+        auto compute_bound = [&](const CalibrationPoint* p) {
+            return out.effective_gflops && p->gflops >= k_compute_bound_fraction * *out.effective_gflops;
+        };
+        // The plateau is that of the points not compute-bound, so one compute-bound outlier cannot
+        // set it.
         double best_gbs = 0;
         for (const auto* p : pts)
-            best_gbs = std::max(best_gbs, p->gbs);
+            if (!compute_bound(p))
+                best_gbs = std::max(best_gbs, p->gbs);
         LevelCalibration lc;
         lc.level = level;
         double sum = 0;
         for (const auto* p : pts) {
-            const bool compute_bound =
-                out.effective_gflops && p->gflops >= k_compute_bound_fraction * *out.effective_gflops;
-            const bool off_plateau = p->gbs < k_plateau_fraction * best_gbs;
-            if (compute_bound || off_plateau) {
+            if (compute_bound(p) || p->gbs < k_plateau_fraction * best_gbs) {
                 lc.excluded.push_back(p->kernel);
             } else {
                 lc.used.push_back(p->kernel);

@@ -6,7 +6,8 @@
 // lower the requested bytes per flop from 12 to 0.5. P_eff is the flop rate of the lowest
 // bytes-per-flop point (the best such rate over the levels). A point is bandwidth-bound when its flop
 // rate stays below k_compute_bound_fraction * P_eff AND its bandwidth is within k_plateau_fraction of
-// the best bandwidth of its level; the others are compute-bound (or in the transition) and excluded.
+// the best bandwidth among its level's points that are not compute-bound; the others are compute-bound
+// (or in the transition) and excluded.
 // A level's effective bandwidth is the mean over its bandwidth-bound points.
 #pragma once
 

@@ -28,8 +28,9 @@ std::vector<int> allowed_cpus() {
     return cpus;
 }
 
-// Times `call()`, which every thread of a team of `threads` runs once per call of the kernel and
-// which ends with a barrier. One parallel region per epoch keeps fork/join out of the samples.
+// Times `call()`, which every thread of a team of `threads` runs once per call of the kernel (bodies
+// end without a barrier, see kernels.hpp). One parallel region per epoch keeps fork/join out of the
+// samples; its closing barrier ends the epoch.
 template <class Call> Measurement time_team(const SuiteOptions& opt, Call&& call) {
     const int threads = std::max(1, opt.threads);
     pin_threads(threads);
@@ -131,7 +132,9 @@ void stream_init(double* a, double* b, double* c, std::size_t n) {
 }
 
 int pin_threads(int threads) {
-    const std::vector<int> cpus = allowed_cpus();
+    // The process's CPU set as it was before any pinning: read once, because pinning narrows the
+    // calling (master) thread's own mask to one CPU.
+    static const std::vector<int> cpus = allowed_cpus();
     if (cpus.empty())
         return 1;
     omp_set_dynamic(0);
@@ -229,14 +232,11 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
                    arr[11],
                    arr[12],
                    arr[13]};
-    double gosa = 0.0;
+    double gosa = 0.0; // summed over threads and calls: a checksum
     Measurement m = time_team(opt, [&] {
         const double mine = himeno_body(h, 0.8f, g.nk, g.nj, g.ni);
-#pragma omp single
-        gosa = 0.0;
 #pragma omp atomic
         gosa += mine;
-#pragma omp barrier
     });
     m.checksum = gosa;
     return m;
@@ -326,14 +326,11 @@ Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
             for (std::size_t i = blk * k_norm_block; i < std::min(n, (blk + 1) * k_norm_block); ++i)
                 x[i] = 1.0 / static_cast<double>(1 + i % 9);
     }
-    double total = 0.0;
+    double total = 0.0; // summed over threads and calls: a checksum
     Measurement m = time_team(opt, [&] {
         const double mine = norm2_squared_body(x, n);
-#pragma omp single
-        total = 0.0;
 #pragma omp atomic
         total += mine;
-#pragma omp barrier
     });
     m.checksum = std::sqrt(total);
     return m;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Accuracy of roofcast's models on this machine (prints figures; not a test).
+#   bash bench/accuracy.sh [roofcast binary] [machine file] [threads]
+# Without a machine file, `roofcast machine --quick` measures one first. Then `roofcast bench --suite all`
+# runs the calibration loops (their effective figures feed the mixed model), the STREAM kernels, the
+# mixed family and the application kernels, and this script prints:
+#  - over the mixed family inside the mixed model's validity: the mixed model's median and max |error|
+#    beside the classic roofline's on the same members, and the predicted vs measured switch;
+#  - per STREAM/application kernel: each model's error and the kernel's fraction of its own
+#    hierarchical-roofline bound.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(realpath "${1:-$here/build/release/roofcast}")
+machine=${2:-}
+threads=${3:-}
+out=${ROOFCAST_ACCURACY_DIR:-$(mktemp -d)}
+mkdir -p "$out"
+command -v python3 >/dev/null || { echo "accuracy.sh needs python3 to read the results JSON" >&2; exit 1; }
+if [[ -z "$machine" ]]; then
+    echo "measuring the machine (roofcast machine --quick) ..." >&2
+    "$bin" machine --quick -o "$out/machine.yaml" >"$out/machine.txt"
+    machine="$out/machine.yaml"
+fi
+args=(bench --suite all --machine "$machine" --json "$out/results.json")
+[[ -n "$threads" ]] && args+=(--threads "$threads")
+start=$(date +%s)
+"$bin" "${args[@]}" >"$out/bench.txt"
+end=$(date +%s)
+echo "roofcast bench --suite all: $((end - start)) s; table in $out/bench.txt, results in $out/results.json"
+echo
+python3 - "$out/results.json" <<'PY'
+import json, statistics, sys
+
+r = json.load(open(sys.argv[1]))
+def pred(k, model):
+    return next((p for p in k["predictions"] if p["model"] == model), None)
+def t_meas(k):  # best epoch, as the errors
+    return k["measured"]["seconds"]["min"] / k["iterations"]
+def best_gflops(k):
+    return k["measured"]["gflops"]["max"]
+
+fam = [k for k in r["kernels"] if k["suite"] == "mixed"]
+print(f"mixed family ({len(fam)} members, {r['kernels'][0]['threads']} threads)")
+print(f"  {'member':<16} {'best GF/s':>9} {'mixed':>8} {'err':>7} {'valid':>5} {'bottleneck':>10} {'roofline':>8} {'err':>7}")
+for k in fam:
+    m, rl = pred(k, "mixed"), pred(k, "roofline")
+    print(f"  {k['name']:<16} {best_gflops(k):9.2f} {m['gflops']:8.2f} {m['error_pct']:+6.1f}% "
+          f"{'yes' if m['valid'] else 'no':>5} {m['bottleneck']:>10} {rl['gflops']:8.2f} {rl['error_pct']:+6.1f}%")
+inside = [k for k in fam if pred(k, "mixed")["valid"]]
+def stats(model):
+    e = [abs(pred(k, model)["error_pct"]) for k in inside]
+    return (statistics.median(e), max(e)) if e else (float("nan"), float("nan"))
+mm, mx = stats("mixed")
+rm, rx = stats("roofline")
+hm, hx = stats("hierarchical")
+print(f"\n  inside the mixed model's validity: {len(inside)} of {len(fam)} members")
+print(f"  mixed model   median |error| {mm:5.1f} %   max {mx:5.1f} %   (goal <= 10 %, <= 20 %)")
+print(f"  roofline      median |error| {rm:5.1f} %   max {rx:5.1f} %   (same members)")
+print(f"  hierarchical  median |error| {hm:5.1f} %   max {hx:5.1f} %   (same members)")
+
+print("\nSTREAM and application kernels: error of each model; fraction of the kernel's own hierarchical bound")
+models = ["roofline", "hierarchical", "cache-aware", "mixed"]
+print(f"  {'kernel':<16} {'best GF/s':>9} " + " ".join(f"{m:>12}" for m in models) + f" {'of hier.':>9}")
+for k in r["kernels"]:
+    if k["suite"] not in ("stream", "apps"):
+        continue
+    h = pred(k, "hierarchical")
+    frac = h["seconds_per_iteration"] / t_meas(k)
+    cells = " ".join(f"{pred(k, m)['error_pct']:+11.1f}%" + ("" if pred(k, m)["valid"] else "*") for m in models)
+    print(f"  {k['name']:<16} {best_gflops(k):9.2f} {cells} {100 * frac:8.1f}%")
+print("  (* outside the model's validity; goal: stream-triad and jacobi-3d-7pt >= 85 % of their bound)")
+noisy = [k["name"] for k in r["kernels"] if k["measured"]["seconds"]["noisy"]]
+if noisy:
+    print(f"\nNOISY (spread > 5 %): {', '.join(noisy)}")
+PY
+echo
+grep -A3 'switch along' "$out/bench.txt" || true
+sed -n '/^calibration/,/^$/p' "$out/bench.txt"
+sed -n '/^accuracy per model/,/^$/p' "$out/bench.txt"

@@ -1,0 +1,81 @@
+// Golden test of the bench table: a hand-built report (two kernels, a calibration, an accuracy summary,
+// a family switch) must print exactly the expected text.
+#include "report/bench_table.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+
+namespace {
+
+core::Prediction pred(const std::string& model, double gflops, double err, bool valid, const std::string& b) {
+    core::Prediction p;
+    p.model = model;
+    p.gflops = gflops;
+    p.error_pct = err;
+    p.valid = valid;
+    p.bottleneck = b;
+    return p;
+}
+
+} // namespace
+
+TEST(BenchTable, Golden) {
+    model::BenchReport r;
+    core::KernelResult k;
+    k.name = "stream-triad";
+    k.suite = "stream";
+    k.measured_gflops = core::summarize({1.0, 1.1, 0.9});  // median 1.00, spread 0.2
+    k.measured_gbs = core::summarize({16.0, 16.0, 16.0});  // median 16.00
+    k.measured_seconds = core::summarize({2.0, 2.2, 1.8}); // spread 0.2 > 5 % -> NOISY
+    k.predictions = {pred("roofline", 1.25, 25, true, "MEM"), pred("hierarchical", 1.25, 25, true, "MEM"),
+                     pred("cache-aware", 2.0, 100, true, "L1"), pred("mixed", 1.25, 25, false, "MEM")};
+    r.results.kernels.push_back(k);
+    core::KernelResult c;
+    c.name = "calib-L2-48F";
+    c.suite = "calibrate";
+    c.measured_gflops = core::summarize({40.0});
+    c.measured_seconds = core::summarize({1.0});
+    r.results.kernels.push_back(c);
+    model::Calibration cal;
+    cal.effective_gflops = 40.0;
+    cal.effective_gflops_kernel = "calib-L2-48F";
+    cal.levels = {{"MEM", 20.06, {"a", "b"}, {"c"}}, {"L2", std::nullopt, {}, {"d"}}};
+    r.calibration = cal;
+    r.results.accuracy = {{"roofline", 1, 25.0, 25.0}, {"mixed", 0, std::nullopt, std::nullopt}};
+    model::FamilySwitch s;
+    s.cache = "L3";
+    s.members = {"3M-2L3-2F", "3M-3L3-3F", "3M-4L3-4F"};
+    s.neighbours = {2, 3, 4};
+    s.predicted = 1;
+    s.measured = 2;
+    r.mixed_switch = s;
+
+    const std::string expected =
+        "kernel             measured GFLOP/s (min..max) n          GB/s               roofline     "
+        "hierarchical      cache-aware            mixed  bottleneck\n"
+        "stream-triad       1.00 (0.90..1.10) n=3                 16.00 NOISY        1.25 +25%        1.25 "
+        "+25%       2.00 +100%       1.25 +25%*  MEM\n"
+        "calib-L2-48F       40.00 (40.00..40.00) n=1                  -                      -               "
+        " -                -                -  -\n"
+        "(predictions in GFLOP/s; error = (predicted - measured) / measured; * outside the model's "
+        "validity)\n"
+        "\n"
+        "calibration (effective figures for the mixed model)\n"
+        "  MEM    20.06 GB/s  from 2 bandwidth-bound point(s); 1 compute-bound or off-plateau point(s) "
+        "excluded\n"
+        "  L2           none  from 0 bandwidth-bound point(s); 1 compute-bound or off-plateau point(s) "
+        "excluded\n"
+        "  P_eff 40.00 GFLOP/s (calib-L2-48F, double)\n"
+        "\n"
+        "accuracy per model (kernels inside the model's validity; calibration loops excluded)\n"
+        "  model            n   median |err|    max |err|\n"
+        "  roofline         1         25.0 %       25.0 %\n"
+        "  mixed            0              -            -\n"
+        "\n"
+        "mixed family (C = L3), memory-bound -> cache-bound switch along l = n:\n"
+        "  predicted: 3M-3L3-3F (n = 3)\n"
+        "  measured:  3M-4L3-4F (n = 4)\n"
+        "  1 member(s) apart\n";
+    EXPECT_EQ(report::format_bench_table(r), expected);
+}
