@@ -223,6 +223,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     }
     if (!calib_kernels.empty()) {
         rep.calibration = calibrate(calibration_points(calib_kernels, calib_results));
+        rep.calibration->threads = rep.threads;
         apply_calibration(machine, *rep.calibration, o.machine_file);
         machine.source = core::Provenance::calibrated;
     }

@@ -74,14 +74,18 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
             it->source = core::Provenance::calibrated;
         }
         m.notes.push_back(fmt::format("{} effective bandwidth {:.2f} GB/s calibrated from {} bandwidth-bound "
-                                      "calibration loops",
-                                      lc.level, *lc.effective_gbs, lc.used.size()));
+                                      "calibration loops ({} threads)",
+                                      lc.level, *lc.effective_gbs, lc.used.size(), c.threads));
     }
-    if (c.effective_gflops) {
+    if (!c.effective_gflops)
+        return;
+    const bool all_cores = !m.topology || m.topology->cores == c.threads;
+    if (all_cores)
         m.effective_gflops[c.precision] = *c.effective_gflops;
-        m.notes.push_back(fmt::format("effective {} compute rate {:.2f} GFLOP/s calibrated from {}",
-                                      c.precision, *c.effective_gflops, c.effective_gflops_kernel));
-    }
+    m.notes.push_back(
+        fmt::format("effective {} compute rate {:.2f} GFLOP/s calibrated from {} ({} threads){}", c.precision,
+                    *c.effective_gflops, c.effective_gflops_kernel, c.threads,
+                    all_cores ? "" : "; not the whole machine, so not written as effective_gflops"));
 }
 
 } // namespace roofcast::model

@@ -40,6 +40,7 @@ struct LevelCalibration {
 
 struct Calibration {
     std::string precision = "double";
+    int threads = 1;                        // the calibration loops ran with this many threads
     std::optional<double> effective_gflops; // P_eff
     std::string effective_gflops_kernel;
     std::vector<LevelCalibration> levels; // in the order the levels first appear in the points
@@ -49,8 +50,9 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points);
 
 // Writes the calibrated figures into the machine: Level::effective_bandwidth_gbs (and the roof
 // bandwidth_gbs when the level had none, so a minimal machine file becomes usable), and
-// Machine::effective_gflops[precision]; records a note per figure. A level of the calibration that the
-// machine lacks is an InputError naming `machine_file` and the level.
+// Machine::effective_gflops[precision] -- a whole-machine figure, so only when the loops ran on every
+// core of the machine (the models scale it to fewer threads); records a note per figure. A level of the
+// calibration that the machine lacks is an InputError naming `machine_file` and the level.
 void apply_calibration(core::Machine& m, const Calibration& c, const std::string& machine_file);
 
 } // namespace roofcast::model

@@ -101,6 +101,17 @@ TEST(Calibration, AppliesToMachine) {
     EXPECT_EQ(m.levels[1].source, core::Provenance::calibrated);
     EXPECT_DOUBLE_EQ(m.effective_gflops.at("double"), 40.0);
 
+    // On fewer threads than the machine has cores, P_eff is no whole-machine figure: not written.
+    core::Machine four = m;
+    four.effective_gflops.clear();
+    four.topology = core::Topology{};
+    four.topology->cores = 4;
+    Calibration one_thread = calibrate(synthetic_points());
+    one_thread.threads = 1;
+    apply_calibration(four, one_thread, "m.yaml");
+    EXPECT_FALSE(four.effective_gflops.count("double"));
+    EXPECT_NEAR(*four.levels[0].effective_bandwidth_gbs, 100.0, 1e-12);
+
     core::Machine no_l2;
     no_l2.levels.resize(1);
     no_l2.levels[0].name = "MEM";
