@@ -12,7 +12,7 @@ packages=(
   librsvg2-bin
 )
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(chromium likwid)
+  packages+=(chromium likwid jq binutils)
 fi
 
 missing=()
@@ -32,6 +32,6 @@ if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/
   # Optional test-only packages (a browser) may be unavailable; the core set must install.
   echo "install-deps: some packages failed to install, see /tmp/roofcast-apt.log; retrying the core set" >&2
   core=()
-  for p in "${missing[@]}"; do [[ "$p" == chromium || "$p" == likwid ]] || core+=("$p"); done
+  for p in "${missing[@]}"; do [[ "$p" == chromium || "$p" == likwid || "$p" == jq ]] || core+=("$p"); done
   [[ ${#core[@]} -eq 0 ]] || $SUDO apt-get install -y -qq --no-install-recommends "${core[@]}" >/tmp/roofcast-apt.log 2>&1
 fi
