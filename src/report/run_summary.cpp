@@ -9,6 +9,15 @@ namespace roofcast::report {
 
 namespace {
 constexpr std::array<const char*, 4> k_model_order{"mixed", "hierarchical", "cache-aware", "roofline"};
+// Bytes per iteration at the farthest level that moves data, the level measured_gbs refers to (level
+// names L1 < L2 < L3 < MEM sort in hierarchy order).
+double farthest_level_bytes(const core::KernelResult& k) {
+    for (auto it = k.bytes_per_iteration.rbegin(); it != k.bytes_per_iteration.rend(); ++it)
+        if (it->second > 0)
+            return it->second;
+    return 0;
+}
+
 } // namespace
 
 const core::Prediction* summary_prediction(const core::KernelResult& k) {
@@ -26,12 +35,18 @@ std::string format_run_summary(const core::Results& r) {
         if (k.suite == "calibrate")
             continue;
         const core::Prediction* p = summary_prediction(k);
-        const std::string measured = k.measured_gflops ? gflops_text(k.measured_gflops->median) : "-";
-        const std::string spread =
-            k.measured_gflops ? spread_percent(*k.measured_gflops) + (k.measured_gflops->noisy ? "!" : "")
-                              : "-";
+        // Kernels without flops (copy) are shown as bandwidth: the farthest level's bytes over the time.
+        const bool by_bytes = k.flops_per_iteration <= 0 && !k.bytes_per_iteration.empty();
+        const std::optional<core::Summary>& m = by_bytes ? k.measured_gbs : k.measured_gflops;
+        const std::string measured = !m ? "-" : by_bytes ? gbs_text(m->median) : gflops_text(m->median);
+        const std::string spread = m ? spread_percent(*m) + (m->noisy ? "!" : "") : "-";
+        std::string predicted = "-";
+        if (p && by_bytes && p->seconds_per_iteration > 0)
+            predicted = gbs_text(farthest_level_bytes(k) / p->seconds_per_iteration / 1e9);
+        else if (p)
+            predicted = gflops_text(p->gflops);
         out += fmt::format("{:<24} {:>14} {:>8} {:>16} {:>14} {:>8} {:<10}\n", k.name, measured, spread,
-                           p ? gflops_text(p->gflops) : "-", p ? p->model + (p->valid ? "" : "*") : "-",
+                           predicted, p ? p->model + (p->valid ? "" : "*") : "-",
                            p ? error_text(p->error_pct) : "-", p ? p->bottleneck : "-");
     }
     out += "('!' marks a spread above 5 %, '*' a prediction outside its model's validity)\n";
