@@ -42,12 +42,16 @@ def likwid(test, size_bytes, threads, key):
     hit = re.search(rf"^{key}:\s+([0-9.eE+]+)", out, re.M)
     return float(hit.group(1)) / 1000 if hit else None  # MByte/s -> GB/s, MFlops/s -> GFLOP/s
 
-def ratio_line(label, ours, spread, theirs, extra=""):
+def ratio_line(label, summary, theirs, best_only=False, extra=""):
+    # roofcast median (or best epoch for peaks) and its ratio to likwid; the best-epoch ratio too,
+    # since on a shared host other processes only ever lower a figure.
+    ours = summary["max"] if best_only else summary["median"]
     r = f"{ours / theirs:6.3f}" if theirs else "   n/a"
+    rb = f"{summary['max'] / theirs:6.3f}" if theirs else "   n/a"
     flag = "" if not theirs or ours / theirs >= 0.95 else "  < 0.95"
-    print(f"{label:<28}{ours:10.1f} ({100 * spread:4.1f}%){theirs or 0:11.1f}{r:>9}{extra}{flag}")
+    print(f"{label:<28}{ours:10.1f} ({100 * (summary['spread'] or 0):5.1f}%){theirs or 0:11.1f}{r:>9}{rb:>9}{extra}{flag}")
 
-print(f"\n{'':<28}{'roofcast':>10} (spread){'likwid':>11}{'ratio':>9}")
+print(f"\n{'':<28}{'roofcast':>10} ( spread){'likwid':>11}{'ratio':>9}{'best/lw':>9}")
 print("-- peak DP FLOP/s, widest FMA (GFLOP/s); roofcast best epoch / likwid")
 peak = m["compute"]["peak_gflops"].get("double")
 for t in sorted({1, cores}):
@@ -58,16 +62,17 @@ for t in sorted({1, cores}):
     g = c[0]["gflops"]
     theirs = likwid("peakflops" + suffix + "_fma", 24576 * t, t, "MFlops/s")
     theo = f"   {g['max'] / (peak * t / cores):.3f} of theoretical at {c[0].get('ghz', 0):.2f} GHz" if peak else ""
-    ratio_line(f"FMA {t} thread(s)", g["max"], g["spread"] or 0, theirs, theo)
+    ratio_line(f"FMA {t} thread(s)", g, theirs, True, theo)
 
 print("-- bandwidth (GB/s of requested bytes, no write-allocate on either side); roofcast median")
 for level in m["levels"]:
-    for p in level["measurements"]:
+    for p in (p for p in level["measurements"] if p["kernel"] in likwid_test):
         theirs = likwid(likwid_test[p["kernel"]], p["working_set_bytes"], p["threads"], "MByte/s")
         ratio_line(f"{level['name']:<4}{p['kernel']:<6}{p['threads']}T {p['working_set_bytes'] / 2**20:8.2f} MiB",
-                   p["gbs"]["median"], p["gbs"]["spread"] or 0, theirs)
+                   p["gbs"], theirs)
 mem = next((l for l in m["levels"] if l["name"] == "MEM"), None)
 if mem and mem.get("bandwidth_kernel") == "triad":
     print(f"-- MEM roof = roofcast's STREAM-style triad with NT stores off: {mem['bandwidth_gbs']:.1f} GB/s "
           f"(the same kernel; compare with likwid {likwid_test['triad']} above)")
 PY
+echo "== done $(date -u +%FT%TZ), load average: $(cut -d' ' -f1-3 /proc/loadavg) (on a shared host, compare runs taken at quiet times)"

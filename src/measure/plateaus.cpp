@@ -73,12 +73,42 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus) {
     return std::sqrt(before.last_bytes * after.first_bytes);
 }
 
+std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> pts,
+                                     double previous_level_bytes) {
+    std::sort(pts.begin(), pts.end());
+    if (pts.size() < 5)
+        return std::nullopt;
+    for (std::size_t i = 1; i + 1 < pts.size(); ++i) // median of three: one disturbed point is ignored
+        pts[i].second = *core::median({pts[i - 1].second, pts[i].second, pts[i + 1].second});
+    std::vector<double> cache_side, memory_side;
+    for (const auto& [x, bw] : pts)
+        if (x >= 4 * previous_level_bytes && x <= 8 * previous_level_bytes)
+            cache_side.push_back(bw);
+    for (std::size_t i = pts.size() - 3; i < pts.size(); ++i)
+        memory_side.push_back(pts[i].second);
+    const auto cache_bw = core::median(cache_side);
+    const double memory_bw = *core::median(memory_side);
+    if (!cache_bw || *cache_bw < 1.25 * memory_bw)
+        return std::nullopt;
+    // The edge is where the curve leaves the cache plateau (tolerance of find_plateaus), not the
+    // midpoint of a gradual decline: level working sets must lie well inside the usable cache.
+    const double threshold = (1 - PlateauOptions{}.tolerance) * *cache_bw;
+    std::optional<std::size_t> last_above;
+    for (std::size_t i = 0; i + 1 < pts.size(); ++i)
+        if (pts[i].first >= 4 * previous_level_bytes && pts[i].second >= threshold)
+            last_above = i;
+    if (!last_above)
+        return std::nullopt;
+    return std::sqrt(pts[*last_above].first * pts[*last_above + 1].first);
+}
+
 bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve) {
     if (topo.caches.empty())
         return false;
-    const auto plateaus = find_plateaus(curve);
-    const auto drop = last_drop_bytes(plateaus);
-    if (!drop || plateaus[plateaus.size() - 2].gbs < 1.25 * plateaus.back().gbs)
+    const double previous =
+        topo.caches.size() > 1 ? static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes) : 0.0;
+    const auto drop = llc_edge_bytes(curve, previous);
+    if (!drop)
         return false;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);

@@ -41,11 +41,18 @@ std::vector<Plateau> find_plateaus(std::vector<std::pair<double, double>> points
 // nullopt when the curve has fewer than two plateaus.
 std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
 
-// Compares the last drop of a one-thread sweep with the reported last-level cache; when the drop
+// Edge of the last-level cache on a one-thread curve, robust to plateaus split by noise: the cache
+// bandwidth is the median of the (smoothed) points between 4x and 8x the previous level's size, the
+// memory bandwidth the median of the last three points; the edge is the geometric mean of the last
+// point still within 10 % of the cache bandwidth and the point after it (so dips inside the cache
+// region do not cut it short). nullopt when the cache side is not at least 1.25x the memory side.
+std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
+                                     double previous_level_bytes);
+
+// Compares the last-level-cache edge of a one-thread sweep with the reported last-level cache; when the drop
 // happens before half of the reported size (or after twice it), records the measured size as the
-// cache's effective_size_bytes with a note, and returns true. A drop that is not clearly the edge
-// of the last level (it lies below twice the previous level's size, or the plateau before it is
-// less than 1.25x the memory plateau) changes nothing.
+// cache's effective_size_bytes with a note, and returns true. An edge that is not clearly the last
+// level's (none found, or below twice the previous level's size) changes nothing.
 bool apply_effective_llc(core::Topology& topo,
                          const std::vector<std::pair<double, double>>& one_thread_curve);
 

@@ -119,6 +119,19 @@ TEST(EffectiveCache, HugeReportedL3IsReplacedByTheMeasuredEdge) {
     EXPECT_NE(t.caches[2].note.find("260 MiB"), std::string::npos);
 }
 
+TEST(EffectiveCache, EdgeSurvivesNoiseThatSplitsPlateaus) {
+    // +-3 % noise plus a memory region with two slightly different levels (15 and 12 GB/s, which
+    // plateau detection may split): the edge is still found next to 96 MiB.
+    auto pts = staircase(96 * k_mib, 0.03);
+    for (auto& [x, bw] : pts)
+        if (x > 400 * k_mib)
+            bw *= 0.8;
+    const auto edge = llc_edge_bytes(pts, 2 * k_mib);
+    ASSERT_TRUE(edge.has_value());
+    EXPECT_GT(*edge, 96 * k_mib / 1.2);
+    EXPECT_LT(*edge, 96 * k_mib * 1.2);
+}
+
 TEST(EffectiveCache, AgreeingSweepKeepsTheReportedSize) {
     core::Topology t = fake_topology(96 * 1024 * 1024);
     EXPECT_FALSE(apply_effective_llc(t, staircase(96 * k_mib)));
