@@ -1,0 +1,90 @@
+#include "report/bench_table.hpp"
+
+#include "model/predict.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace roofcast::report {
+
+namespace {
+
+const core::Prediction* find_prediction(const core::KernelResult& k, const std::string& model) {
+    for (const auto& p : k.predictions)
+        if (p.model == model)
+            return &p;
+    return nullptr;
+}
+
+std::string rate_cell(const std::optional<core::Summary>& s) {
+    if (!s)
+        return "-";
+    return fmt::format("{:.2f} ({:.2f}..{:.2f}) n={}", s->median, s->min, s->max, s->n);
+}
+
+std::string prediction_cell(const core::Prediction* p) {
+    if (!p)
+        return "-";
+    const std::string err = p->error_pct ? fmt::format("{:+.0f}%", *p->error_pct) : "n/a";
+    return fmt::format("{:.2f} {}{}", p->gflops, err, p->valid ? "" : "*");
+}
+
+std::string optional_pct(const std::optional<double>& v) { return v ? fmt::format("{:.1f} %", *v) : "-"; }
+
+} // namespace
+
+std::string format_bench_table(const model::BenchReport& r) {
+    std::string out;
+    out += fmt::format("{:<18} {:<34} {:>8} {:<5}", "kernel", "measured GFLOP/s (min..max) n", "GB/s", "");
+    for (const auto& m : model::k_model_names)
+        out += fmt::format(" {:>16}", m);
+    out += fmt::format("  {}\n", "bottleneck");
+    for (const auto& k : r.results.kernels) {
+        const bool noisy = k.measured_seconds && k.measured_seconds->noisy;
+        out += fmt::format("{:<18} {:<34} {:>8} {:<5}", k.name, rate_cell(k.measured_gflops),
+                           k.measured_gbs ? fmt::format("{:.2f}", k.measured_gbs->median) : "-",
+                           noisy ? "NOISY" : "");
+        for (const auto& m : model::k_model_names)
+            out += fmt::format(" {:>16}", prediction_cell(find_prediction(k, m)));
+        const core::Prediction* b = find_prediction(k, "mixed");
+        if (!b)
+            b = find_prediction(k, "hierarchical");
+        out += fmt::format("  {}\n", b ? b->bottleneck : "-");
+    }
+    out += "(predictions in GFLOP/s, error = (predicted - measured) / measured; * outside the model's validity)\n";
+
+    if (r.calibration) {
+        out += "\ncalibration (effective figures for the mixed model)\n";
+        for (const auto& l : r.calibration->levels) {
+            out += fmt::format("  {:<4} {:>10}  from {} bandwidth-bound point(s); {} compute-bound or off-plateau "
+                               "point(s) excluded\n",
+                               l.level, l.effective_gbs ? fmt::format("{:.2f} GB/s", *l.effective_gbs) : "none",
+                               l.used.size(), l.excluded.size());
+        }
+        if (r.calibration->effective_gflops)
+            out += fmt::format("  P_eff {:.2f} GFLOP/s ({}, {})\n", *r.calibration->effective_gflops,
+                               r.calibration->effective_gflops_kernel, r.calibration->precision);
+    }
+
+    out += "\naccuracy per model (kernels inside the model's validity; calibration loops excluded)\n";
+    out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", "model", "n", "median |err|", "max |err|");
+    for (const auto& a : r.results.accuracy)
+        out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", a.model, a.n, optional_pct(a.median_abs_error_pct),
+                           optional_pct(a.max_abs_error_pct));
+
+    if (r.mixed_switch && !r.mixed_switch->members.empty()) {
+        const auto& s = *r.mixed_switch;
+        auto name = [&](const std::optional<std::size_t>& i) {
+            return i ? fmt::format("{} (n = {})", s.members[*i], s.neighbours[*i]) : std::string("none in the family");
+        };
+        out += fmt::format("\nmixed family (C = {}), memory-bound -> cache-bound switch along l = n:\n", s.cache);
+        out += fmt::format("  predicted: {}\n  measured:  {}\n", name(s.predicted), name(s.measured));
+        if (s.predicted && s.measured) {
+            const long apart = std::labs(static_cast<long>(*s.predicted) - static_cast<long>(*s.measured));
+            out += fmt::format("  {} member(s) apart\n", apart);
+        }
+    }
+    return out;
+}
+
+} // namespace roofcast::report
