@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "measure/affinity.hpp"
 #include "measure/compute.hpp"
 #include "measure/overhead.hpp"
 #include "measure/plateaus.hpp"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
+#include <omp.h>
 #include <unistd.h>
 
 namespace roofcast::measure {
@@ -144,6 +146,10 @@ void validate_machine_options(const MachineOptions& opt) {
 
 core::Machine measure_machine(const MachineOptions& opt) {
     validate_machine_options(opt);
+    // The measurements pin threads; the process and OpenMP's thread pool leave this call with the affinity
+    // they came with, so work run afterwards in the same process (the kernel suite of `roofcast run`) can
+    // use every core again instead of sharing the CPU the last measurement pinned.
+    const AffinityGuard affinity;
     auto progress = [&](double f, const std::string& what) {
         if (opt.progress)
             opt.progress(std::clamp(f, 0.0, 1.0), what);
@@ -265,6 +271,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
     m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
     m.topology = topo;
     progress(1.0, "done");
+    affinity.restore_openmp_team(omp_get_max_threads());
     return m;
 }
 
