@@ -381,7 +381,7 @@ std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
     if (m.topology)
         for (const auto& c : m.topology->caches)
             reported += static_cast<double>(c.size_bytes) * std::max(1, c.instances);
-    s.mem_working_set = 2.0 * std::max(all, reported);
+    s.mem_working_set = 4.0 * std::max(all, reported);
     std::vector<SuiteKernel> out;
     add_stream(out, s);
     add_calibration(out, m, s, threads);
