@@ -1,6 +1,7 @@
 #include "measure/machine_run.hpp"
 
 #include "core/error.hpp"
+#include "core/timestamp.hpp"
 #include "core/units.hpp"
 #include "measure/affinity.hpp"
 #include "measure/compute.hpp"
@@ -45,15 +46,6 @@ std::vector<std::string> default_kernels(bool quick) {
     for (const auto& d : stream_kernels())
         all.emplace_back(d.name);
     return all;
-}
-
-std::string iso8601_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 std::string host_name() {
@@ -156,7 +148,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
     };
     core::Machine m;
     m.source = core::Provenance::measured;
-    m.created = iso8601_now();
+    m.created = core::utc_now_iso8601();
     m.roofcast_version = k_version;
     core::Topology topo = detect_topology();
     m.name = fmt::format("{} ({})", host_name(), topo.cpu_model);

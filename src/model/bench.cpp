@@ -1,6 +1,7 @@
 #include "model/bench.hpp"
 
 #include "core/error.hpp"
+#include "core/timestamp.hpp"
 #include "model/derived.hpp"
 #include "model/predict.hpp"
 #include "roofcast/version.hpp"
@@ -20,15 +21,6 @@ std::string join(const std::vector<std::string>& v) {
     for (const auto& x : v)
         s += (s.empty() ? "" : ", ") + x;
     return s;
-}
-
-std::string now_iso8601() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 measure::HarnessOptions harness_for(bool quick) {
@@ -236,7 +228,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine));
     }
     rep.results.roofcast_version = k_version;
-    rep.results.created = now_iso8601();
+    rep.results.created = core::utc_now_iso8601();
     rep.results.machine = machine;
     rep.results.accuracy = accuracy_summary(rep.results.kernels);
     const FamilySwitch sw = family_switch(kernels, rep.results.kernels);
