@@ -82,6 +82,23 @@ Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, 
     return m;
 }
 
+// First touch for the 3-D stencils: every point is initialised by the thread whose k planes the kernel
+// (which runs k = 1..nk-2 with the same static partition) will update; the two boundary planes go to the
+// thread that owns their neighbour. `init(x)` sets point x of every array.
+template <class Init> void first_touch_planes(const Grid3& g, int threads, Init&& init) {
+    const std::size_t plane = g.nj * g.ni;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t k = 1; k < g.nk - 1; ++k) {
+            const std::size_t lo = k == 1 ? 0 : k * plane;
+            const std::size_t hi = k == g.nk - 2 ? g.nk * plane : (k + 1) * plane;
+            for (std::size_t x = lo; x < hi; ++x)
+                init(x);
+        }
+    }
+}
+
 template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
     double* a = ws.array<double>(0, g.points());
     double* c = ws.array<double>(1, g.points());
@@ -175,20 +192,10 @@ Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws) 
     double* b = ws.array<double>(1, g.points());
     const int threads = std::max(1, opt.threads);
     const std::size_t plane = g.nj * g.ni;
-#pragma omp parallel num_threads(threads)
-    {
-        // Same k partition as the kernel (which runs k = 1..nk-2); the two boundary planes are
-        // written by whichever thread owns their neighbour.
-#pragma omp for schedule(static)
-        for (std::size_t k = 1; k < g.nk - 1; ++k) {
-            const std::size_t lo = k == 1 ? 0 : k * plane;
-            const std::size_t hi = k == g.nk - 2 ? g.nk * plane : (k + 1) * plane;
-            for (std::size_t x = lo; x < hi; ++x) {
-                a[x] = 1.0 + static_cast<double>(x % 5) * 0.25;
-                b[x] = 0.0;
-            }
-        }
-    }
+    first_touch_planes(g, threads, [&](std::size_t x) {
+        a[x] = 1.0 + static_cast<double>(x % 5) * 0.25;
+        b[x] = 0.0;
+    });
     Measurement m = time_team(opt, [&] { jacobi7_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni); });
     m.checksum = b[plane + g.ni + 1];
     return m;
@@ -203,28 +210,20 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
     const std::size_t plane = g.nj * g.ni;
     // Initial values of the original benchmark: a0..a2 = 1, a3 = 1/6, b = 0, c = 1, bnd = 1, wrk1 = 0,
     // p = (k/(kmax-1))^2 (here along the outermost index).
-#pragma omp parallel num_threads(threads)
-    {
-#pragma omp for schedule(static)
-        for (std::size_t k = 1; k < g.nk - 1; ++k) {
-            const std::size_t lo = k == 1 ? 0 : k * plane;
-            const std::size_t hi = k == g.nk - 2 ? g.nk * plane : (k + 1) * plane;
-            for (std::size_t x = lo; x < hi; ++x) {
-                const float kk = static_cast<float>(x / plane) / static_cast<float>(g.nk - 1);
-                for (int q = 0; q < 3; ++q)
-                    arr[static_cast<std::size_t>(q)][x] = 1.0f;
-                arr[3][x] = 1.0f / 6.0f;
-                for (int q = 4; q < 7; ++q)
-                    arr[static_cast<std::size_t>(q)][x] = 0.0f;
-                for (int q = 7; q < 10; ++q)
-                    arr[static_cast<std::size_t>(q)][x] = 1.0f;
-                arr[10][x] = kk * kk;
-                arr[11][x] = 1.0f;
-                arr[12][x] = 0.0f;
-                arr[13][x] = 0.0f;
-            }
-        }
-    }
+    first_touch_planes(g, threads, [&](std::size_t x) {
+        const float kk = static_cast<float>(x / plane) / static_cast<float>(g.nk - 1);
+        for (int q = 0; q < 3; ++q)
+            arr[static_cast<std::size_t>(q)][x] = 1.0f;
+        arr[3][x] = 1.0f / 6.0f;
+        for (int q = 4; q < 7; ++q)
+            arr[static_cast<std::size_t>(q)][x] = 0.0f;
+        for (int q = 7; q < 10; ++q)
+            arr[static_cast<std::size_t>(q)][x] = 1.0f;
+        arr[10][x] = kk * kk;
+        arr[11][x] = 1.0f;
+        arr[12][x] = 0.0f;
+        arr[13][x] = 0.0f;
+    });
     HimenoArrays h{{arr[0], arr[1], arr[2], arr[3]},
                    {arr[4], arr[5], arr[6]},
                    {arr[7], arr[8], arr[9]},
