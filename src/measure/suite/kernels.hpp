@@ -44,15 +44,34 @@ inline void stream_body(StreamOp op, double* __restrict a, const double* __restr
     }
 }
 
-// Extra multiply-add terms that raise the flop count without touching memory: Q dependent steps
-// t = t*alpha + beta (2 flops each). alpha < 1 keeps t bounded (it converges to beta/(1-alpha)).
+// Extra multiply-add terms that raise the flop count without touching memory: Q multiply-adds (2 flops
+// each) in k_extra_chains independent chains u_c = u_c*alpha + beta_c, joined by multiply-adds
+// r = r*alpha + u_c that count among the Q. One long dependent chain would make these loops latency-
+// bound (Q FMA latencies per vector, more than the reorder buffer can overlap across iterations) rather
+// than throughput-bound like the compute roof they are compared with; the chains cut the critical path
+// to about Q/k_extra_chains + k_extra_chains. The betas differ per chain so that no chain is a copy of
+// another the compiler could merge; alpha < 1 keeps every value bounded (u_c tends to beta_c/(1-alpha)).
+inline constexpr int k_extra_chains = 4;
+
+template <int Q> constexpr int extra_chains() {
+    return Q < 2 * k_extra_chains ? 1 : k_extra_chains;
+}
+
 template <int Q, class T> inline T extra_fma(T t) {
+    constexpr int K = extra_chains<Q>();
     constexpr T alpha = T(0.5);
-    constexpr T beta = T(0.25);
-#pragma GCC unroll 64
-    for (int q = 0; q < Q; ++q)
-        t = t * alpha + beta;
-    return t;
+    T u[K];
+#pragma GCC unroll 8
+    for (int c = 0; c < K; ++c)
+        u[c] = t;
+#pragma GCC unroll 128
+    for (int q = 0; q < Q - (K - 1); ++q)
+        u[q % K] = u[q % K] * alpha + T(0.25) * T(1 + q % K);
+    T r = u[0];
+#pragma GCC unroll 8
+    for (int c = 1; c < K; ++c)
+        r = r * alpha + u[c];
+    return r;
 }
 
 // --- Effective-bandwidth calibration: a triad with Q extra multiply-adds per element. ------------
@@ -64,6 +83,29 @@ void calibration_body(double* __restrict a, const double* __restrict b, const do
 #pragma omp for simd schedule(static) nowait
     for (std::size_t i = 0; i < n; ++i)
         a[i] = extra_fma<Q>(b[i] + s * c[i]);
+}
+
+// Read-only variant for the cache levels: s += extra_fma<Q>(b[i] + c[i] + d[i]). The cache term of the
+// mixed model times reuse loads (neighbour rows, planes), so the cache levels' effective bandwidths are
+// measured with loads: 24 requested (and moved) bytes, 3 + 2Q flops, bytes per flop 8 (Q = 0) down to
+// about 0.5 (Q = 23). Threads share blocks of k_reduction_block elements (a reduction variable of a
+// worksharing loop must be shared, so the partial sum is kept per thread); returns this thread's share.
+inline constexpr std::size_t k_reduction_block = 4096;
+
+template <int Q>
+double calibration_load_body(const double* __restrict b, const double* __restrict c,
+                             const double* __restrict d, std::size_t n) {
+    double s = 0.0;
+    const std::size_t blocks = (n + k_reduction_block - 1) / k_reduction_block;
+#pragma omp for schedule(static) nowait
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+        const std::size_t end =
+            blk * k_reduction_block + k_reduction_block < n ? blk * k_reduction_block + k_reduction_block : n;
+#pragma omp simd reduction(+ : s)
+        for (std::size_t i = blk * k_reduction_block; i < end; ++i)
+            s += extra_fma<Q>(b[i] + c[i] + d[i]);
+    }
+    return s;
 }
 
 // --- Mixed memory+cache family mM-nC-lF -----------------------------------------------------------
@@ -81,11 +123,19 @@ void mixed_body(double* __restrict a, const double* __restrict c, std::size_t nk
             double* out = a + (k * nj + j) * ni;
 #pragma omp simd
             for (std::size_t i = 0; i < ni; ++i) {
-                double s = row[i];
+                // N adds in two interleaved partial sums (half the dependent chain of one sum).
+                double s0 = row[i];
+                double s1 = 0.0;
 #pragma GCC unroll 16
-                for (int d = 1; d <= N; ++d)
-                    s += row[static_cast<std::size_t>(d) * ni + i];
-                out[i] = extra_fma<Q>(s);
+                for (int d = 1; d <= N; ++d) {
+                    if (d == 1)
+                        s1 = row[ni + i];
+                    else if (d % 2 == 0)
+                        s0 += row[static_cast<std::size_t>(d) * ni + i];
+                    else
+                        s1 += row[static_cast<std::size_t>(d) * ni + i];
+                }
+                out[i] = extra_fma<Q>(s0 + s1);
             }
         }
     }
@@ -192,18 +242,18 @@ inline void matmul_body(double* __restrict cm, const double* __restrict am, cons
 }
 
 // --- Vector 2-norm: sum of squares (2 flops per element); the square root is taken once per call. -
-// Threads share blocks of k_norm_block elements; returns this thread's partial sum, the caller adds
-// the shares of all threads.
-inline constexpr std::size_t k_norm_block = 4096;
+// Threads share blocks of k_reduction_block elements; returns this thread's partial sum, the caller
+// adds the shares of all threads.
 
 inline double norm2_squared_body(const double* __restrict x, std::size_t n) {
     double s = 0.0;
-    const std::size_t blocks = (n + k_norm_block - 1) / k_norm_block;
+    const std::size_t blocks = (n + k_reduction_block - 1) / k_reduction_block;
 #pragma omp for schedule(static) nowait
     for (std::size_t blk = 0; blk < blocks; ++blk) {
-        const std::size_t end = blk * k_norm_block + k_norm_block < n ? blk * k_norm_block + k_norm_block : n;
+        const std::size_t end =
+            blk * k_reduction_block + k_reduction_block < n ? blk * k_reduction_block + k_reduction_block : n;
 #pragma omp simd reduction(+ : s)
-        for (std::size_t i = blk * k_norm_block; i < end; ++i)
+        for (std::size_t i = blk * k_reduction_block; i < end; ++i)
             s += x[i] * x[i];
     }
     return s;

@@ -57,25 +57,55 @@ std::uint64_t splitmix64(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-template <int Q> Measurement run_calibration_q(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
+// First touch in the reduction bodies' partition: blocks of k_reduction_block elements shared with
+// the same static schedule, so each thread's blocks are the ones it will read. `init(i)` sets element i.
+template <class Init> void touch_blocks(std::size_t n, int threads, Init&& init) {
+    const std::size_t blocks = (n + k_reduction_block - 1) / k_reduction_block;
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t blk = 0; blk < blocks; ++blk)
+            for (std::size_t i = blk * k_reduction_block; i < std::min(n, (blk + 1) * k_reduction_block); ++i)
+                init(i);
+    }
+}
+
+template <int Q>
+Measurement run_calibration_q(CalibrationShape shape, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
     double* a = ws.array<double>(0, n);
     double* b = ws.array<double>(1, n);
     double* c = ws.array<double>(2, n);
     const int threads = std::max(1, opt.threads);
+    if (shape == CalibrationShape::triad) {
 #pragma omp parallel num_threads(threads)
-    stream_init(a, b, c, n);
-    Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, c, 3.0, n); });
-    m.checksum = a[n / 2];
+        stream_init(a, b, c, n);
+        Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, c, 3.0, n); });
+        m.checksum = a[n / 2];
+        return m;
+    }
+    touch_blocks(n, threads, [&](std::size_t i) {
+        a[i] = 1.0 / static_cast<double>(1 + i % 7);
+        b[i] = 0.5;
+        c[i] = 0.25;
+    });
+    double total = 0.0; // summed over threads and calls: a checksum
+    Measurement m = time_team(opt, [&] {
+        const double mine = calibration_load_body<Q>(a, b, c, n);
+#pragma omp atomic
+        total += mine;
+    });
+    m.checksum = total;
     return m;
 }
 
 template <std::size_t... I>
-Measurement dispatch_calibration(int q, std::size_t n, const SuiteOptions& opt, Workspace& ws,
-                                 std::index_sequence<I...>) {
+Measurement dispatch_calibration(CalibrationShape shape, int q, std::size_t n, const SuiteOptions& opt,
+                                 Workspace& ws, std::index_sequence<I...>) {
     Measurement m;
     bool found = false;
-    ((q == k_calibration_fmas[I] ? (m = run_calibration_q<k_calibration_fmas[I]>(n, opt, ws), found = true)
-                                 : false),
+    ((q == k_calibration_fmas[I]
+          ? (m = run_calibration_q<k_calibration_fmas[I]>(shape, n, opt, ws), found = true)
+          : false),
      ...);
     if (!found)
         throw std::invalid_argument("no calibration loop with " + std::to_string(q) + " extra multiply-adds");
@@ -177,8 +207,9 @@ Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Work
     return m;
 }
 
-Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws) {
-    return dispatch_calibration(extra_fmas, n, opt, ws,
+Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t n, const SuiteOptions& opt,
+                            Workspace& ws) {
+    return dispatch_calibration(shape, extra_fmas, n, opt, ws,
                                 std::make_index_sequence<k_calibration_fmas.size()>{});
 }
 
@@ -317,14 +348,7 @@ Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt,
 Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws) {
     double* x = ws.array<double>(0, n);
     const int threads = std::max(1, opt.threads);
-    const std::size_t blocks = (n + k_norm_block - 1) / k_norm_block;
-#pragma omp parallel num_threads(threads)
-    {
-#pragma omp for schedule(static)
-        for (std::size_t blk = 0; blk < blocks; ++blk)
-            for (std::size_t i = blk * k_norm_block; i < std::min(n, (blk + 1) * k_norm_block); ++i)
-                x[i] = 1.0 / static_cast<double>(1 + i % 9);
-    }
+    touch_blocks(n, threads, [&](std::size_t i) { x[i] = 1.0 / static_cast<double>(1 + i % 9); });
     double total = 0.0; // summed over threads and calls: a checksum
     Measurement m = time_team(opt, [&] {
         const double mine = norm2_squared_body(x, n);

@@ -57,7 +57,13 @@ void stream_init(double* a, double* b, double* c, std::size_t n);
 // around when there are more threads than CPUs). Returns the number of CPUs available.
 int pin_threads(int threads);
 
-// Extra multiply-add counts of the calibration loops (bytes per flop 12, 6, 4, 3, 2, 1.33, 1, 0.67, 0.5).
+// The two calibration loops: the triad with stores (calibration_body; memory, whose traffic in the
+// mixed model streams loads and stores) and the read-only sum (calibration_load_body; the cache levels,
+// whose traffic in the mixed model is reuse loads).
+enum class CalibrationShape { triad, load };
+
+// Extra multiply-add counts of the calibration loops (bytes per flop 12, 6, 4, 3, 2, 1.33, 1, 0.67, 0.5
+// for the triad; 8, 4.8, 3.4, 2.7, 1.8, 1.3, 0.96, 0.65, 0.49 for the read-only loop).
 inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17, 23};
 
 // The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
@@ -70,7 +76,8 @@ constexpr int mixed_extra_fmas(int n, int level) {
 
 Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws);
 // `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
-Measurement run_calibration(int extra_fmas, std::size_t n, const SuiteOptions& opt, Workspace& ws);
+Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t n, const SuiteOptions& opt,
+                            Workspace& ws);
 // (neighbours, extra_fmas) must be a member of the family above (std::invalid_argument otherwise).
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
