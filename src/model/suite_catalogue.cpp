@@ -213,12 +213,16 @@ std::size_t planes_for(double bytes, double plane_bytes, int threads) {
 }
 
 void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
-    const double outer_share = s.caches.back().per_thread(threads);
     {
         // 3-D 7-point Jacobi: planes small enough that three planes of a and one of b fit half of the
-        // outermost cache's share (3-D layer condition there), arrays together beyond every cache.
-        const auto side =
-            static_cast<long>(std::clamp(std::sqrt(0.5 * outer_share / (4.0 * 8.0)), 64.0, 512.0));
+        // share of the first cache beyond L1 (3-D layer condition there, so the k-1 and k+1 planes come
+        // from L2 rather than L3, as spatial blocking would arrange: Stengel et al., ICS 2015, Sect. 3.2),
+        // rows a multiple of 8 elements, arrays together beyond every cache.
+        const CacheLevel& reuse = s.caches.size() > 1 ? s.caches[1] : s.caches.back();
+        const auto side = static_cast<long>(
+            std::floor(std::clamp(std::sqrt(0.5 * reuse.per_thread(threads) / (4.0 * 8.0)), 64.0, 512.0) /
+                       8.0) *
+            8.0);
         const std::size_t nk =
             planes_for(s.mem_working_set / 2.0, static_cast<double>(side * side) * 8.0, threads);
         const sw::Grid3 g{nk, static_cast<std::size_t>(side), static_cast<std::size_t>(side)};
