@@ -9,6 +9,10 @@
 # so the figures compare directly (roofcast's moved bytes are gbs x moved_per_requested).
 # roofcast "triad" (a = b + s*c, 3 streams) is likwid's "stream" test; likwid's "triad" has 4 streams.
 # likwid's "kB" is 1000 bytes; working sets are passed in bytes ("B") to match exactly.
+# Bandwidth points are interleaved: for every level, kernel and thread count of roofcast's machine file,
+# `likwid-bench` and `roofcast bandwidth` (the same measurement as `roofcast machine` takes for a level)
+# alternate ROUNDS times (default 3) at the same working set, so a change of host load hits both tools
+# alike; the figures are the medians over the rounds (and the ratio of the two best rounds).
 # Usage: bench/compare-peers.sh [path/to/roofcast] [extra roofcast machine options...]
 # This prints figures; it is not a test and asserts nothing about speed.
 set -euo pipefail
@@ -27,10 +31,11 @@ echo "== roofcast machine (load, copy, triad) $(date -u +%FT%TZ), load average: 
 "$roofcast" machine --kernels load,copy,triad -o "$tmp/m.yaml" "$@" >"$tmp/table.txt"
 grep -E "^(Topology|Clock)|^  (cache|L[0-9]) |L[0-9]: one-thread" "$tmp/table.txt" || true
 
-python3 - "$tmp/m.yaml" <<'PY'
-import re, subprocess, sys, yaml
+python3 - "$tmp/m.yaml" "$roofcast" "${ROUNDS:-3}" <<'PY'
+import json, re, statistics, subprocess, sys, yaml
 
 m = yaml.safe_load(open(sys.argv[1]))
+roofcast, rounds = sys.argv[2], int(sys.argv[3])
 topo = m["topology"]
 cores = topo["cores"]
 suffix = "_avx512" if "avx512" in topo["isa"] else "_avx" if "avx2" in topo["isa"] else "_sse"
@@ -64,12 +69,27 @@ for t in sorted({1, cores}):
     theo = f"   {g['max'] / (peak * t / cores):.3f} of theoretical at {c[0].get('ghz', 0):.2f} GHz" if peak else ""
     ratio_line(f"FMA {t} thread(s)", g, theirs, True, theo)
 
-print("-- bandwidth (GB/s of requested bytes, no write-allocate on either side); roofcast median")
+print(f"-- bandwidth (GB/s of requested bytes, no write-allocate on either side); medians over {rounds} "
+      "interleaved rounds per point")
+def ours_point(kernel, size_bytes, threads):
+    out = subprocess.run([roofcast, "bandwidth", kernel, f"{size_bytes}B", "--threads", str(threads), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["gbs"]["median"]
 for level in m["levels"]:
     for p in (p for p in level["measurements"] if p["kernel"] in likwid_test):
-        theirs = likwid(likwid_test[p["kernel"]], p["working_set_bytes"], p["threads"], "MByte/s")
-        ratio_line(f"{level['name']:<4}{p['kernel']:<6}{p['threads']}T {p['working_set_bytes'] / 2**20:8.2f} MiB",
-                   p["gbs"], theirs)
+        ws, t = p["working_set_bytes"], p["threads"]
+        ours, theirs = [], []
+        for _ in range(rounds):
+            lw = likwid(likwid_test[p["kernel"]], ws, t, "MByte/s")
+            if lw:
+                theirs.append(lw)
+            ours.append(ours_point(p["kernel"], ws, t))
+        summary = {"median": statistics.median(ours), "max": max(ours),
+                   "spread": (max(ours) - min(ours)) / statistics.median(ours)}
+        lw_med = statistics.median(theirs) if theirs else None
+        best = f"{max(ours) / max(theirs):9.3f}" if theirs else "      n/a"
+        ratio_line(f"{level['name']:<4}{p['kernel']:<6}{t}T {ws / 2**20:8.2f} MiB", summary, lw_med,
+                   extra=f"  (best/best{best})")
 mem = next((l for l in m["levels"] if l["name"] == "MEM"), None)
 if mem and mem.get("bandwidth_kernel") == "triad":
     print(f"-- MEM roof = roofcast's STREAM-style triad with NT stores off: {mem['bandwidth_gbs']:.1f} GB/s "

@@ -24,6 +24,7 @@ int run(int argc, char** argv) {
     add_bench_command(app);
     add_run_command(app);
     add_machine_command(app);
+    add_bandwidth_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -78,6 +78,14 @@ std::vector<std::pair<double, double>> curve_of(const std::vector<core::Bandwidt
     return pts;
 }
 
+// Harness of the per-level measurements (and of single bandwidth points).
+HarnessOptions level_harness_for(bool quick) {
+    HarnessOptions h;
+    h.epochs = quick ? 5 : 9;
+    h.min_epoch_seconds = quick ? 0.005 : 0.02;
+    return h;
+}
+
 Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
     Plan p;
     p.threads = opt.threads;
@@ -95,8 +103,7 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
     p.cap = opt.max_size.value_or(std::min<std::uint64_t>(avail / 4, (opt.quick ? 512 : 1536) * k_mib));
     p.sweep_harness.epochs = 3;
     p.sweep_harness.min_epoch_seconds = opt.quick ? 0.002 : 0.005;
-    p.level_harness.epochs = opt.quick ? 5 : 9;
-    p.level_harness.min_epoch_seconds = opt.quick ? 0.005 : 0.02;
+    p.level_harness = level_harness_for(opt.quick);
     p.overhead_harness.epochs = opt.quick ? 5 : 9;
     p.overhead_harness.min_epoch_seconds = opt.quick ? 0.001 : 0.004;
     return p;
@@ -265,6 +272,30 @@ core::Machine measure_machine(const MachineOptions& opt) {
     progress(1.0, "done");
     affinity.restore_openmp_team(omp_get_max_threads());
     return m;
+}
+
+core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int threads,
+                                             std::uint64_t working_set_bytes, bool quick) {
+    const StreamDescriptor& d = stream_kernel(kernel, "KERNEL");
+    if (threads < 1)
+        throw core::InputError("", "--threads", fmt::format("expected a thread count >= 1, got {}", threads));
+    constexpr std::uint64_t k_min_point = 4096;
+    const auto avail = available_memory_bytes();
+    if (working_set_bytes < k_min_point || (avail && working_set_bytes > *avail / 2))
+        throw core::InputError(
+            "", "SIZE",
+            fmt::format("expected a working set from {} to half of the available memory{}, got {}",
+                        core::format_size(static_cast<double>(k_min_point)),
+                        avail ? " (" + core::format_size(static_cast<double>(*avail / 2)) + ")" : "",
+                        core::format_size(static_cast<double>(working_set_bytes))));
+    const AffinityGuard affinity;
+    const core::Topology topo = detect_topology();
+    const std::uint64_t l1_per_thread = topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
+    const StreamBuffers buffers(threads, working_set_bytes);
+    core::BandwidthPoint p =
+        measure_stream(d, working_set_bytes, l1_per_thread, level_harness_for(quick), buffers);
+    affinity.restore_openmp_team(omp_get_max_threads());
+    return p;
 }
 
 } // namespace roofcast::measure

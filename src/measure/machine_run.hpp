@@ -35,4 +35,12 @@ void validate_machine_options(const MachineOptions& opt);
 
 core::Machine measure_machine(const MachineOptions& opt);
 
+// One bandwidth point measured exactly as `roofcast machine` measures a level (the same kernel code,
+// per-thread buffers with first touch, pinning and harness settings; `quick` as --quick): the
+// counterpart of `likwid-bench -t KERNEL -w S0:SIZE:THREADS`, for comparisons point by point.
+// Throws core::InputError for an unknown kernel, threads < 1 or a working set outside [4 KiB, half
+// of the available memory].
+core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int threads,
+                                             std::uint64_t working_set_bytes, bool quick);
+
 } // namespace roofcast::measure

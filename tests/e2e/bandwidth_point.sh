@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# End to end: `roofcast bandwidth KERNEL SIZE` measures one point as `roofcast machine` measures a level
+# (the JSON carries the kernel, threads, working set, the summary of every epoch and the write-allocate
+# factor), and bad arguments fail with one clear line and a non-zero exit.
+set -uo pipefail
+roofcast=$1
+fail=0
+
+json=$("$roofcast" bandwidth copy 4MiB --quick --json) || { echo "bandwidth copy failed"; exit 1; }
+python3 - "$json" <<'PY' || fail=1
+import json, sys
+p = json.loads(sys.argv[1])
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("failed:", what, p)
+        ok = False
+check(p["kernel"] == "copy" and p["threads"] == 1, "kernel and threads")
+# The working set is rounded to whole blocks per array, never by more than one block per array.
+check(abs(p["working_set_bytes"] - 4 * 2**20) <= 0.01 * 4 * 2**20, "working set near 4 MiB")
+g = p["gbs"]
+check(g["n"] == 5 and len(g["samples"]) == 5, "five epochs in --quick")
+check(g["min"] <= g["median"] <= g["max"] and g["min"] > 0, "ordered positive summary")
+# 4 MiB on one core lies beyond L1, so the copy's store allocates its line: 24 moved per 16 requested.
+check(abs(p["moved_per_requested"] - 1.5) < 1e-12, "write-allocate factor of copy beyond L1")
+sys.exit(0 if ok else 1)
+PY
+
+expect_error() { # expect_error <pattern> <args...>
+    local pattern=$1
+    shift
+    local out rc
+    out=$("$roofcast" bandwidth "$@" 2>&1 >/dev/null)
+    rc=$?
+    if [[ $rc -eq 0 ]]; then echo "exit 0 for: $*"; fail=1; fi
+    if ! grep -q -- "$pattern" <<<"$out"; then echo "no '$pattern' in error for $*: $out"; fail=1; fi
+    if [[ $(grep -c "roofcast: error:" <<<"$out") -ne 1 ]]; then echo "not one error line for $*: $out"; fail=1; fi
+}
+expect_error "unknown kernel 'daxpy', expected one of load, store" daxpy 1MiB
+expect_error "field 'SIZE': expected a working set from 4.00 KiB" load 1KiB
+expect_error "SIZE" load lots
+expect_error "expected a thread count >= 1" load 1MiB --threads 0
+exit $fail
