@@ -78,6 +78,12 @@ std::vector<std::pair<double, double>> curve_of(const std::vector<core::Bandwidt
     return pts;
 }
 
+// L1 capacity of one thread, which decides where write-allocate traffic starts (32 KiB when the topology
+// names no cache).
+std::uint64_t l1_bytes_per_thread(const core::Topology& topo) {
+    return topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
+}
+
 // Harness of the per-level measurements (and of single bandwidth points).
 HarnessOptions level_harness_for(bool quick) {
     HarnessOptions h;
@@ -187,7 +193,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                       core::format_size(static_cast<double>(sweep_hi)),
                                       core::format_size(static_cast<double>(4 * llc))));
     const auto sizes = sweep_sizes(k_sweep_start, std::max(k_sweep_start, sweep_hi), plan.sweep_factor);
-    const std::uint64_t l1_per_thread = topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
+    const std::uint64_t l1_per_thread = l1_bytes_per_thread(topo);
     for (const auto& c : topo.caches) {
         core::Level l;
         l.name = c.name;
@@ -290,7 +296,7 @@ core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int thre
                         core::format_size(static_cast<double>(working_set_bytes))));
     const AffinityGuard affinity;
     const core::Topology topo = detect_topology();
-    const std::uint64_t l1_per_thread = topo.caches.empty() ? 32 * 1024 : topo.caches.front().size_bytes;
+    const std::uint64_t l1_per_thread = l1_bytes_per_thread(topo);
     const StreamBuffers buffers(threads, working_set_bytes);
     core::BandwidthPoint p =
         measure_stream(d, working_set_bytes, l1_per_thread, level_harness_for(quick), buffers);
