@@ -67,8 +67,10 @@ enum class CalibrationShape { triad, load };
 inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17, 23};
 
 // The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
-// round(4.5 n) extra multiply-adds, i.e. l = n + 2Q ~ n, 4n, 10n flops per iteration.
-inline constexpr std::array<int, 9> k_mixed_neighbours{2, 3, 4, 5, 6, 8, 10, 12, 14};
+// round(4.5 n) extra multiply-adds, i.e. l = n + 2Q ~ n, 4n, 10n flops per iteration. n = 1 (one
+// reused row) is memory-bound wherever a cache delivers more than 1 1/3 x the memory bandwidth, so the
+// family starts on the memory side of its switch.
+inline constexpr std::array<int, 10> k_mixed_neighbours{1, 2, 3, 4, 5, 6, 8, 10, 12, 14};
 inline constexpr int k_mixed_flop_levels = 3;
 constexpr int mixed_extra_fmas(int n, int level) {
     return level == 0 ? 0 : level == 1 ? (3 * n + 1) / 2 : (9 * n + 1) / 2;
