@@ -82,6 +82,8 @@ void add_bench_command(CLI::App& app) {
                     std::string("machine file (default: ./") + k_default_machine + ")");
     cmd->add_option("--json", args->json, "also write the results (results.json format) to FILE");
     cmd->add_flag("--quick", args->bench.quick, "fewer, shorter repetitions");
+    cmd->add_option("--rounds", args->bench.rounds,
+                    "interleaved passes over the suite, 3 samples per kernel each (default 3; --quick 1)");
     cmd->add_flag("--calibrate", args->calibrate,
                   "run the calibration loops and write the effective figures into the machine file -o FILE");
     cmd->add_option("-o,--output", args->output, "calibrated machine file (with --calibrate)");

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <ctime>
 #include <fmt/format.h>
+#include <stdexcept>
 #include <thread>
 
 namespace roofcast::model {
@@ -26,10 +27,18 @@ std::string join(const std::vector<std::string>& v) {
 measure::HarnessOptions harness_for(bool quick) {
     measure::HarnessOptions h;
     h.min_epoch_seconds = quick ? 0.01 : 0.05;
-    h.epochs = quick ? 3 : 7;
+    // Three samples per kernel and round: 3 in a quick run, 9 in the default three rounds.
+    h.epochs = 3;
     // The harness's first (calibrating) call already warms caches and TLB in quick runs.
     h.warmup_calls = quick ? 0 : 1;
     return h;
+}
+
+int rounds_for(const BenchOptions& o) {
+    if (o.rounds < 0)
+        throw core::InputError("", "--rounds",
+                               "expected a round count >= 1, got " + std::to_string(o.rounds));
+    return o.rounds > 0 ? o.rounds : o.quick ? 1 : 3;
 }
 
 } // namespace
@@ -192,16 +201,34 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     BenchReport rep;
     rep.threads = bench_threads(o, m);
     const std::vector<SuiteKernel> kernels = select_kernels(o, m, rep.threads);
+    const int rounds = rounds_for(o);
     measure::suite::SuiteOptions so;
     so.threads = rep.threads;
     so.harness = harness_for(o.quick);
+    // Interleaved rounds: every round runs each kernel once, so the samples of every kernel (the
+    // calibration loops included) span the whole run. On a shared host whose memory bandwidth moves
+    // within a minute, the calibrated figures and the kernels they predict then see the same
+    // conditions; one pass in suite order would calibrate in one state of the host and measure the
+    // family in another.
+    std::vector<std::vector<double>> samples(kernels.size());
+    measure::suite::Workspace ws;
+    for (int round = 0; round < rounds; ++round) {
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            if (progress)
+                progress(rounds > 1 ? fmt::format("[round {}/{}] [{}/{}] {}", round + 1, rounds, i + 1,
+                                                  kernels.size(), kernels[i].name)
+                                    : fmt::format("[{}/{}] {}", i + 1, kernels.size(), kernels[i].name));
+            const core::Summary t = kernels[i].run(so, ws).seconds_per_call;
+            samples[i].insert(samples[i].end(), t.samples.begin(), t.samples.end());
+        }
+    }
     std::vector<core::Summary> times;
     times.reserve(kernels.size());
-    measure::suite::Workspace ws;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        if (progress)
-            progress(fmt::format("[{}/{}] {}", i + 1, kernels.size(), kernels[i].name));
-        times.push_back(kernels[i].run(so, ws).seconds_per_call);
+        auto t = core::summarize(samples[i]);
+        if (!t)
+            throw std::runtime_error("kernel " + kernels[i].name + " returned no timing samples");
+        times.push_back(std::move(*t));
     }
     // Calibrate first, then compare every kernel with the calibrated machine.
     core::Machine machine = m;
@@ -234,8 +261,9 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     const FamilySwitch sw = family_switch(kernels, rep.results.kernels);
     if (!sw.members.empty())
         rep.mixed_switch = sw;
-    rep.results.notes.push_back(
-        fmt::format("{} threads; {}", rep.threads, o.quick ? "quick run" : "full run"));
+    rep.results.notes.push_back(fmt::format("{} threads; {}; {} interleaved round{}", rep.threads,
+                                            o.quick ? "quick run" : "full run", rounds,
+                                            rounds == 1 ? "" : "s"));
     return rep;
 }
 

@@ -23,6 +23,7 @@ struct BenchOptions {
     std::string kernel;        // one kernel by name (overrides suite)
     int threads = 0;           // 0 = every core of the machine
     bool quick = false;        // fewer and shorter epochs
+    int rounds = 0;            // passes over the suite (0 = default: 3, quick 1); see run_bench
     std::string machine_file;  // names the machine in errors
 };
 

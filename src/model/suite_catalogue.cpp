@@ -120,24 +120,26 @@ void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, cons
     if (m.level("L2"))
         targets.push_back({"L2", 0.5 * l2->per_thread(threads) * threads});
     for (const auto& t : targets) {
-        // Memory is calibrated with the triad (the mixed model's memory accesses are streams of loads,
-        // stores and write-allocates), the caches with the read-only loop (their accesses are reuse
-        // loads): each effective bandwidth is measured with the access mix its term times.
-        const bool triad = t.level == "MEM";
-        const auto shape = triad ? sw::CalibrationShape::triad : sw::CalibrationShape::load;
-        const std::size_t n = round_up(t.working_set / 24.0, 64);
+        // Memory is calibrated with the copy (the mixed model's memory accesses are one stream of loads
+        // and one of stores with their write-allocates), the caches with the read-only loop (their
+        // accesses are reuse loads): each effective bandwidth is measured with the access mix its term
+        // times.
+        const bool copy = t.level == "MEM";
+        const auto shape = copy ? sw::CalibrationShape::copy : sw::CalibrationShape::load;
+        const double requested = copy ? 16.0 : 24.0; // bytes per element the core asks for
+        const std::size_t n = round_up(t.working_set / requested, 64);
         for (const int q : sw::k_calibration_fmas) {
-            const double flops = (triad ? 2.0 : 3.0) + 2.0 * q;
+            const double flops = (copy ? 2.0 : 3.0) + 2.0 * q;
             SuiteKernel k;
             k.name = fmt::format("calib-{}-{}F", t.level, static_cast<int>(flops));
             k.suite = "calibrate";
             k.spec = base_spec(k.name, flops, static_cast<double>(n));
-            // Triad: the core loads b, c and stores a (3 x 8 requested bytes); beyond L1 the store adds
-            // its write-allocate, 4 x 8 bytes out to the level the arrays reside in. Read-only loop: three
+            // Copy: the core loads b and stores a (2 x 8 requested bytes); beyond L1 the store adds its
+            // write-allocate, 3 x 8 bytes out to the level the arrays reside in. Read-only loop: three
             // loads, 3 x 8 bytes at every level out to the resident one.
-            k.spec.explicit_bytes = resident_bytes(m, t.level, 24.0, triad ? 32.0 : 24.0);
+            k.spec.explicit_bytes = resident_bytes(m, t.level, requested, 24.0);
             k.resident_level = t.level;
-            k.requested_bytes = 24.0;
+            k.requested_bytes = requested;
             k.run = [shape, q, n](const sw::SuiteOptions& o, sw::Workspace& ws) {
                 return sw::run_calibration(shape, q, n, o, ws);
             };

@@ -76,10 +76,10 @@ Measurement run_calibration_q(CalibrationShape shape, std::size_t n, const Suite
     double* b = ws.array<double>(1, n);
     double* c = ws.array<double>(2, n);
     const int threads = std::max(1, opt.threads);
-    if (shape == CalibrationShape::triad) {
+    if (shape == CalibrationShape::copy) {
 #pragma omp parallel num_threads(threads)
         stream_init(a, b, c, n);
-        Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, c, 3.0, n); });
+        Measurement m = time_team(opt, [&] { calibration_body<Q>(a, b, 0.75, n); });
         m.checksum = a[n / 2];
         return m;
     }

@@ -57,13 +57,13 @@ void stream_init(double* a, double* b, double* c, std::size_t n);
 // around when there are more threads than CPUs). Returns the number of CPUs available.
 int pin_threads(int threads);
 
-// The two calibration loops: the triad with stores (calibration_body; memory, whose traffic in the
-// mixed model streams loads and stores) and the read-only sum (calibration_load_body; the cache levels,
-// whose traffic in the mixed model is reuse loads).
-enum class CalibrationShape { triad, load };
+// The two calibration loops: the copy with stores (calibration_body; memory, whose traffic in the
+// mixed model streams one load and one store) and the read-only sum (calibration_load_body; the cache
+// levels, whose traffic in the mixed model is reuse loads).
+enum class CalibrationShape { copy, load };
 
-// Extra multiply-add counts of the calibration loops (bytes per flop 12, 6, 4, 3, 2, 1.33, 1, 0.67, 0.5
-// for the triad; 8, 4.8, 3.4, 2.7, 1.8, 1.3, 0.96, 0.65, 0.49 for the read-only loop).
+// Extra multiply-add counts of the calibration loops (moved bytes per flop 12, 6, 4, 3, 2, 1.33, 1, 0.67,
+// 0.5 for the copy; 8, 4.8, 3.4, 2.7, 1.8, 1.3, 0.96, 0.65, 0.49 for the read-only loop).
 inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17, 23};
 
 // The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
