@@ -268,6 +268,11 @@ Machine machine_from_yaml(const YamlField& root) {
         compute["peak_gflops"].fail("expected at least one precision (double or single)");
     if (auto e = compute.optional("effective_gflops"))
         m.effective_gflops = precision_map(*e);
+    if (auto e = compute.optional("overlap_exponent")) {
+        m.overlap_exponent = e->as_double();
+        if (!(*m.overlap_exponent >= 1.0) || !std::isfinite(*m.overlap_exponent))
+            e->fail("expected a finite number >= 1 (1: the terms add up; larger: they overlap more)");
+    }
     if (auto ceil = compute.optional("ceilings")) {
         for (std::size_t i = 0; i < ceil->size(); ++i) {
             const YamlField c = ceil->at(i);
@@ -405,6 +410,8 @@ std::string machine_to_yaml(const Machine& m) {
         compute["peak_gflops"][p] = v;
     for (const auto& [p, v] : m.effective_gflops)
         compute["effective_gflops"][p] = v;
+    if (m.overlap_exponent)
+        compute["overlap_exponent"] = *m.overlap_exponent;
     for (const auto& c : m.ceilings) {
         YAML::Node cn;
         cn["precision"] = c.precision;

@@ -117,6 +117,9 @@ struct Machine {
     bool clock_drift = false;                       // clock moved by more than 5 % during the run
     std::map<std::string, double> peak_gflops;      // theoretical, per precision
     std::map<std::string, double> effective_gflops; // best attainable, per precision (optional)
+    // Mixed model: how far the timed terms overlap, t = (sum of t_i^p)^(1/p) (docs/models.md); absent:
+    // complete overlap, t = max(t_i). Calibrated by `roofcast bench --calibrate` or entered; >= 1.
+    std::optional<double> overlap_exponent;
     std::vector<ComputeCeiling> ceilings;
     std::vector<Level> levels; // closest to the core first, MEM last
     std::vector<BandwidthPoint> sweep;

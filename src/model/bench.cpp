@@ -125,7 +125,7 @@ std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>&
     for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i) {
         const auto& k = kernels[i];
         const auto& r = results[i];
-        if (k.suite != "calibrate" || !r.measured_seconds)
+        if (k.suite != "calibrate" || k.overlap_reuses > 0 || !r.measured_seconds)
             continue;
         const double t = r.measured_seconds->min / r.iterations;
         const auto b = r.bytes_per_iteration.find(k.resident_level);
@@ -133,6 +133,19 @@ std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>&
         const Rates rates = derive_rates(k.spec.flops_per_iteration, {{k.resident_level, bytes}}, t);
         out.push_back({k.resident_level, k.name, k.requested_bytes / k.spec.flops_per_iteration,
                        rates.gbs.at(k.resident_level), rates.gflops});
+    }
+    return out;
+}
+
+std::vector<OverlapPoint> overlap_points(const std::vector<SuiteKernel>& kernels,
+                                         const std::vector<core::KernelResult>& results) {
+    std::vector<OverlapPoint> out;
+    for (std::size_t i = 0; i < kernels.size() && i < results.size(); ++i) {
+        const auto& r = results[i];
+        if (kernels[i].overlap_reuses == 0 || !r.measured_seconds)
+            continue;
+        out.push_back({kernels[i].name, r.measured_seconds->min / r.iterations, r.flops_per_iteration,
+                       r.bytes_per_iteration});
     }
     return out;
 }
@@ -241,7 +254,8 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
         calib_results.push_back(compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], m));
     }
     if (!calib_kernels.empty()) {
-        rep.calibration = calibrate(calibration_points(calib_kernels, calib_results));
+        rep.calibration = calibrate(calibration_points(calib_kernels, calib_results),
+                                    overlap_points(calib_kernels, calib_results));
         rep.calibration->threads = rep.threads;
         apply_calibration(machine, *rep.calibration, o.machine_file);
         machine.source = core::Provenance::calibrated;

@@ -66,6 +66,9 @@ int bench_threads(const BenchOptions& o, const core::Machine& m);
 core::KernelResult compare_kernel(const KernelSpec& spec, const std::string& suite, int threads,
                                   const core::Summary& seconds_per_call, const core::Machine& m);
 
+// The overlap loops' best times per iteration (kernels with overlap_reuses > 0).
+std::vector<OverlapPoint> overlap_points(const std::vector<SuiteKernel>& kernels,
+                                         const std::vector<core::KernelResult>& results);
 // Calibration points of measured calibration loops (kernels and results in the same order).
 std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>& kernels,
                                                  const std::vector<core::KernelResult>& results);

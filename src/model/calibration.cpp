@@ -1,14 +1,78 @@
 #include "model/calibration.hpp"
 
 #include "core/error.hpp"
+#include "model/overlap.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
 namespace roofcast::model {
 
-Calibration calibrate(const std::vector<CalibrationPoint>& points) {
+std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    struct Sample {
+        std::string kernel;
+        std::vector<double> terms;
+        double log_t;
+    };
+    std::vector<Sample> samples;
+    for (const auto& p : points) {
+        if (!(p.seconds_per_iteration > 0))
+            continue;
+        Sample s{p.kernel, {}, std::log(p.seconds_per_iteration)};
+        for (const auto& lc : c.levels) {
+            const auto b = p.bytes.find(lc.level);
+            if (lc.effective_gbs && b != p.bytes.end() && b->second > 0)
+                s.terms.push_back(b->second / (*lc.effective_gbs * 1e9));
+        }
+        if (c.effective_gflops && p.flops > 0)
+            s.terms.push_back(p.flops / (*c.effective_gflops * 1e9));
+        if (!s.terms.empty())
+            samples.push_back(std::move(s));
+    }
+    if (samples.empty())
+        return std::nullopt;
+    auto rms = [&](std::optional<double> p) {
+        double sum = 0;
+        for (const auto& s : samples) {
+            const double e = s.log_t - std::log(overlap_norm(s.terms, p));
+            sum += e * e;
+        }
+        return std::sqrt(sum / static_cast<double>(samples.size()));
+    };
+    // Search u = ln p on a grid, then refine by golden section around the best grid point.
+    constexpr int k_grid = 256;
+    const double hi = std::log(k_overlap_p_max);
+    auto at = [&](double u) { return rms(std::exp(u)); };
+    int best = 0;
+    for (int i = 1; i <= k_grid; ++i)
+        if (at(hi * i / k_grid) < at(hi * best / k_grid))
+            best = i;
+    double a = hi * std::max(0, best - 1) / k_grid, b = hi * std::min(k_grid, best + 1) / k_grid;
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    for (int it = 0; it < 60; ++it) {
+        const double x1 = b - g * (b - a), x2 = a + g * (b - a);
+        if (at(x1) < at(x2))
+            b = x2;
+        else
+            a = x1;
+    }
+    OverlapFit f;
+    const double p = std::exp((a + b) / 2);
+    f.rms_log_error_max = rms(std::nullopt);
+    if (best < k_grid) {
+        f.exponent = p;
+        f.rms_log_error = rms(p);
+    } else {
+        f.rms_log_error = f.rms_log_error_max;
+    }
+    for (const auto& s : samples)
+        f.used.push_back(s.kernel);
+    return f;
+}
+
+Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::vector<OverlapPoint>& overlap) {
     Calibration out;
     std::vector<std::string> order;
     std::map<std::string, std::vector<const CalibrationPoint*>> by_level;
@@ -54,6 +118,7 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points) {
             lc.effective_gbs = sum / static_cast<double>(lc.used.size());
         out.levels.push_back(lc);
     }
+    out.overlap = fit_overlap(overlap, out);
     return out;
 }
 
@@ -76,6 +141,19 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
         m.notes.push_back(fmt::format("{} effective bandwidth {:.2f} GB/s calibrated from {} bandwidth-bound "
                                       "calibration loops ({} threads)",
                                       lc.level, *lc.effective_gbs, lc.used.size(), c.threads));
+    }
+    if (c.overlap) {
+        m.overlap_exponent = c.overlap->exponent;
+        m.notes.push_back(
+            c.overlap->exponent
+                ? fmt::format(
+                      "mixed model overlap exponent p = {:.2f} fitted on {} overlap loops ({} threads; rms "
+                      "log error {:.3f}, {:.3f} with the max)",
+                      *c.overlap->exponent, c.overlap->used.size(), c.threads, c.overlap->rms_log_error,
+                      c.overlap->rms_log_error_max)
+                : fmt::format(
+                      "mixed model: the {} overlap loops fit complete overlap (the max) best ({} threads)",
+                      c.overlap->used.size(), c.threads));
     }
     if (!c.effective_gflops)
         return;

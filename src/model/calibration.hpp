@@ -9,11 +9,18 @@
 // the best bandwidth among its level's points that are not compute-bound; the others are compute-bound
 // (or in the transition) and excluded.
 // A level's effective bandwidth is the mean over its bandwidth-bound points.
+//
+// Overlap (overlap.hpp): the overlap loops stream a copy from memory while reading K rows of a window
+// resident in cache C. With the effective figures above, each loop's terms t_level = bytes / B_eff (the
+// calibrated levels) and t_C = flops / P_eff are known; the exponent p of t = (sum t_i^p)^(1/p) is the
+// one that minimises the squared log error of the loops' best times, searched over 1 <= p <=
+// k_overlap_p_max. A fit at the upper end means the terms overlap completely: no exponent (the max).
 #pragma once
 
 #include "core/machine.hpp"
 #include "core/stats.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +29,7 @@ namespace roofcast::model {
 
 inline constexpr double k_compute_bound_fraction = 0.8;
 inline constexpr double k_plateau_fraction = 0.9;
+inline constexpr double k_overlap_p_max = 64.0;
 
 struct CalibrationPoint {
     std::string level;     // the level the arrays reside in: MEM, L3, L2
@@ -29,6 +37,21 @@ struct CalibrationPoint {
     double bytes_per_flop; // requested (application) bytes per flop, as declared
     double gbs = 0;        // median traffic of `level` (incl. write-allocate) per second, GB/s
     double gflops = 0;     // median flop rate, GFLOP/s
+};
+
+// One overlap loop: its best time per iteration and what it moves and computes.
+struct OverlapPoint {
+    std::string kernel;
+    double seconds_per_iteration = 0;
+    double flops = 0;
+    std::map<std::string, double> bytes; // per level, as declared
+};
+
+struct OverlapFit {
+    std::optional<double> exponent; // p; nullopt: complete overlap (the max) fits best
+    double rms_log_error = 0;       // of the fitted p over the points (natural log of time)
+    double rms_log_error_max = 0;   // of the max (p -> infinity), for comparison
+    std::vector<std::string> used;  // the loops fitted
 };
 
 struct LevelCalibration {
@@ -44,14 +67,21 @@ struct Calibration {
     std::optional<double> effective_gflops; // P_eff
     std::string effective_gflops_kernel;
     std::vector<LevelCalibration> levels; // in the order the levels first appear in the points
+    std::optional<OverlapFit> overlap;    // when overlap points were given and their terms are known
 };
 
-Calibration calibrate(const std::vector<CalibrationPoint>& points);
+Calibration calibrate(const std::vector<CalibrationPoint>& points,
+                      const std::vector<OverlapPoint>& overlap = {});
+
+// The overlap fit alone, on the effective figures of `c` (levels without an effective bandwidth and
+// points whose terms are all unknown are skipped); nullopt without usable points.
+std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
 
 // Writes the calibrated figures into the machine: Level::effective_bandwidth_gbs (and the roof
 // bandwidth_gbs when the level had none, so a minimal machine file becomes usable), and
 // Machine::effective_gflops[precision] -- a whole-machine figure, so only when the loops ran on every
-// core of the machine (the models scale it to fewer threads); records a note per figure. A level of the
+// core of the machine (the models scale it to fewer threads); Machine::overlap_exponent from the overlap
+// fit (removed when the fit found complete overlap); records a note per figure. A level of the
 // calibration that the machine lacks is an InputError naming `machine_file` and the level.
 void apply_calibration(core::Machine& m, const Calibration& c, const std::string& machine_file);
 

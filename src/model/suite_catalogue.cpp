@@ -148,26 +148,67 @@ void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, cons
     }
 }
 
-void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads,
-               const std::string& machine_file) {
-    // Level C that serves the n neighbour rows: the window of one reuse, (n+2) rows (n+1 rows of c and
-    // one of a, the layer condition of Stengel et al., ICS 2015, Sect. 3.2), is set to twice the
-    // capacity of the level inside C, so the reuse misses there, and must fit half of C (all threads).
+// Level C that serves the reuse loads of the mixed family and of the overlap calibration loops: the
+// window of one reuse is set to twice the capacity of the level inside C, so the reuse misses there,
+// and must fit half of C (all threads).
+struct ReuseCache {
+    std::string name;
+    double window = 0; // bytes per thread
+};
+
+ReuseCache reuse_cache(const core::Machine& m, const Sizes& s, int threads, const std::string& machine_file) {
     const CacheLevel* l1 = find_cache(s.caches, "L1");
     const CacheLevel* l2 = find_cache(s.caches, "L2");
     const CacheLevel* l3 = find_cache(s.caches, "L3");
-    std::string cache;
-    double window = 0;
-    if (l3 && m.level("L3") && threads * 2.0 * l2->per_thread(threads) <= 0.5 * l3->total()) {
-        cache = "L3";
-        window = 2.0 * l2->per_thread(threads);
-    } else if (l1 && 2.0 * l1->per_thread(threads) <= 0.5 * l2->per_thread(threads)) {
-        cache = "L2";
-        window = 2.0 * l1->per_thread(threads);
-    } else {
-        throw core::InputError(machine_file, "topology.caches",
-                               "cache sizes leave no level for the mixed family's neighbour rows");
+    if (l3 && m.level("L3") && threads * 2.0 * l2->per_thread(threads) <= 0.5 * l3->total())
+        return {"L3", 2.0 * l2->per_thread(threads)};
+    if (l1 && 2.0 * l1->per_thread(threads) <= 0.5 * l2->per_thread(threads))
+        return {"L2", 2.0 * l1->per_thread(threads)};
+    throw core::InputError(machine_file, "topology.caches",
+                           "cache sizes leave no level for the reuse loads of the mixed family");
+}
+
+void add_overlap(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads,
+                 const std::string& machine_file) {
+    // a(i) = s b(i) + K rows of a per-thread window: one reuse spans the window's K rows and a block of a
+    // and b, (K + 2) rows of W elements, which is set to the reuse window of level C (as the family's
+    // n + 2 rows); a and b together beyond every cache.
+    const ReuseCache c = reuse_cache(m, s, threads, machine_file);
+    for (const int k : sw::k_overlap_reuses) {
+        const std::size_t row = round_up(c.window / (8.0 * (k + 2)), 8);
+        const double blocks_per_thread = std::ceil(0.5 * s.mem_working_set / (8.0 * row * threads));
+        const std::size_t n = static_cast<std::size_t>(std::max(1.0, blocks_per_thread)) *
+                              static_cast<std::size_t>(threads) * row;
+        SuiteKernel kn;
+        kn.name = fmt::format("calib-overlap-{}-K{}", c.name, k);
+        kn.suite = "calibrate";
+        kn.spec = base_spec(kn.name, 1.0 + k, static_cast<double>(n)); // 1 multiply + K adds
+        // The core loads b and K window elements and stores a: 16 + 8K bytes at L1; out to C the store's
+        // write-allocate adds 8; beyond C only b, a and its write-allocate, 24 bytes.
+        bool beyond = false;
+        for (const auto& l : m.levels) {
+            kn.spec.explicit_bytes[l.name] = beyond ? 24.0 : l.name == "L1" ? 16.0 + 8.0 * k : 24.0 + 8.0 * k;
+            if (l.name == c.name)
+                beyond = true;
+        }
+        kn.requested_bytes = 16.0 + 8.0 * k;
+        kn.overlap_reuses = k;
+        kn.overlap_cache = c.name;
+        kn.overlap_row = row;
+        kn.run = [k, n, row](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_overlap(k, n, row, o, ws);
+        };
+        out.push_back(std::move(kn));
     }
+}
+
+void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads,
+               const std::string& machine_file) {
+    // Level C serves the n neighbour rows: the window of one reuse is (n+2) rows (n+1 rows of c and one
+    // of a, the layer condition of Stengel et al., ICS 2015, Sect. 3.2).
+    const ReuseCache rc = reuse_cache(m, s, threads, machine_file);
+    const std::string cache = rc.name;
+    const double window = rc.window;
     constexpr std::size_t k_rows = 256; // rows per plane: the n-row start-up of each plane stays small
     for (const int n : sw::k_mixed_neighbours) {
         const std::size_t row_bytes = round_up(window / (n + 2), static_cast<std::size_t>(k_line));
@@ -397,6 +438,7 @@ std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
     std::vector<SuiteKernel> out;
     add_stream(out, s);
     add_calibration(out, m, s, threads);
+    add_overlap(out, m, s, threads, machine_file);
     add_mixed(out, m, s, threads, machine_file);
     add_apps(out, m, s, threads);
     for (const auto& k : out)

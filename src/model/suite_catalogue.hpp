@@ -25,6 +25,10 @@ struct SuiteKernel {
     // calibrate: the level the arrays reside in, and the requested (application) bytes per iteration.
     std::string resident_level;
     double requested_bytes = 0;
+    // calibrate, overlap loops: K reuse loads per iteration served by level `overlap_cache` (0: not one).
+    int overlap_reuses = 0;
+    std::string overlap_cache;
+    std::size_t overlap_row = 0; // W: elements per window row (n is a multiple of it)
     // mixed: the family coordinates (m memory streams, n cache accesses in level C, l flops).
     int mixed_n = 0;
     int mixed_flop_level = 0;

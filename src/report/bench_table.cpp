@@ -68,6 +68,14 @@ std::string format_bench_table(const model::BenchReport& r) {
         if (r.calibration->effective_gflops)
             out += fmt::format("  P_eff {:.2f} GFLOP/s ({}, {})\n", *r.calibration->effective_gflops,
                                r.calibration->effective_gflops_kernel, r.calibration->precision);
+        if (const auto& o = r.calibration->overlap)
+            out += o->exponent
+                       ? fmt::format("  overlap p = {:.2f} from {} loop(s): t = (sum t_i^p)^(1/p); rms log "
+                                     "error {:.3f} (max: {:.3f})\n",
+                                     *o->exponent, o->used.size(), o->rms_log_error, o->rms_log_error_max)
+                       : fmt::format("  overlap: complete (t = max of the terms) fits the {} loop(s) best; "
+                                     "rms log error {:.3f}\n",
+                                     o->used.size(), o->rms_log_error_max);
     }
 
     out += "\naccuracy per model (kernels inside the model's validity; calibration loops excluded)\n";

@@ -64,8 +64,11 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     m.sweep.push_back(p);
     m.thread_overhead.push_back({"omp_parallel", 2, *summarize({1e-6, 2e-6})});
 
+    m.overlap_exponent = 2.75;
+
     const Machine r = parse(machine_to_yaml(m));
     EXPECT_EQ(machine_to_yaml(r), machine_to_yaml(m));
+    EXPECT_DOUBLE_EQ(*r.overlap_exponent, 2.75);
     EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
     EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);
     EXPECT_DOUBLE_EQ(r.levels[0].measurements[0].moved_per_requested, 1.5);
@@ -74,6 +77,19 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     EXPECT_EQ(j["levels"][1]["bandwidth_gbs"].get<double>(), 146.0);
     EXPECT_EQ(j["compute"]["ceilings"][0]["gflops"]["n"].get<double>(), 3.0);
     EXPECT_EQ(machine_to_yaml(machine_from_json(j, "results.json")), machine_to_yaml(r));
+}
+
+TEST(MachineFile, OverlapExponentAtLeastOne) {
+    const std::string head =
+        "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}, overlap_exponent: ";
+    const std::string tail = "}\nlevels: [{name: MEM, bandwidth_gbs: 1}]";
+    EXPECT_FALSE(parse(head + "1" + tail).overlap_exponent == std::nullopt);
+    for (const std::string bad : {"0.5", "-2", ".nan", ".inf"}) {
+        const std::string e = error_of(head + bad + tail);
+        EXPECT_NE(e.find("m.yaml"), std::string::npos) << bad << ": " << e;
+        EXPECT_NE(e.find("compute.overlap_exponent"), std::string::npos) << bad << ": " << e;
+    }
+    EXPECT_NE(error_of(head + "three" + tail).find("compute.overlap_exponent"), std::string::npos);
 }
 
 TEST(MachineFile, EachBadFieldHasItsOwnMessage) {

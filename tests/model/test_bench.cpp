@@ -3,6 +3,9 @@
 #include "core/error.hpp"
 #include "model/bench.hpp"
 #include "model/calibration.hpp"
+#include "model/overlap.hpp"
+
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -122,6 +125,88 @@ TEST(Calibration, AppliesToMachine) {
         EXPECT_EQ(e.file(), "m.yaml");
         EXPECT_NE(std::string(e.what()).find("L2"), std::string::npos);
     }
+}
+
+TEST(Overlap, NormBetweenSumAndMax) {
+    EXPECT_DOUBLE_EQ(overlap_norm({3, 4}, std::nullopt), 4.0); // complete overlap: max
+    EXPECT_NEAR(overlap_norm({3, 4}, 2.0), 5.0, 1e-12);        // Euclidean
+    EXPECT_NEAR(overlap_norm({2, 2, 1}, 1.0), 5.0, 1e-12);     // no overlap: the sum
+    EXPECT_NEAR(overlap_norm({1e300, 1e300}, 8.0), 1e300 * std::pow(2.0, 1.0 / 8), 1e288); // no overflow
+    EXPECT_DOUBLE_EQ(overlap_norm({0, 2, 0}, 3.0), 2.0); // zero terms add nothing
+    EXPECT_DOUBLE_EQ(overlap_norm({}, 3.0), 0.0);
+}
+
+namespace {
+
+// Overlap loops on a calibration with B_MEM = 20, B_L3 = 40 GB/s and P_eff = 100 GFLOP/s: K reuse loads
+// from L3, 24 B of memory traffic, 24 + 8K B of L3 traffic, 1 + K flops; times from the p-norm.
+Calibration overlap_calibration() {
+    Calibration c;
+    c.effective_gflops = 100.0;
+    c.levels = {{"MEM", 20.0, {}, {}}, {"L3", 40.0, {}, {}}};
+    return c;
+}
+std::vector<OverlapPoint> overlap_loops(std::optional<double> p) {
+    std::vector<OverlapPoint> pts;
+    for (const int k : {1, 2, 3, 4, 6, 8, 12}) {
+        OverlapPoint o;
+        o.kernel = "K" + std::to_string(k);
+        o.flops = 1.0 + k;
+        o.bytes = {{"L1", 16.0 + 8 * k}, {"L3", 24.0 + 8 * k}, {"MEM", 24.0}};
+        const std::vector<double> terms{24.0 / 20e9, (24.0 + 8 * k) / 40e9, o.flops / 100e9};
+        o.seconds_per_iteration = overlap_norm(terms, p);
+        pts.push_back(o);
+    }
+    return pts;
+}
+
+} // namespace
+
+TEST(Overlap, FitRecoversTheExponent) {
+    for (const double p : {1.0, 1.7, 3.0, 6.0}) {
+        const auto f = fit_overlap(overlap_loops(p), overlap_calibration());
+        ASSERT_TRUE(f && f->exponent) << p;
+        EXPECT_NEAR(*f->exponent, p, 1e-3 * p);
+        EXPECT_LT(f->rms_log_error, 1e-4);
+        EXPECT_GT(f->rms_log_error_max, 1e-3); // the max misses these times
+        EXPECT_EQ(f->used.size(), 7u);
+    }
+}
+
+TEST(Overlap, CompleteOverlapLeavesNoExponent) {
+    const auto f = fit_overlap(overlap_loops(std::nullopt), overlap_calibration());
+    ASSERT_TRUE(f);
+    EXPECT_FALSE(f->exponent);
+    EXPECT_LT(f->rms_log_error_max, 1e-12);
+}
+
+TEST(Overlap, FitThroughCalibrateAndIntoTheMachine) {
+    // calibrate() fits the overlap loops on its own effective figures: MEM 20.06, L2 100, P_eff 40 from
+    // the synthetic points; loops of L2 reuse generated with p = 2.5 on those figures.
+    const Calibration base = calibrate(synthetic_points());
+    std::vector<OverlapPoint> pts;
+    for (const int k : {1, 2, 4, 8}) {
+        OverlapPoint o{"K" + std::to_string(k), 0, 1.0 + k, {{"L2", 24.0 + 8 * k}, {"MEM", 24.0}}};
+        o.seconds_per_iteration = overlap_norm(
+            {24.0 / (*base.levels[0].effective_gbs * 1e9), (24.0 + 8 * k) / 100e9, o.flops / 40e9}, 2.5);
+        pts.push_back(o);
+    }
+    const Calibration c = calibrate(synthetic_points(), pts);
+    ASSERT_TRUE(c.overlap && c.overlap->exponent);
+    EXPECT_NEAR(*c.overlap->exponent, 2.5, 2.5e-3);
+    core::Machine m;
+    m.levels.resize(2);
+    m.levels[0].name = "L2";
+    m.levels[1].name = "MEM";
+    apply_calibration(m, c, "m.yaml");
+    ASSERT_TRUE(m.overlap_exponent);
+    EXPECT_NEAR(*m.overlap_exponent, 2.5, 2.5e-3);
+    // Without overlap loops nothing is fitted and an entered exponent stays.
+    m.overlap_exponent = 4.0;
+    apply_calibration(m, calibrate(synthetic_points()), "m.yaml");
+    EXPECT_DOUBLE_EQ(*m.overlap_exponent, 4.0);
+    // Points whose terms are all unknown (no calibrated level, no P_eff) give no fit.
+    EXPECT_FALSE(fit_overlap(pts, Calibration{}));
 }
 
 TEST(BenchCompare, ErrorOfEveryModelFromTheMedianTime) {

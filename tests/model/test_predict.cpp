@@ -4,6 +4,8 @@
 #include "model/derived.hpp"
 #include "model/predict.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -163,6 +165,34 @@ levels:
     const auto above = model::analyse(kernel_from(counts("{MEM: 4, L2: 5}", 1)), machine_from(machine), o);
     EXPECT_EQ(above.models[0].prediction.bottleneck, "L2");
     EXPECT_TRUE(above.models[0].thresholds[0].cache_bound);
+}
+
+TEST(Mixed, OverlapExponentCombinesTheTerms) {
+    // Same machine and kernel as at the threshold above (t_MEM = t_L2 = 32/46 ns, t_C = 1/100 ns), with
+    // compute.overlap_exponent p = 2: t = (t_MEM^2 + t_L2^2 + t_C^2)^(1/2); the bottleneck stays MEM.
+    const std::string machine = R"(
+format_version: 1
+name: ratio-two
+compute: {peak_gflops: {double: 100}, overlap_exponent: 2}
+levels:
+  - {name: L1, bandwidth_gbs: 500}
+  - {name: L2, bandwidth_gbs: 92}
+  - {name: MEM, bandwidth_gbs: 46}
+)";
+    model::PredictOptions o;
+    o.models = {"mixed"};
+    const auto at = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
+    const auto& p = at.models[0].prediction;
+    const double t_mem = 32.0 / 46e9, t_c = 1.0 / 100e9;
+    EXPECT_NEAR(p.seconds_per_iteration, std::sqrt(2 * t_mem * t_mem + t_c * t_c), 1e-9 * t_mem);
+    EXPECT_NEAR(p.gflops, 1.0 / p.seconds_per_iteration / 1e9, 1e-9);
+    EXPECT_EQ(p.bottleneck, "MEM");
+    EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                            [](const std::string& n) { return n.find("p = 2") != std::string::npos; }));
+    // The other models ignore it.
+    o.models = {"hierarchical"};
+    const auto h = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
+    EXPECT_NEAR(h.models[0].prediction.seconds_per_iteration, t_mem, 1e-9 * t_mem);
 }
 
 TEST(Mixed, ValidityLimits) {

@@ -172,7 +172,7 @@ TEST_F(SuiteCounts, Stream) {
 TEST_F(SuiteCounts, CalibrationLoops) {
     int seen = 0;
     for (const auto& k : cat) {
-        if (k.suite != "calibrate")
+        if (k.suite != "calibrate" || k.overlap_reuses > 0) // the overlap loops: OverlapLoops
             continue;
         ++seen;
         const auto n = static_cast<std::size_t>(*k.spec.iterations);
@@ -215,6 +215,54 @@ TEST_F(SuiteCounts, CalibrationLoops) {
         }
     }
     EXPECT_EQ(seen, 2 * 9); // MEM and L2 (the tiny L3 is too small beside 4x the L2)
+}
+
+TEST_F(SuiteCounts, OverlapLoops) {
+    int seen = 0;
+    for (const auto& k : cat) {
+        if (k.overlap_reuses == 0)
+            continue;
+        ++seen;
+        EXPECT_EQ(k.suite, "calibrate");
+        EXPECT_EQ(k.overlap_cache, "L3"); // 2 x L2 fits half the tiny L3
+        const int K = k.overlap_reuses;
+        const std::size_t W = k.overlap_row;
+        const auto n = static_cast<std::size_t>(*k.spec.iterations);
+        ASSERT_GT(W, 0u);
+        ASSERT_EQ(n % W, 0u) << k.name;
+        Arr a(n), b(n), w(static_cast<std::size_t>(K) * W);
+        for (std::size_t i = 0; i < n; ++i)
+            b.v[i] = 1.0 + static_cast<double>(i % 5) * 0.25;
+        for (std::size_t x = 0; x < w.v.size(); ++x)
+            w.v[x] = 0.125 * static_cast<double>(x % 9);
+        Tape t;
+        for (std::size_t i = 0; i < n; ++i) {
+            double x = t.mul(t.ld(b, i), 0.5);
+            for (int r = 0; r < K; ++r)
+                x = t.add(x, t.ld(w, static_cast<std::size_t>(r) * W + i % W));
+            t.st(a, i, x);
+        }
+        // The window is compulsory traffic once, K x W elements over n iterations: the halo factor.
+        const double halo = 1.0 + 8.0 * static_cast<double>(K * W) / (24.0 * static_cast<double>(n));
+        check_counts(k, t, static_cast<double>(n), {&a, &b, &w}, halo, m);
+        const Traffic tr = derive_traffic(k.spec, m, 1);
+        EXPECT_DOUBLE_EQ(tr.bytes.at("MEM"), 24.0) << k.name;
+        EXPECT_DOUBLE_EQ(tr.bytes.at("L3"), 24.0 + 8.0 * K) << k.name;
+        EXPECT_DOUBLE_EQ(tr.bytes.at("L2"), 24.0 + 8.0 * K) << k.name;
+        // (K + 2) rows of W elements span the reuse window, twice the tiny L2.
+        EXPECT_NEAR(8.0 * static_cast<double>((K + 2) * W), 2.0 * 32768, 8.0 * 8 * (K + 2)) << k.name;
+        std::vector<double> aa(n), bb(n), ww(w.v.size());
+        for (std::size_t i = 0; i < n; ++i)
+            bb[i] = 1.0 + static_cast<double>(i % 5) * 0.25;
+        for (std::size_t x = 0; x < ww.size(); ++x)
+            ww[x] = 0.125 * static_cast<double>(x % 9);
+        if (K == 3) {
+            sw::overlap_body<3>(aa.data(), bb.data(), ww.data(), 0.5, n, W);
+            for (std::size_t i = 0; i < n; ++i)
+                ASSERT_NEAR(aa[i], a.v[i], 1e-12) << k.name << " element " << i;
+        }
+    }
+    EXPECT_EQ(seen, static_cast<int>(sw::k_overlap_reuses.size()));
 }
 
 TEST_F(SuiteCounts, MixedFamily) {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <omp.h>
 
 namespace roofcast::measure::suite {
 
@@ -84,6 +85,32 @@ void calibration_body(double* __restrict a, const double* __restrict b, double s
 #pragma omp for simd schedule(static) nowait
     for (std::size_t i = 0; i < n; ++i)
         a[i] = extra_fma<Q>(b[i] * s + s);
+}
+
+// --- Overlap calibration: a memory copy plus K reuse loads from a cache-resident window. ----------
+// a(i) = s b(i) + sum_{r<K} w_t(r, i mod W): b is loaded and a stored once per element (24 bytes of
+// memory traffic with the store's write-allocate), the K rows of the calling thread's window w_t (K x W
+// doubles, read again every block of W elements) come from the cache the window is sized for. 1 + K
+// flops. Measured against the separately calibrated t_MEM and t_cache it shows how far memory and cache
+// transfers overlap (docs/models.md). n must be a multiple of W; w holds one window per thread.
+template <int K>
+void overlap_body(double* __restrict a, const double* __restrict b, const double* __restrict w, double s,
+                  std::size_t n, std::size_t W) {
+    const double* __restrict mine = w + static_cast<std::size_t>(omp_get_thread_num()) * K * W;
+    const std::size_t blocks = n / W;
+#pragma omp for schedule(static) nowait
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+        const double* __restrict in = b + blk * W;
+        double* __restrict out = a + blk * W;
+#pragma omp simd
+        for (std::size_t i = 0; i < W; ++i) {
+            double x = in[i] * s;
+#pragma GCC unroll 16
+            for (int r = 0; r < K; ++r)
+                x += mine[static_cast<std::size_t>(r) * W + i];
+            out[i] = x;
+        }
+    }
 }
 
 // Read-only variant for the cache levels: s += extra_fma<Q>(b[i] + c[i] + d[i]). The cache term of the

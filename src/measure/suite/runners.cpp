@@ -112,6 +112,45 @@ Measurement dispatch_calibration(CalibrationShape shape, int q, std::size_t n, c
     return m;
 }
 
+template <int K>
+Measurement run_overlap_k(std::size_t n, std::size_t W, const SuiteOptions& opt, Workspace& ws) {
+    const int threads = std::max(1, opt.threads);
+    double* a = ws.array<double>(0, n);
+    double* b = ws.array<double>(1, n);
+    double* w = ws.array<double>(2, static_cast<std::size_t>(threads) * K * W);
+    const std::size_t blocks = n / W;
+#pragma omp parallel num_threads(threads)
+    {
+        // First touch in the body's partition: the blocks of a and b by the static schedule, each
+        // thread's window by that thread.
+        double* mine = w + static_cast<std::size_t>(omp_get_thread_num()) * K * W;
+        for (std::size_t x = 0; x < static_cast<std::size_t>(K) * W; ++x)
+            mine[x] = 0.125 * static_cast<double>(x % 9);
+#pragma omp for schedule(static)
+        for (std::size_t blk = 0; blk < blocks; ++blk)
+            for (std::size_t i = blk * W; i < (blk + 1) * W; ++i) {
+                a[i] = 0.0;
+                b[i] = 1.0 + static_cast<double>(i % 5) * 0.25;
+            }
+    }
+    Measurement m = time_team(opt, [&] { overlap_body<K>(a, b, w, 0.5, n, W); });
+    m.checksum = a[n / 2];
+    return m;
+}
+
+template <std::size_t... I>
+Measurement dispatch_overlap(int k, std::size_t n, std::size_t W, const SuiteOptions& opt, Workspace& ws,
+                             std::index_sequence<I...>) {
+    Measurement m;
+    bool found = false;
+    ((k == k_overlap_reuses[I] ? (m = run_overlap_k<k_overlap_reuses[I]>(n, W, opt, ws), found = true)
+                               : false),
+     ...);
+    if (!found)
+        throw std::invalid_argument("no overlap calibration loop with " + std::to_string(k) + " reuse loads");
+    return m;
+}
+
 // First touch for the 3-D stencils: every point is initialised by the thread whose k planes the kernel
 // (which runs k = 1..nk-2 with the same static partition) will update; the two boundary planes go to the
 // thread that owns their neighbour. `init(x)` sets point x of every array.
@@ -211,6 +250,14 @@ Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t 
                             Workspace& ws) {
     return dispatch_calibration(shape, extra_fmas, n, opt, ws,
                                 std::make_index_sequence<k_calibration_fmas.size()>{});
+}
+
+Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const SuiteOptions& opt,
+                        Workspace& ws) {
+    if (window_row == 0 || n % window_row != 0)
+        throw std::invalid_argument("overlap loop: n must be a positive multiple of the window row");
+    return dispatch_overlap(reuses, n, window_row, opt, ws,
+                            std::make_index_sequence<k_overlap_reuses.size()>{});
 }
 
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt,

@@ -66,6 +66,10 @@ enum class CalibrationShape { copy, load };
 // 0.5 for the copy; 8, 4.8, 3.4, 2.7, 1.8, 1.3, 0.96, 0.65, 0.49 for the read-only loop).
 inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17, 23};
 
+// Reuse counts K of the overlap calibration loops (overlap_body): from memory-bound (K = 1) across the
+// memory/cache switch to cache-bound, for caches 1.3 to 5 times faster than memory.
+inline constexpr std::array<int, 7> k_overlap_reuses{1, 2, 3, 4, 6, 8, 12};
+
 // The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
 // round(4.5 n) extra multiply-adds, i.e. l = n + 2Q ~ n, 4n, 10n flops per iteration. n = 1 (one
 // reused row) is memory-bound wherever a cache delivers more than 1 1/3 x the memory bandwidth, so the
@@ -80,6 +84,9 @@ Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Work
 // `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
 Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t n, const SuiteOptions& opt,
                             Workspace& ws);
+// `reuses` must be one of k_overlap_reuses; n a multiple of `window_row` (W, elements per window row).
+Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const SuiteOptions& opt,
+                        Workspace& ws);
 // (neighbours, extra_fmas) must be a member of the family above (std::invalid_argument otherwise).
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
