@@ -345,6 +345,7 @@ ModelDetail mixed(const Context& c) {
                 ts.push_back(*term.seconds_per_iteration);
         const double t_max = p.seconds_per_iteration;
         const double t = overlap_norm(ts, c.m.overlap_exponent);
+        d.overlap_exponent = c.m.overlap_exponent;
         p.seconds_per_iteration = t;
         p.gflops = t > 0 ? c.k.flops_per_iteration / t / core::k_giga : 0.0;
         p.peak_fraction = d.peak_gflops > 0 ? p.gflops / d.peak_gflops : 0.0;

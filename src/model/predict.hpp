@@ -73,6 +73,7 @@ struct ModelDetail {
     std::vector<std::pair<std::string, double>> residency; // cache-aware: GFLOP/s if that level serves all
     std::vector<Threshold> thresholds;                     // mixed
     std::vector<ValidityCheck> validity;                   // mixed
+    std::optional<double> overlap_exponent;                // mixed: p of (sum t_i^p)^(1/p); none: max
 };
 
 struct Analysis {

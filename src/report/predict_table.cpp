@@ -190,11 +190,20 @@ std::string format_explanation(const model::Analysis& a) {
             for (const auto& t : p.terms)
                 if (t.seconds_per_iteration)
                     names += ", t_" + t.level;
-            out += fmt::format(
-                "  t = max({}) = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
-                "{:g} / ({} x {} GFLOP/s) = {}\n",
-                names, core::format_seconds(p.seconds_per_iteration), p.bottleneck, num(p.gflops), f,
-                core::format_seconds(p.seconds_per_iteration), num(d.peak_gflops), pct(p.peak_fraction));
+            std::string combine = fmt::format("max({})", names);
+            if (d.overlap_exponent) {
+                std::string powers;
+                for (std::size_t at = 0, next = 0; next != std::string::npos; at = next + 2) {
+                    next = names.find(", ", at);
+                    powers += (powers.empty() ? "" : " + ") + names.substr(at, next - at) + "^p";
+                }
+                combine = fmt::format("({})^(1/p) with p = {}", powers, num(*d.overlap_exponent));
+            }
+            out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
+                               "{:g} / ({} x {} GFLOP/s) = {}\n",
+                               combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,
+                               num(p.gflops), f, core::format_seconds(p.seconds_per_iteration),
+                               num(d.peak_gflops), pct(p.peak_fraction));
             for (const auto& th : d.thresholds) {
                 out += fmt::format(
                     "  {} becomes the bottleneck instead of MEM when D_{} > (B_{} / B_MEM) x D_MEM = {} "

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <optional>
 #include <string>
 
 using namespace roofcast;
@@ -15,9 +16,10 @@ namespace {
 
 const std::string k_src = ROOFCAST_SOURCE_DIR;
 
-model::Analysis example(const std::vector<std::string>& models = {}) {
+model::Analysis example(const std::vector<std::string>& models = {}, std::optional<double> overlap = {}) {
     const auto k = model::load_kernel(k_src + "/data/kernels/mixed-arrays.yaml");
-    const auto m = core::load_machine(k_src + "/data/machines/example-published.yaml");
+    auto m = core::load_machine(k_src + "/data/machines/example-published.yaml");
+    m.overlap_exponent = overlap;
     model::PredictOptions o;
     o.models = models;
     return model::analyse(k, m, o);
@@ -47,6 +49,16 @@ TEST(PredictTable, VerdictOfTheIssueExample) {
     // 49.45 / 128 = 38.6 %.
     EXPECT_EQ(report::verdict(example({"roofline"})),
               "this loop can reach 38.6 % of peak; it is MEM-bandwidth bound");
+}
+
+TEST(PredictTable, ExplanationWithOverlapExponent) {
+    // t = (t_C^2 + t_L2^2 + t_MEM^2)^(1/2) with t_C = 43/112.6, t_L2 = 208/146, t_MEM = 40/46 ns
+    // = (0.3819^2 + 1.4247^2 + 0.8696^2)^(1/2) ns = 1.7124 ns: 43 / (1.7124 x 128) = 19.6 % of peak.
+    const std::string e = report::format_explanation(example({"mixed"}, 2.0));
+    EXPECT_NE(e.find("t = (t_C^p + t_L2^p + t_MEM^p)^(1/p) with p = 2 = 1.71 ns (L2)"), std::string::npos)
+        << e;
+    EXPECT_EQ(report::verdict(example({}, 2.0)),
+              "this loop can reach 19.6 % of peak; it is L2-bandwidth bound");
 }
 
 TEST(PredictTable, TableRowsCarryBytesBandwidthSourceAndBottleneck) {
