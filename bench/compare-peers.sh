@@ -8,6 +8,9 @@
 # stream 24, load 8), i.e. without write-allocate traffic; roofcast's gbs are requested bytes too,
 # so the figures compare directly (roofcast's moved bytes are gbs x moved_per_requested).
 # roofcast "triad" (a = b + s*c, 3 streams) is likwid's "stream" test; likwid's "triad" has 4 streams.
+# roofcast "load" is a sum reduction (one add per loaded vector), which is likwid's "sum" test; likwid's
+# "load" only loads into registers. Both are printed: the load row against likwid "load", then a "sum"
+# row with the same roofcast figure against likwid "sum" (like with like).
 # likwid's "kB" is 1000 bytes; working sets are passed in bytes ("B") to match exactly.
 # Bandwidth points are interleaved: for every level, kernel and thread count of roofcast's machine file,
 # `likwid-bench` and `roofcast bandwidth` (the same measurement as `roofcast machine` takes for a level)
@@ -40,6 +43,7 @@ topo = m["topology"]
 cores = topo["cores"]
 suffix = "_avx512" if "avx512" in topo["isa"] else "_avx" if "avx2" in topo["isa"] else "_sse"
 likwid_test = {"load": "load" + suffix, "copy": "copy" + suffix, "triad": "stream" + suffix}
+likwid_sum = "sum" + suffix
 
 def likwid(test, size_bytes, threads, key):
     out = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size_bytes}B:{threads}"],
@@ -78,18 +82,25 @@ def ours_point(kernel, size_bytes, threads):
 for level in m["levels"]:
     for p in (p for p in level["measurements"] if p["kernel"] in likwid_test):
         ws, t = p["working_set_bytes"], p["threads"]
-        ours, theirs = [], []
+        ours, theirs, sums = [], [], []
         for _ in range(rounds):
             lw = likwid(likwid_test[p["kernel"]], ws, t, "MByte/s")
             if lw:
                 theirs.append(lw)
+            if p["kernel"] == "load":
+                lw = likwid(likwid_sum, ws, t, "MByte/s")
+                if lw:
+                    sums.append(lw)
             ours.append(ours_point(p["kernel"], ws, t))
         summary = {"median": statistics.median(ours), "max": max(ours),
                    "spread": (max(ours) - min(ours)) / statistics.median(ours)}
-        lw_med = statistics.median(theirs) if theirs else None
-        best = f"{max(ours) / max(theirs):9.3f}" if theirs else "      n/a"
-        ratio_line(f"{level['name']:<4}{p['kernel']:<6}{t}T {ws / 2**20:8.2f} MiB", summary, lw_med,
-                   extra=f"  (best/best{best})")
+        for kernel, ref in ((p["kernel"], theirs), ("sum", sums)):
+            if kernel == "sum" and p["kernel"] != "load":
+                continue
+            lw_med = statistics.median(ref) if ref else None
+            best = f"{max(ours) / max(ref):9.3f}" if ref else "      n/a"
+            ratio_line(f"{level['name']:<4}{kernel:<6}{t}T {ws / 2**20:8.2f} MiB", summary, lw_med,
+                       extra=f"  (best/best{best})")
 mem = next((l for l in m["levels"] if l["name"] == "MEM"), None)
 if mem and mem.get("bandwidth_kernel") == "triad":
     print(f"-- MEM roof = roofcast's STREAM-style triad with NT stores off: {mem['bandwidth_gbs']:.1f} GB/s "

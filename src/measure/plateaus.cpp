@@ -112,7 +112,11 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
         return false;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);
-    if (*drop >= 0.5 * reported && *drop <= 2.0 * reported)
+    // The report stands when the edge lies at it, within the sweep's x1.2 step (the edge is the geometric
+    // middle of two points: at least reported / sqrt(1.2) = 0.91 x reported). An edge further below
+    // replaces it even when it is not far below: level working sets are half a level, and half of a
+    // reported 260 MiB L3 whose usable part ends at 140 MiB measures memory, not L3.
+    if (*drop >= k_reported_edge_fraction * reported && *drop <= 2.0 * reported)
         return false;
     // Below twice the previous level the "drop" need not be the last-level cache's edge (noise, or
     // the previous level's own edge); keep the report.

@@ -49,9 +49,12 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
 std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
                                      double previous_level_bytes);
 
+// The reported last-level cache size is kept when the measured edge lies at or above this fraction of it.
+inline constexpr double k_reported_edge_fraction = 0.85;
+
 // Compares the last-level-cache edge of a one-thread sweep with the reported last-level cache; when the drop
-// happens before half of the reported size (or after twice it), records the measured size as the
-// cache's effective_size_bytes with a note, and returns true. An edge that is not clearly the last
+// happens before k_reported_edge_fraction of the reported size (or after twice it), records the measured size
+// as the cache's effective_size_bytes with a note, and returns true. An edge that is not clearly the last
 // level's (none found, or below twice the previous level's size) changes nothing.
 bool apply_effective_llc(core::Topology& topo,
                          const std::vector<std::pair<double, double>>& one_thread_curve);

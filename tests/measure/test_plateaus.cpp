@@ -119,6 +119,19 @@ TEST(EffectiveCache, HugeReportedL3IsReplacedByTheMeasuredEdge) {
     EXPECT_NE(t.caches[2].note.find("260 MiB"), std::string::npos);
 }
 
+TEST(EffectiveCache, EdgeAboveHalfTheReportedSizeStillReplacesIt) {
+    // Reported 260 MiB, drop after 140 MiB: half the reported size (the one-thread level working set)
+    // would already be off the cache plateau, so the measured edge is used.
+    core::Topology t = fake_topology(260 * 1024 * 1024);
+    ASSERT_TRUE(apply_effective_llc(t, staircase(140 * k_mib)));
+    const double eff = static_cast<double>(*t.caches[2].effective_size_bytes);
+    EXPECT_GT(eff, 140 * k_mib / 1.2);
+    EXPECT_LT(eff, 140 * k_mib * 1.2);
+    // At the reported size, within the sweep's step, the report stands.
+    core::Topology agree = fake_topology(150 * 1024 * 1024);
+    EXPECT_FALSE(apply_effective_llc(agree, staircase(140 * k_mib)));
+}
+
 TEST(EffectiveCache, EdgeSurvivesNoiseThatSplitsPlateaus) {
     // +-3 % noise plus a memory region with two slightly different levels (15 and 12 GB/s, which
     // plateau detection may split): the edge is still found next to 96 MiB.
