@@ -143,19 +143,22 @@ TEST(Models, ComputeBound) {
     EXPECT_NEAR(model_of(a, "roofline").prediction.peak_fraction, 1.0, k_tol);
 }
 
+namespace {
+
+// B_L2 / B_MEM = 92 / 46 = 2; `compute_extra` is appended inside the compute map.
+std::string ratio_two_machine(const std::string& compute_extra) {
+    return "format_version: 1\nname: ratio-two\ncompute: {peak_gflops: {double: 100}" + compute_extra +
+           "}\nlevels:\n  - {name: L1, bandwidth_gbs: 500}\n  - {name: L2, bandwidth_gbs: 92}\n"
+           "  - {name: MEM, bandwidth_gbs: 46}\n";
+}
+
+} // namespace
+
 TEST(Mixed, ThresholdSwitchesMemoryToCacheBound) {
     // B_L2 / B_MEM = 92/46 = 2, so n_cache threshold = (2 - 1) * n_MEM = 4 for n_MEM = 4:
     // n_L2 = 4: t_MEM = 32/46 ns, t_L2 = 64/92 ns = 32/46 ns (equal) -> still memory-bound;
     // n_L2 = 5: t_L2 = 72/92 ns > 32/46 ns -> L2-bound.
-    const std::string machine = R"(
-format_version: 1
-name: ratio-two
-compute: {peak_gflops: {double: 100}}
-levels:
-  - {name: L1, bandwidth_gbs: 500}
-  - {name: L2, bandwidth_gbs: 92}
-  - {name: MEM, bandwidth_gbs: 46}
-)";
+    const std::string machine = ratio_two_machine("");
     model::PredictOptions o;
     o.models = {"mixed"};
     const auto at = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
@@ -170,15 +173,7 @@ levels:
 TEST(Mixed, OverlapExponentCombinesTheTerms) {
     // Same machine and kernel as at the threshold above (t_MEM = t_L2 = 32/46 ns, t_C = 1/100 ns), with
     // compute.overlap_exponent p = 2: t = (t_MEM^2 + t_L2^2 + t_C^2)^(1/2); the bottleneck stays MEM.
-    const std::string machine = R"(
-format_version: 1
-name: ratio-two
-compute: {peak_gflops: {double: 100}, overlap_exponent: 2}
-levels:
-  - {name: L1, bandwidth_gbs: 500}
-  - {name: L2, bandwidth_gbs: 92}
-  - {name: MEM, bandwidth_gbs: 46}
-)";
+    const std::string machine = ratio_two_machine(", overlap_exponent: 2");
     model::PredictOptions o;
     o.models = {"mixed"};
     const auto at = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
