@@ -215,6 +215,10 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         row("Peak (" + p + ")", h(gflops_text(v)) + " <span class=\"muted\">theoretical</span>");
     for (const auto& [p, v] : m.effective_gflops)
         row("Effective (" + p + ")", h(gflops_text(v)));
+    if (m.overlap_exponent)
+        row("Mixed-model overlap",
+            h(fmt::format("p = {:.2f}: the terms combine as (sum of t_i^p)^(1/p)", *m.overlap_exponent)) +
+                " <span class=\"muted\">1: they add; none: the max</span>");
     if (!m.created.empty())
         row("Measured", h(m.created));
     o += "</tbody></table>\n";

@@ -57,6 +57,17 @@ TEST(HtmlReport, FixtureStructure) {
     EXPECT_GE(machine->by_class("noisy").size(), 2u); // clock and the scalar add ceiling
 }
 
+TEST(HtmlReport, MachineSummaryShowsTheOverlapExponent) {
+    auto r = test::fixture_results();
+    ASSERT_TRUE(r.machine);
+    EXPECT_EQ(report::html_report(r).find("Mixed-model overlap"), std::string::npos);
+    r.machine->overlap_exponent = 3.25;
+    const auto root = parse_xml(report::html_report(r));
+    const std::string machine = by_id(*root, "machine")->all_text();
+    EXPECT_NE(machine.find("Mixed-model overlap"), std::string::npos);
+    EXPECT_NE(machine.find("p = 3.25"), std::string::npos);
+}
+
 TEST(HtmlReport, DerivationNamesTheBoundingLevel) {
     const auto root = parse_xml(report::html_report(test::fixture_results()));
     // daxpy_l2: I = 2/24 = 0.0833 at L1 and L2; attainable L1 0.0833 * 370 = 30.8, L2 0.0833 * 155 = 12.9
