@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "test_inputs.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -7,33 +8,17 @@
 using namespace roofcast::core;
 
 namespace {
-const char* k_minimal = R"(format_version: 1
-name: some-published-system
-compute:
-  peak_gflops: {double: 128}
-  effective_gflops: {double: 112.6}
-levels:
-  - {name: L1, bandwidth_gbs: 512}
-  - {name: L2, bandwidth_gbs: 146}
-  - {name: MEM, bandwidth_gbs: 46}
-)";
 
-Machine parse(const std::string& text) {
-    return machine_from_yaml(YamlField::load_text(text, "m.yaml"));
-}
+using roofcast::test::machine_from;
 
+// The message of the error that reading `text` as a machine file gives.
 std::string error_of(const std::string& text) {
-    try {
-        parse(text);
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "no error";
+    return roofcast::test::input_error_of([&] { machine_from(text); });
 }
 } // namespace
 
 TEST(MachineFile, MinimalHandWrittenForm) {
-    const Machine m = parse(k_minimal);
+    const Machine m = machine_from(roofcast::test::k_published_machine);
     EXPECT_EQ(m.name, "some-published-system");
     EXPECT_DOUBLE_EQ(m.peak("double"), 128.0);
     EXPECT_DOUBLE_EQ(m.effective("double"), 112.6);
@@ -45,7 +30,7 @@ TEST(MachineFile, MinimalHandWrittenForm) {
 }
 
 TEST(MachineFile, RoundTripKeepsEverything) {
-    Machine m = parse(k_minimal);
+    Machine m = machine_from(roofcast::test::k_published_machine);
     m.source = Provenance::measured;
     Topology t;
     t.cpu_model = "Test CPU";
@@ -66,7 +51,7 @@ TEST(MachineFile, RoundTripKeepsEverything) {
 
     m.overlap_exponent = 2.75;
 
-    const Machine r = parse(machine_to_yaml(m));
+    const Machine r = machine_from(machine_to_yaml(m));
     EXPECT_EQ(machine_to_yaml(r), machine_to_yaml(m));
     EXPECT_DOUBLE_EQ(*r.overlap_exponent, 2.75);
     EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
@@ -83,7 +68,7 @@ TEST(MachineFile, OverlapExponentAtLeastOne) {
     const std::string head =
         "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}, overlap_exponent: ";
     const std::string tail = "}\nlevels: [{name: MEM, bandwidth_gbs: 1}]";
-    EXPECT_FALSE(parse(head + "1" + tail).overlap_exponent == std::nullopt);
+    EXPECT_FALSE(machine_from(head + "1" + tail).overlap_exponent == std::nullopt);
     for (const std::string bad : {"0.5", "-2", ".nan", ".inf"}) {
         const std::string e = error_of(head + bad + tail);
         EXPECT_NE(e.find("m.yaml"), std::string::npos) << bad << ": " << e;

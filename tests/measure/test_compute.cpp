@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "measure/peak_kernels.hpp"
+#include "test_inputs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,15 +16,6 @@ using namespace roofcast;
 using namespace roofcast::measure;
 
 namespace {
-
-template <class F> std::string input_error_of(F&& f) {
-    try {
-        f();
-    } catch (const core::InputError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 TEST(AvailableIsas, NarrowestFirstAndMatchingCpuid) {
     const std::vector<std::string> isas = available_isas();
@@ -47,32 +39,32 @@ TEST(AvailableIsas, NarrowestFirstAndMatchingCpuid) {
 TEST(MeasureCompute, UnknownNamesAreInputErrorsNamingTheOption) {
     ComputeOptions o;
     o.isas = {"avx1024"};
-    std::string msg = input_error_of([&] { measure_compute(o); });
+    std::string msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("--isa"), std::string::npos) << msg;
     EXPECT_NE(msg.find("avx1024"), std::string::npos) << msg;
     EXPECT_NE(msg.find("scalar, sse, avx2, avx512"), std::string::npos) << msg;
 
     o = {};
     o.precisions = {"double", "half"};
-    msg = input_error_of([&] { measure_compute(o); });
+    msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("--precision"), std::string::npos) << msg;
     EXPECT_NE(msg.find("'half'"), std::string::npos) << msg;
 
     o = {};
     o.ops = {"div"};
-    msg = input_error_of([&] { measure_compute(o); });
+    msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
     EXPECT_NE(msg.find("'div'"), std::string::npos) << msg;
 
     o = {};
     o.ops = {};
-    msg = input_error_of([&] { measure_compute(o); });
+    msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
 
     o = {};
     o.isas = {"scalar"};
     o.threads = {1, 0};
-    msg = input_error_of([&] { measure_compute(o); });
+    msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
 }
@@ -87,7 +79,7 @@ TEST(MeasureCompute, UnsupportedIsaIsAnInputError) {
         GTEST_SKIP() << "this CPU supports every ISA roofcast knows, so none can be refused";
     ComputeOptions o;
     o.isas = {missing};
-    const std::string msg = input_error_of([&] { measure_compute(o); });
+    const std::string msg = roofcast::test::input_error_of([&] { measure_compute(o); });
     EXPECT_NE(msg.find("not supported by this CPU"), std::string::npos) << msg;
 }
 
@@ -260,7 +252,7 @@ TEST(TheoreticalPeak, NotDerivedWithoutFma) {
 
 TEST(MeasurePeakKernel, RejectsBadThreadCounts) {
     const PeakKernel* k = find_peak_kernel("scalar", "double", "add");
-    const std::string msg = input_error_of([&] { measure_peak_kernel(*k, 0, true); });
+    const std::string msg = roofcast::test::input_error_of([&] { measure_peak_kernel(*k, 0, true); });
     EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
 }
 

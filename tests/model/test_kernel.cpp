@@ -2,21 +2,16 @@
 // stencil, and every bad input named by file and field.
 #include "core/error.hpp"
 #include "model/kernel.hpp"
+#include "model_inputs.hpp"
 
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace roofcast;
+using test::kernel_from;
+using test::machine_from;
 
 namespace {
-
-core::Machine machine_from(const std::string& text) {
-    return core::machine_from_yaml(core::YamlField::load_text(text, "m.yaml"));
-}
-
-model::KernelSpec kernel_from(const std::string& text) {
-    return model::kernel_from_yaml(core::YamlField::load_text(text, "k.yaml"));
-}
 
 // Caches chosen so that each level shows a different layer condition for N = 100 (see below).
 const char* k_small_caches = R"(
@@ -48,15 +43,6 @@ loop:
           "a[k+1][j][i]"]
   writes: ["b[k][j][i]"]
 )";
-}
-
-template <class F> std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const core::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 } // namespace

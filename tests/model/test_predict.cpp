@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "model/derived.hpp"
 #include "model/predict.hpp"
+#include "model_inputs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,29 +11,10 @@
 #include <string>
 
 using namespace roofcast;
+using test::kernel_from;
+using test::machine_from;
 
 namespace {
-
-core::Machine machine_from(const std::string& text) {
-    return core::machine_from_yaml(core::YamlField::load_text(text, "m.yaml"));
-}
-
-model::KernelSpec kernel_from(const std::string& text) {
-    return model::kernel_from_yaml(core::YamlField::load_text(text, "k.yaml"));
-}
-
-// The issue's hand-written machine: peak 128, effective 112.6 GFLOP/s; L1 512, L2 146, MEM 46 GB/s.
-const char* k_published = R"(
-format_version: 1
-name: some-published-system
-compute:
-  peak_gflops: {double: 128}
-  effective_gflops: {double: 112.6}
-levels:
-  - {name: L1, bandwidth_gbs: 512}
-  - {name: L2, bandwidth_gbs: 146}
-  - {name: MEM, bandwidth_gbs: 46}
-)";
 
 std::string counts(const std::string& arrays, double flops = 43) {
     return "format_version: 1\nname: counts\nflops_per_iteration: " + std::to_string(flops) +
@@ -46,15 +28,6 @@ const model::ModelDetail& model_of(const model::Analysis& a, const std::string& 
     throw std::runtime_error("model missing: " + name);
 }
 
-template <class F> std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const core::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 constexpr double k_tol = 1e-9;
 
 } // namespace
@@ -63,7 +36,7 @@ constexpr double k_tol = 1e-9;
 //   D_MEM = 8*5 = 40 B; D_L2 = 8*(5+21) = 208 B; D_L1 = 8*(5+21+12+6) = 352 B.
 TEST(Traffic, ArrayCountsAccumulateFromBelow) {
     const auto t = model::derive_traffic(kernel_from(counts("{MEM: 5, L2: 21, L1_short: 12, L1_long: 6}")),
-                                         machine_from(k_published), 1);
+                                         machine_from(test::k_published_machine), 1);
     EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 40);
     EXPECT_DOUBLE_EQ(t.bytes.at("L2"), 208);
     EXPECT_DOUBLE_EQ(t.bytes.at("L1"), 352);
@@ -75,7 +48,7 @@ TEST(Traffic, ExplicitMissingLevelInheritsFromBelow) {
     const auto t = model::derive_traffic(
         kernel_from(
             "format_version: 1\nname: t\nflops_per_iteration: 2\nbytes_per_iteration: {L1: 24, MEM: 32}\n"),
-        machine_from(k_published), 1);
+        machine_from(test::k_published_machine), 1);
     EXPECT_DOUBLE_EQ(t.bytes.at("L2"), 32);
     ASSERT_EQ(t.notes.size(), 1u);
     EXPECT_NE(t.notes[0].find("L2: not given"), std::string::npos);
@@ -83,7 +56,7 @@ TEST(Traffic, ExplicitMissingLevelInheritsFromBelow) {
 
 TEST(Models, AllFourOnTheIssueExample) {
     const auto a = model::analyse(kernel_from(counts("{MEM: 5, L2: 21, L1_short: 12, L1_long: 6}")),
-                                  machine_from(k_published), {});
+                                  machine_from(test::k_published_machine), {});
     ASSERT_EQ(a.models.size(), 4u);
 
     // Roofline: I_MEM = 43/40 = 1.075 flop/B; 46 GB/s * 1.075 = 49.45 GFLOP/s < 128;
@@ -136,7 +109,7 @@ TEST(Models, ComputeBound) {
     // P = P_eff = 112.6 GFLOP/s = 0.8796875 of peak; roofline min(128, 46 * 125) = 128 -> 1.0.
     const auto a = model::analyse(
         kernel_from("format_version: 1\nname: c\nflops_per_iteration: 1000\nbytes_per_iteration: {MEM: 8}\n"),
-        machine_from(k_published), {});
+        machine_from(test::k_published_machine), {});
     EXPECT_NEAR(model_of(a, "mixed").prediction.gflops, 112.6, k_tol);
     EXPECT_NEAR(model_of(a, "mixed").prediction.peak_fraction, 0.8796875, k_tol);
     EXPECT_EQ(model_of(a, "mixed").prediction.bottleneck, "compute");
@@ -196,7 +169,7 @@ TEST(Mixed, ValidityLimits) {
     // Memory-bound (t_MEM = 32/46 ns > t_L2 = 48/146 ns): L1_short 45 >= 10 * n_MEM = 40 -> outside;
     // L1_long 3 < 8 * (4 + 2) = 48 -> fine.
     const auto mem = model::analyse(kernel_from(counts("{MEM: 4, L2: 2, L1_short: 45, L1_long: 3}")),
-                                    machine_from(k_published), o);
+                                    machine_from(test::k_published_machine), o);
     const auto& d = mem.models[0];
     EXPECT_EQ(d.prediction.bottleneck, "MEM");
     ASSERT_EQ(d.validity.size(), 2u);
@@ -215,9 +188,12 @@ TEST(Mixed, ValidityLimits) {
     // Cache-bound (t_L2 = 168/146 ns > t_MEM = 8/46 ns): L1_long 25 >= 1 * (1 + 20) = 21 -> outside;
     // with the machine's limit raised to 2: 25 < 42 -> inside.
     const std::string k = counts("{MEM: 1, L2: 20, L1_long: 25}");
-    EXPECT_FALSE(model::analyse(kernel_from(k), machine_from(k_published), o).models[0].prediction.valid);
+    EXPECT_FALSE(model::analyse(kernel_from(k), machine_from(test::k_published_machine), o)
+                     .models[0]
+                     .prediction.valid);
     const auto relaxed = model::analyse(
-        kernel_from(k), machine_from(std::string(k_published) + "validity: {l1_long_cache_bound: 2}\n"), o);
+        kernel_from(k),
+        machine_from(std::string(test::k_published_machine) + "validity: {l1_long_cache_bound: 2}\n"), o);
     EXPECT_TRUE(relaxed.models[0].prediction.valid);
     EXPECT_DOUBLE_EQ(relaxed.models[0].validity[0].limit, 42);
 }
@@ -227,7 +203,7 @@ TEST(Mixed, ExplicitFormCannotCheckValidity) {
     o.models = {"mixed"};
     const auto a = model::analyse(
         kernel_from("format_version: 1\nname: t\nflops_per_iteration: 2\nbytes_per_iteration: {MEM: 32}\n"),
-        machine_from(k_published), o);
+        machine_from(test::k_published_machine), o);
     EXPECT_TRUE(a.models[0].validity.empty());
     EXPECT_NE(a.models[0].prediction.notes.back().find("validity limits not checked"), std::string::npos);
 }
@@ -335,9 +311,9 @@ TEST(Choices, ComputePeakForFewerThreads) {
 }
 
 TEST(BadInput, EachNamesFileAndField) {
-    const auto pub = machine_from(k_published);
+    const auto pub = machine_from(test::k_published_machine);
     auto traffic = [&](const std::string& text) {
-        return error_of([&] { model::derive_traffic(kernel_from(text), pub, 1); });
+        return test::input_error_of([&] { model::derive_traffic(kernel_from(text), pub, 1); });
     };
     const std::string head = "format_version: 1\nname: b\nflops_per_iteration: 2\n";
     EXPECT_NE(
@@ -368,30 +344,30 @@ TEST(BadInput, EachNamesFileAndField) {
     EXPECT_NE(traffic(loop + "b[j][i]\"]\n").find("not declared"), std::string::npos);
     EXPECT_NE(traffic(loop + "a[i][j]\"]\n").find("last (contiguous) dimension"), std::string::npos);
     // A loop nest on a machine without cache sizes.
-    const std::string no_sizes = error_of([&] {
+    const std::string no_sizes = test::input_error_of([&] {
         model::analyse(kernel_from(loop + "a[j][i]\"]\n"), pub, {0, {}, false, "pub.yaml"});
     });
     EXPECT_NE(no_sizes.find("pub.yaml: field 'levels[0].size_bytes'"), std::string::npos) << no_sizes;
 
     // Machine without a compute peak (the machine reader refuses it), and without the kernel's precision.
-    EXPECT_NE(error_of([] {
+    EXPECT_NE(test::input_error_of([] {
                   machine_from(
                       "format_version: 1\nname: x\ncompute: {}\nlevels: [{name: MEM, bandwidth_gbs: 1}]\n");
               }).find("field 'compute.peak_gflops': missing"),
               std::string::npos);
-    EXPECT_NE(error_of([&] {
+    EXPECT_NE(test::input_error_of([&] {
                   model::analyse(kernel_from(head + "precision: single\nbytes_per_iteration: {MEM: 8}\n"),
                                  pub, {0, {}, false, "pub.yaml"});
               }).find("pub.yaml: field 'compute.peak_gflops.single'"),
               std::string::npos);
     // More threads than the machine has cores.
-    EXPECT_NE(error_of([&] {
+    EXPECT_NE(test::input_error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"),
                                  machine_from(k_measured), {5, {}, false, ""});
               }).find("field '--threads': expected at most 4 threads"),
               std::string::npos);
     // Unknown model name.
-    EXPECT_NE(error_of([&] {
+    EXPECT_NE(test::input_error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"), pub,
                                  {0, {"ecm"}, false, ""});
               }).find("field '--model': unknown model 'ecm'"),

@@ -1,25 +1,13 @@
 #include "core/error.hpp"
 #include "model/scale/dataset.hpp"
+#include "test_inputs.hpp"
 
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace roofcast::model::scale;
-using roofcast::core::InputError;
 
-namespace {
-
-// The error message of a reader, or "" when it did not throw.
-template <class Fn> std::string error_of(Fn fn) {
-    try {
-        fn();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-} // namespace
+using roofcast::test::input_error_of;
 
 TEST(ScaleReaders, ExtrapTextOneParameter) {
     const std::string text = "# comment\nPARAMETER p\nPOINTS ( 2 ) ( 4 )\nPOINTS 8\n\n"
@@ -51,15 +39,16 @@ TEST(ScaleReaders, ExtrapTextTwoParameters) {
 }
 
 TEST(ScaleReaders, ExtrapTextErrors) {
-    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2 4\nREGION f\nDATA 1\n", "a.txt"); }),
-              "a.txt: field 'end of file': region 'f' (line 3) has 1 DATA lines, expected one per point (2)");
-    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2\nREGION f\nDATA x\n", "a.txt"); }),
+    EXPECT_EQ(
+        input_error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2 4\nREGION f\nDATA 1\n", "a.txt"); }),
+        "a.txt: field 'end of file': region 'f' (line 3) has 1 DATA lines, expected one per point (2)");
+    EXPECT_EQ(input_error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2\nREGION f\nDATA x\n", "a.txt"); }),
               "a.txt: field 'line 4': expected a number, got 'x'");
-    EXPECT_EQ(error_of([] { read_extrap_text("POINTS 2\n", "a.txt"); }),
+    EXPECT_EQ(input_error_of([] { read_extrap_text("POINTS 2\n", "a.txt"); }),
               "a.txt: field 'line 1': expected PARAMETER before POINTS");
-    EXPECT_EQ(error_of([] { read_extrap_text("PARAMETER p q\nPOINTS (2)\n", "a.txt"); }),
+    EXPECT_EQ(input_error_of([] { read_extrap_text("PARAMETER p q\nPOINTS (2)\n", "a.txt"); }),
               "a.txt: field 'line 2': expected 2 coordinate(s) per point (one per parameter), got 1");
-    EXPECT_EQ(error_of([] { read_extrap_text("FOO\n", "a.txt"); }),
+    EXPECT_EQ(input_error_of([] { read_extrap_text("FOO\n", "a.txt"); }),
               "a.txt: field 'line 1': expected PARAMETER, POINTS, REGION, METRIC or DATA, got 'FOO'");
 }
 
@@ -78,11 +67,11 @@ TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
     EXPECT_EQ(d.series[0].notes.back(), "measured at 1 of 2 points (missing cores=16,size=100)");
     // "a,b" lacks (16,100), "c" lacks (8,100).
     EXPECT_EQ(d.series[1].notes.back(), "measured at 1 of 2 points (missing cores=8,size=100)");
-    EXPECT_EQ(error_of([] { read_csv("f,m,x,value\n", "p.csv"); }),
+    EXPECT_EQ(input_error_of([] { read_csv("f,m,x,value\n", "p.csv"); }),
               "p.csv: field 'header': expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
-    EXPECT_EQ(error_of([] { read_csv("function,metric,x,value\nf,m,two,1\n", "p.csv"); }),
+    EXPECT_EQ(input_error_of([] { read_csv("function,metric,x,value\nf,m,two,1\n", "p.csv"); }),
               "p.csv: field 'line 2 x': expected a finite number, got 'two'");
-    EXPECT_EQ(error_of([] { read_csv("function,metric,x,value\nf,m,2\n", "p.csv"); }),
+    EXPECT_EQ(input_error_of([] { read_csv("function,metric,x,value\nf,m,2\n", "p.csv"); }),
               "p.csv: field 'line 2': expected 4 columns, got 3");
 }
 
@@ -102,9 +91,9 @@ TEST(ScaleReaders, ExtrapJsonNewAndOld) {
     ASSERT_EQ(o.series.size(), 1u);
     EXPECT_EQ(o.series[0].points[0].x[0], 8.0);
     EXPECT_EQ(o.series[0].points[0].mean(), 4.0);
-    EXPECT_EQ(error_of([] { read_extrap_json(R"({"parameters": ["x"]})", "e.json"); }),
+    EXPECT_EQ(input_error_of([] { read_extrap_json(R"({"parameters": ["x"]})", "e.json"); }),
               "e.json: field 'measurements': missing required field");
-    EXPECT_EQ(error_of([] {
+    EXPECT_EQ(input_error_of([] {
                   read_extrap_json(
                       R"({"parameters":["x"],"measurements":{"m":{"t":[{"point":[1,2],"values":[1]}]}}})",
                       "e.json");
@@ -127,7 +116,7 @@ TEST(ScaleReaders, RoofcastProfile) {
     ASSERT_EQ(d.series.size(), 2u);
     EXPECT_EQ(d.series[0].points[0].mean(), 3.0);
     EXPECT_EQ(d.series[1].points[0].values, (std::vector<double>{10, 14})); // sums over ranks
-    EXPECT_EQ(error_of([] {
+    EXPECT_EQ(input_error_of([] {
                   read_roofcast_profile(
                       R"({"format":"roofcast-profile","format_version":1,"parameters":{"c":1},
                       "functions":[{"name":"f","metrics":{"t":{"per_rank":[[1]],"aggregate":"median"}}}]})",
@@ -135,11 +124,12 @@ TEST(ScaleReaders, RoofcastProfile) {
               }),
               "r.json: field 'functions[0].metrics.t.aggregate': expected one of sum, mean, max, min, got "
               "'median'");
-    EXPECT_EQ(error_of([] {
+    EXPECT_EQ(input_error_of([] {
                   read_roofcast_profile(R"({"format":"roofcast-profile","format_version":2})", "r.json");
               }),
               "r.json: field 'format_version': expected 1");
-    EXPECT_EQ(error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0), 0u);
+    EXPECT_EQ(input_error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0),
+              0u);
 }
 
 TEST(ScaleReaders, MergeRunsAndMismatchedParameters) {
@@ -164,7 +154,7 @@ TEST(ScaleReaders, MergeRunsAndMismatchedParameters) {
     EXPECT_EQ(d.series[0].notes.back(), "duplicate points merged as repetitions");
     Dataset other;
     other.parameters = {"size"};
-    EXPECT_EQ(error_of([&] { merge(d, other, "x.csv"); }),
+    EXPECT_EQ(input_error_of([&] { merge(d, other, "x.csv"); }),
               "x.csv: field 'parameters': expected the parameters of the other inputs (cores), got (size)");
 }
 
@@ -174,10 +164,10 @@ TEST(ScaleReaders, ParsePoint) {
     const Coord c = parse_point("size=1e6,cores=256", {"cores", "size"});
     EXPECT_EQ(c[0], 256.0);
     EXPECT_EQ(c[1], 1e6);
-    EXPECT_EQ(error_of([] {
+    EXPECT_EQ(input_error_of([] {
                   parse_point("cores=256", {"cores", "size"});
               }),
               "field '--predict': expected cores=NUMBER,size=NUMBER, got 'cores=256'");
-    EXPECT_EQ(error_of([] { parse_point("lots", {"cores"}); }),
+    EXPECT_EQ(input_error_of([] { parse_point("lots", {"cores"}); }),
               "field '--predict': expected a number (or cores=NUMBER), got 'lots'");
 }
