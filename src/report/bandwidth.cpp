@@ -29,6 +29,12 @@ std::string thread_text(int t) {
     return fmt::format("{} thread{}", t, t == 1 ? "" : "s");
 }
 
+// "L3 260 MiB", or "L3 usable 67.3 MiB" for a size measured by the sweep.
+std::string size_label(const Boundary& b) {
+    return b.effective ? fmt::format("{} usable {}", b.level, size_tick(b.bytes))
+                       : fmt::format("{} {}", b.level, size_tick(b.bytes));
+}
+
 } // namespace
 
 std::string size_tick(double bytes) {
@@ -176,8 +182,7 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
         if (!f.x.in_range(b.bytes))
             continue;
         const double px = f.x.to_pixel(b.bytes);
-        const std::string label = b.effective ? fmt::format("{} usable {}", b.level, size_tick(b.bytes))
-                                              : fmt::format("{} {}", b.level, size_tick(b.bytes));
+        const std::string label = size_label(b);
         doc.line({px, f.area.y}, {px, f.area.y + f.area.h},
                  svg::Style{"#666666", "none", 1.3, b.effective ? "5 4" : "", 1, "cache-size"}, label);
     }
@@ -188,8 +193,7 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
         if (!f.x.in_range(b.bytes))
             continue;
         const double px = f.x.to_pixel(b.bytes);
-        const std::string label = b.effective ? fmt::format("{} usable {}", b.level, size_tick(b.bytes))
-                                              : fmt::format("{} {}", b.level, size_tick(b.bytes));
+        const std::string label = size_label(b);
         const double w = svg::text_width(label, 10.5);
         const svg::Box box = top_placer.place_first({{px - w / 2, k_plot_y - 17, w, 14},
                                                      {px - w / 2, k_plot_y - 32, w, 14},
