@@ -1,6 +1,7 @@
 #include "model/calibration.hpp"
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 #include "model/overlap.hpp"
 
 #include <algorithm>
@@ -24,10 +25,10 @@ std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, c
         for (const auto& lc : c.levels) {
             const auto b = p.bytes.find(lc.level);
             if (lc.effective_gbs && b != p.bytes.end() && b->second > 0)
-                s.terms.push_back(b->second / (*lc.effective_gbs * 1e9));
+                s.terms.push_back(b->second / (*lc.effective_gbs * core::k_giga));
         }
         if (c.effective_gflops && p.flops > 0)
-            s.terms.push_back(p.flops / (*c.effective_gflops * 1e9));
+            s.terms.push_back(p.flops / (*c.effective_gflops * core::k_giga));
         if (!s.terms.empty())
             samples.push_back(std::move(s));
     }
@@ -46,17 +47,32 @@ std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, c
     const double hi = std::log(k_overlap_p_max);
     auto at = [&](double u) { return rms(std::exp(u)); };
     int best = 0;
-    for (int i = 1; i <= k_grid; ++i)
-        if (at(hi * i / k_grid) < at(hi * best / k_grid))
+    double best_rms = at(0.0);
+    for (int i = 1; i <= k_grid; ++i) {
+        const double r = at(hi * i / k_grid);
+        if (r < best_rms) {
             best = i;
+            best_rms = r;
+        }
+    }
     double a = hi * std::max(0, best - 1) / k_grid, b = hi * std::min(k_grid, best + 1) / k_grid;
     const double g = (std::sqrt(5.0) - 1) / 2;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = at(x1), f2 = at(x2);
     for (int it = 0; it < 60; ++it) {
-        const double x1 = b - g * (b - a), x2 = a + g * (b - a);
-        if (at(x1) < at(x2))
+        if (f1 < f2) { // the minimum lies in [a, x2]
             b = x2;
-        else
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = at(x1);
+        } else { // in [x1, b]
             a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = at(x2);
+        }
     }
     OverlapFit f;
     const double p = std::exp((a + b) / 2);

@@ -182,6 +182,14 @@ core::LevelTerm term_for(const Context& c, const core::Level& lv, bool prefer_ef
     return t;
 }
 
+// The predicted time per iteration and what follows from it: P = F / t and P / P_peak.
+void set_time(ModelDetail& d, const Context& c, double t) {
+    core::Prediction& p = d.prediction;
+    p.seconds_per_iteration = t;
+    p.gflops = t > 0 ? c.k.flops_per_iteration / t / core::k_giga : 0.0;
+    p.peak_fraction = d.peak_gflops > 0 ? p.gflops / d.peak_gflops : 0.0;
+}
+
 // Common ending of the bound models: t = max(t_C, t_level over the timed terms), P = F / t.
 void finish(ModelDetail& d, const Context& c) {
     core::Prediction& p = d.prediction;
@@ -195,9 +203,7 @@ void finish(ModelDetail& d, const Context& c) {
             p.bottleneck = term.level;
         }
     }
-    p.seconds_per_iteration = t;
-    p.gflops = t > 0 ? c.k.flops_per_iteration / t / core::k_giga : 0.0;
-    p.peak_fraction = d.peak_gflops > 0 ? p.gflops / d.peak_gflops : 0.0;
+    set_time(d, c, t);
 }
 
 ComputeRoof compute_roof(const Context& c, bool effective) {
@@ -346,9 +352,7 @@ ModelDetail mixed(const Context& c) {
         const double t_max = p.seconds_per_iteration;
         const double t = overlap_norm(ts, c.m.overlap_exponent);
         d.overlap_exponent = c.m.overlap_exponent;
-        p.seconds_per_iteration = t;
-        p.gflops = t > 0 ? c.k.flops_per_iteration / t / core::k_giga : 0.0;
-        p.peak_fraction = d.peak_gflops > 0 ? p.gflops / d.peak_gflops : 0.0;
+        set_time(d, c, t);
         p.notes.push_back(
             fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with p = {:.3g} (machine "
                         "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
