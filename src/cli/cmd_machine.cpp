@@ -19,6 +19,7 @@ struct MachineArgs {
     std::string output = "roofcast-machine.yaml";
     bool quick = false;
     bool json = false;
+    bool no_mpi = false;
     std::vector<int> threads;
     std::vector<std::string> kernels;
     std::vector<std::string> isas;
@@ -53,6 +54,7 @@ void run_machine(const MachineArgs& a) {
     opt.threads = a.threads;
     opt.kernels = a.kernels;
     opt.isas = a.isas;
+    opt.mpi = !a.no_mpi;
     if (!a.max_size.empty())
         opt.max_size = core::parse_size(a.max_size, "--max-size");
     measure::validate_machine_options(opt);
@@ -83,6 +85,7 @@ void add_machine_command(CLI::App& app) {
     cmd->add_option("--isa", a->isas, "compute ISAs: scalar,sse,avx2,avx512 (default: all supported)")
         ->delimiter(',');
     cmd->add_option("--max-size", a->max_size, "largest working set, e.g. 512MiB");
+    cmd->add_flag("--no-mpi", a->no_mpi, "skip the MPI ping-pong (latency and bandwidth between two ranks)");
     cmd->callback([a] { run_machine(*a); });
 }
 

@@ -177,22 +177,25 @@ YAML::Node summary_to_yaml(const Summary& s, bool with_samples) {
 }
 
 Summary summary_from_yaml(const YamlField& f) {
+    // Every summary of a machine file is a rate, a time or a clock: positive and finite.
     if (f.is_scalar()) {
-        auto s = summarize({f.as_double()});
+        auto s = summarize({f.as_positive()});
         return *s;
     }
     if (auto samples = f.optional("samples")) {
         std::vector<double> v;
         for (std::size_t i = 0; i < samples->size(); ++i)
-            v.push_back(samples->at(i).as_double());
+            v.push_back(samples->at(i).as_positive());
         if (v.empty())
             samples->fail("expected at least one sample");
         return *summarize(v);
     }
     Summary s;
-    s.median = f["median"].as_double();
-    s.min = f.get_double("min", s.median);
-    s.max = f.get_double("max", s.median);
+    s.median = f["median"].as_positive();
+    s.min = f.has("min") ? f["min"].as_positive() : s.median;
+    s.max = f.has("max") ? f["max"].as_positive() : s.median;
+    if (s.min > s.median || s.max < s.median)
+        f.fail("expected min <= median <= max");
     s.n = static_cast<std::size_t>(f.has("n") ? f["n"].as_int() : 1);
     if (s.median != 0)
         s.spread = (s.max - s.min) / std::fabs(s.median);
@@ -343,8 +346,33 @@ Machine machine_from_yaml(const YamlField& root) {
             f.latency_s = summary_from_yaml(*l);
         if (auto b = mp->optional("bandwidth_gbs"))
             f.bandwidth_gbs = summary_from_yaml(*b);
-        if (auto r = mp->optional("ranks"))
+        if (auto r = mp->optional("ranks")) {
             f.ranks = static_cast<int>(r->as_int());
+            if (f.ranks < 2)
+                r->fail("expected at least 2 ranks, got " + std::to_string(f.ranks));
+        }
+        if (auto s = mp->optional("source"))
+            f.source = provenance_from(*s);
+        if (auto a = mp->optional("alpha_s"))
+            f.alpha_s = a->as_non_negative();
+        if (auto b = mp->optional("beta_gbs"))
+            f.beta_gbs = b->as_positive();
+        if (auto pts = mp->optional("points"))
+            for (std::size_t i = 0; i < pts->size(); ++i) {
+                const YamlField p = pts->at(i);
+                MpiPoint mpt;
+                mpt.bytes = p["bytes"].as_size();
+                mpt.seconds = summary_from_yaml(p["seconds"]);
+                if (!f.points.empty() && mpt.bytes <= f.points.back().bytes)
+                    p["bytes"].fail("expected message sizes in increasing order");
+                f.points.push_back(std::move(mpt));
+            }
+        if (auto l = mp->optional("library"))
+            f.library = l->as_string();
+        if (auto pl = mp->optional("placement"))
+            f.placement = pl->as_string();
+        if (!f.latency_s && !f.bandwidth_gbs && !f.alpha_s && f.points.empty())
+            mp->fail("expected latency_s, bandwidth_gbs, alpha_s/beta_gbs or points");
         m.mpi = f;
     }
     if (auto v = root.optional("validity")) {
@@ -469,11 +497,26 @@ std::string machine_to_yaml(const Machine& m) {
     }
     if (m.mpi) {
         YAML::Node mn;
+        mn["source"] = to_string(m.mpi->source);
         mn["ranks"] = m.mpi->ranks;
+        if (!m.mpi->placement.empty())
+            mn["placement"] = m.mpi->placement;
+        if (!m.mpi->library.empty())
+            mn["library"] = m.mpi->library;
         if (m.mpi->latency_s)
             mn["latency_s"] = summary_to_yaml(*m.mpi->latency_s);
         if (m.mpi->bandwidth_gbs)
             mn["bandwidth_gbs"] = summary_to_yaml(*m.mpi->bandwidth_gbs);
+        if (m.mpi->alpha_s)
+            mn["alpha_s"] = *m.mpi->alpha_s;
+        if (m.mpi->beta_gbs)
+            mn["beta_gbs"] = *m.mpi->beta_gbs;
+        for (const auto& p : m.mpi->points) {
+            YAML::Node pn;
+            pn["bytes"] = p.bytes;
+            pn["seconds"] = summary_to_yaml(p.seconds);
+            mn["points"].push_back(pn);
+        }
         root["mpi"] = mn;
     }
     root["validity"]["l1_short_per_mem"] = m.validity.l1_short_per_mem;

@@ -92,10 +92,24 @@ struct ThreadOverhead {
     Summary seconds;
 };
 
+// One message size of a ping-pong between two ranks: one-way time (half a round trip) per sample.
+struct MpiPoint {
+    std::uint64_t bytes = 0;
+    Summary seconds;
+};
+
+// Point-to-point MPI figures: latency (one-way time of the smallest message), bandwidth (of the largest),
+// the ping-pong curve, and the Hockney model t(m) = alpha + m / beta fitted to it.
 struct MpiFigures {
+    Provenance source = Provenance::entered;
     std::optional<Summary> latency_s;
     std::optional<Summary> bandwidth_gbs;
     int ranks = 2;
+    std::optional<double> alpha_s;  // Hockney start-up time
+    std::optional<double> beta_gbs; // Hockney asymptotic bandwidth
+    std::vector<MpiPoint> points;   // smallest message first
+    std::string library;            // MPI library version, when measured
+    std::string placement;          // where the ranks ran ("2 ranks on one node, one per core")
 };
 
 // Validity limits of the mixed memory+cache model's L1-reuse assumptions (see docs/models.md).

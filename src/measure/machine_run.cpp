@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 #include "measure/affinity.hpp"
 #include "measure/compute.hpp"
+#include "measure/mpi.hpp"
 #include "measure/overhead.hpp"
 #include "measure/plateaus.hpp"
 #include "measure/stream.hpp"
@@ -68,12 +69,15 @@ std::optional<double> interpolate(const std::vector<std::pair<double, double>>& 
     return std::nullopt;
 }
 
+// `stat` picks the figure of each point: the best epoch (default) for detection, the median for the
+// levels' reported curves.
 std::vector<std::pair<double, double>> curve_of(const std::vector<core::BandwidthPoint>& sweep,
-                                                const std::string& kernel, int threads) {
+                                                const std::string& kernel, int threads,
+                                                double core::Summary::*stat = &core::Summary::max) {
     std::vector<std::pair<double, double>> pts;
     for (const auto& p : sweep)
         if (p.kernel == kernel && p.threads == threads)
-            pts.emplace_back(static_cast<double>(p.working_set_bytes), p.gbs.max);
+            pts.emplace_back(static_cast<double>(p.working_set_bytes), p.gbs.*stat);
     std::sort(pts.begin(), pts.end());
     return pts;
 }
@@ -270,10 +274,39 @@ core::Machine measure_machine(const MachineOptions& opt) {
             level.source = core::Provenance::measured;
             break;
         }
+    // Each level's bandwidth-versus-working-set curve: the sweep of the roof's kernel (else the first
+    // kernel swept) at the roof's thread count, medians in requested bytes like the roof, over the
+    // working sets the level serves.
+    if (!plan.sweep_kernels.empty()) {
+        std::string k = plan.sweep_kernels.front();
+        for (const auto& pref : roof_kernel_preference())
+            if (std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), pref) !=
+                plan.sweep_kernels.end()) {
+                k = pref;
+                break;
+            }
+        const auto curves = level_curves(curve_of(m.sweep, k, roof_threads, &core::Summary::median),
+                                         level_ranges(topo, roof_threads));
+        for (std::size_t i = 0; i < m.levels.size() && i < curves.size(); ++i)
+            m.levels[i].curve = curves[i];
+        m.notes.push_back(fmt::format("level curves: the {} sweep at {} thread{}, medians", k, roof_threads,
+                                      roof_threads == 1 ? "" : "s"));
+    }
 
     // Thread overhead, 1 ... 4x cores (10 %).
     progress(0.9, "thread overhead");
     m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
+    // MPI latency and bandwidth between two ranks (a few seconds, mostly mpirun's start-up).
+    if (opt.mpi) {
+        progress(0.95, "MPI ping-pong");
+        MpiOptions mo;
+        mo.quick = opt.quick;
+        MpiMeasurement mpi = measure_mpi(mo);
+        m.mpi = std::move(mpi.figures);
+        m.notes.push_back(mpi.note);
+    } else {
+        m.notes.push_back("MPI: not measured (--no-mpi)");
+    }
     m.topology = topo;
     progress(1.0, "done");
     affinity.restore_openmp_team(omp_get_max_threads());

@@ -21,6 +21,7 @@ struct MachineOptions {
     std::vector<std::string> kernels;      // empty = all (quick: load, copy, triad)
     std::vector<std::string> isas;         // compute ISAs; empty = all available
     std::optional<std::uint64_t> max_size; // largest working set, bytes
+    bool mpi = true;                       // MPI ping-pong between two ranks (measure/mpi.hpp)
     std::function<void(double fraction, const std::string& what)> progress; // may be empty
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -74,6 +75,39 @@ std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int 
             w.bytes = w.per_thread * static_cast<std::uint64_t>(threads);
             w.rule += fmt::format(", capped to {}", core::format_size(static_cast<double>(w.bytes)));
         }
+    return out;
+}
+
+std::vector<LevelRange> level_ranges(const core::Topology& topo, int threads) {
+    threads = std::max(1, threads);
+    std::vector<LevelRange> out;
+    double lo = 0;
+    for (const auto& c : topo.caches) {
+        // Compact pinning: t threads fill ceil(t / shared_by_cores) instances, at most all of them.
+        const int sharing = std::max(1, c.shared_by_cores);
+        const int used = std::clamp((threads + sharing - 1) / sharing, 1, std::max(1, c.instances));
+        const double hi = static_cast<double>(c.usable_bytes()) * used;
+        out.push_back({c.name, lo, hi});
+        lo = hi;
+    }
+    out.push_back({"MEM", lo, std::numeric_limits<double>::infinity()});
+    return out;
+}
+
+std::vector<std::optional<core::BandwidthCurve>>
+level_curves(const std::vector<std::pair<double, double>>& sweep, const std::vector<LevelRange>& ranges) {
+    std::vector<std::optional<core::BandwidthCurve>> out;
+    for (const auto& r : ranges) {
+        core::BandwidthCurve c;
+        for (const auto& p : sweep)
+            if (p.first >= r.lo && p.first <= r.hi)
+                c.points.push_back(p);
+        std::sort(c.points.begin(), c.points.end());
+        if (c.points.size() >= 2)
+            out.emplace_back(std::move(c));
+        else
+            out.emplace_back(std::nullopt);
+    }
     return out;
 }
 

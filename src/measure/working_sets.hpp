@@ -6,7 +6,9 @@
 #include "core/machine.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofcast::measure {
@@ -29,6 +31,22 @@ struct LevelWorkingSet {
 // cache in total. Sizes above max_bytes are capped (rule says so).
 std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int threads,
                                                 std::uint64_t max_bytes);
+
+// Range of total working sets (all threads and arrays, bytes) in which a level serves the data of a
+// streaming kernel on `threads` compactly pinned threads: from the combined capacity of the level above
+// (0 for L1) to the level's own combined capacity (usable size x the instances the threads use);
+// memory from the last-level cache's capacity on, without an upper end.
+struct LevelRange {
+    std::string level;
+    double lo = 0;
+    double hi = 0; // +infinity for MEM
+};
+std::vector<LevelRange> level_ranges(const core::Topology& topo, int threads);
+
+// Each level's bandwidth curve: the points of a sweep curve (bytes, GB/s) that fall in the level's
+// range, x = working_set. A level with fewer than two points in its range gets no curve (nullopt).
+std::vector<std::optional<core::BandwidthCurve>>
+level_curves(const std::vector<std::pair<double, double>>& sweep, const std::vector<LevelRange>& ranges);
 
 // Bytes of memory available to the process now (MemAvailable), or nullopt when unknown.
 std::optional<std::uint64_t> available_memory_bytes();

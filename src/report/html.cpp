@@ -219,6 +219,17 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         row("Mixed-model overlap",
             h(fmt::format("p = {:.2f}: the terms combine as (sum of t_i^p)^(1/p)", *m.overlap_exponent)) +
                 " <span class=\"muted\">1: they add; none: the max</span>");
+    if (m.mpi && m.mpi->latency_s && m.mpi->bandwidth_gbs)
+        row("MPI point to point",
+            h(fmt::format("latency {}, bandwidth {:.2f} GB/s{}",
+                          core::format_seconds(m.mpi->latency_s->median), m.mpi->bandwidth_gbs->median,
+                          m.mpi->alpha_s && m.mpi->beta_gbs
+                              ? fmt::format("; Hockney α = {}, β = {:.2f} GB/s",
+                                            core::format_seconds(*m.mpi->alpha_s), *m.mpi->beta_gbs)
+                              : std::string())) +
+                " <span class=\"muted\">" +
+                h(m.mpi->placement.empty() ? core::to_string(m.mpi->source) : m.mpi->placement) + "</span>" +
+                noisy_badge(*m.mpi->latency_s));
     if (!m.created.empty())
         row("Measured", h(m.created));
     o += "</tbody></table>\n";

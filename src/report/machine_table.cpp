@@ -97,6 +97,36 @@ void overhead_section(std::string& out, const core::Machine& m) {
                            o.seconds.n, spread_text(o.seconds), flag(o.seconds));
 }
 
+void mpi_section(std::string& out, const core::Machine& m) {
+    if (!m.mpi)
+        return;
+    const core::MpiFigures& f = *m.mpi;
+    out +=
+        fmt::format("\nMPI point to point ({}{}{})\n", core::to_string(f.source),
+                    f.placement.empty() ? "" : ", " + f.placement, f.library.empty() ? "" : ", " + f.library);
+    if (!f.points.empty()) {
+        out += fmt::format("  {:>10}{:>11}{:>23}{:>4}{:>8}{:>10}\n", "message", "one-way", "min..max", "n",
+                           "spread", "GB/s");
+        for (const auto& p : f.points)
+            out += fmt::format(
+                "  {:>10}{:>11}{:>23}{:>4}{:>8}{:>10.2f} {}\n",
+                core::format_size(static_cast<double>(p.bytes)), core::format_seconds(p.seconds.median),
+                core::format_seconds(p.seconds.min) + ".." + core::format_seconds(p.seconds.max), p.seconds.n,
+                spread_text(p.seconds), static_cast<double>(p.bytes) / p.seconds.median / core::k_giga,
+                flag(p.seconds));
+    }
+    if (f.latency_s)
+        out += fmt::format("  latency {} (median; {}..{}){}", core::format_seconds(f.latency_s->median),
+                           core::format_seconds(f.latency_s->min), core::format_seconds(f.latency_s->max),
+                           f.bandwidth_gbs ? "" : "\n");
+    if (f.bandwidth_gbs)
+        out += fmt::format("{}bandwidth {:.2f} GB/s (median; {:.2f}..{:.2f})\n", f.latency_s ? ", " : "  ",
+                           f.bandwidth_gbs->median, f.bandwidth_gbs->min, f.bandwidth_gbs->max);
+    if (f.alpha_s && f.beta_gbs)
+        out += fmt::format("  Hockney fit t(m) = alpha + m / beta: alpha {}, beta {:.2f} GB/s\n",
+                           core::format_seconds(*f.alpha_s), *f.beta_gbs);
+}
+
 } // namespace
 
 std::string format_machine_table(const core::Machine& m) {
@@ -113,6 +143,7 @@ std::string format_machine_table(const core::Machine& m) {
     compute_section(out, m);
     bandwidth_section(out, m);
     overhead_section(out, m);
+    mpi_section(out, m);
     if (!m.notes.empty()) {
         out += "\nNotes\n";
         for (const auto& n : m.notes)

@@ -50,6 +50,16 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     m.thread_overhead.push_back({"omp_parallel", 2, *summarize({1e-6, 2e-6})});
 
     m.overlap_exponent = 2.75;
+    MpiFigures mpi;
+    mpi.source = Provenance::measured;
+    mpi.points = {{8, *summarize({1.1e-6, 1.0e-6, 1.3e-6})}, {1u << 20, *summarize({1.2e-4, 1.1e-4})}};
+    mpi.latency_s = mpi.points[0].seconds;
+    mpi.bandwidth_gbs = *summarize({8.7, 9.5});
+    mpi.alpha_s = 1.0e-6;
+    mpi.beta_gbs = 9.6;
+    mpi.library = "Open MPI v4.1.4";
+    mpi.placement = "2 ranks on one node (vm)";
+    m.mpi = mpi;
 
     const Machine r = machine_from(machine_to_yaml(m));
     EXPECT_EQ(machine_to_yaml(r), machine_to_yaml(m));
@@ -58,6 +68,13 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);
     EXPECT_DOUBLE_EQ(r.levels[0].measurements[0].moved_per_requested, 1.5);
     EXPECT_DOUBLE_EQ(r.levels[2].curve->eval(5.05e7), 35.0); // halfway between the two points
+    ASSERT_TRUE(r.mpi);
+    EXPECT_EQ(r.mpi->source, Provenance::measured);
+    ASSERT_EQ(r.mpi->points.size(), 2u);
+    EXPECT_EQ(r.mpi->points[1].bytes, 1u << 20);
+    EXPECT_EQ(r.mpi->points[0].seconds.samples.size(), 3u);
+    EXPECT_DOUBLE_EQ(*r.mpi->beta_gbs, 9.6);
+    EXPECT_EQ(r.mpi->placement, "2 ranks on one node (vm)");
     const auto j = machine_to_json(r);
     EXPECT_EQ(j["levels"][1]["bandwidth_gbs"].get<double>(), 146.0);
     EXPECT_EQ(j["compute"]["ceilings"][0]["gflops"]["n"].get<double>(), 3.0);
@@ -75,6 +92,25 @@ TEST(MachineFile, OverlapExponentAtLeastOne) {
         EXPECT_NE(e.find("compute.overlap_exponent"), std::string::npos) << bad << ": " << e;
     }
     EXPECT_NE(error_of(head + "three" + tail).find("compute.overlap_exponent"), std::string::npos);
+}
+
+TEST(MachineFile, MpiSectionEnteredOrMeasuredAndChecked) {
+    const std::string head = "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\n"
+                             "levels: [{name: MEM, bandwidth_gbs: 1}]\nmpi: ";
+    const Machine m = machine_from(head + "{latency_s: 1.5e-6, bandwidth_gbs: 12}");
+    ASSERT_TRUE(m.mpi);
+    EXPECT_EQ(m.mpi->source, Provenance::entered); // hand-written figures are marked entered
+    EXPECT_DOUBLE_EQ(m.mpi->latency_s->median, 1.5e-6);
+    EXPECT_EQ(m.mpi->ranks, 2);
+    EXPECT_NE(error_of(head + "{ranks: 1, latency_s: 1e-6}").find("mpi.ranks"), std::string::npos);
+    EXPECT_NE(error_of(head + "{latency_s: -1}").find("mpi.latency_s"), std::string::npos);
+    EXPECT_NE(error_of(head + "{beta_gbs: 0}").find("mpi.beta_gbs"), std::string::npos);
+    EXPECT_NE(error_of(head + "{points: [{bytes: 8, seconds: 1e-6}, {bytes: 8, seconds: 2e-6}]}")
+                  .find("mpi.points[1].bytes"),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "{points: [{bytes: eight, seconds: 1e-6}]}").find("mpi.points[0].bytes"),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "{ranks: 2}").find("expected latency_s"), std::string::npos);
 }
 
 TEST(MachineFile, EachBadFieldHasItsOwnMessage) {

@@ -21,7 +21,36 @@ for l in m["levels"]:
     kernels = {p["kernel"] for p in l["measurements"]}
     assert kernels == {"load", "triad"}, kernels
 assert {p["kernel"] for p in m["sweep"]} == {"load", "triad"}
+# Each level's curve is the part of the roof kernel's sweep (most threads, medians) the level serves.
+tmax = max(p["threads"] for p in m["sweep"])
+swept = {(p["working_set_bytes"], p["gbs"]["median"]) for p in m["sweep"]
+         if p["kernel"] == "triad" and p["threads"] == tmax}
+ends = []
+for l in m["levels"]:
+    c = l.get("curve")
+    assert c and c["x"] == "working_set" and len(c["points"]) >= 2, ("curve", l["name"])
+    xs = [x for x, _ in c["points"]]
+    assert xs == sorted(xs), ("unsorted curve", l["name"])
+    assert all((x, y) in swept for x, y in c["points"]), ("curve point not in the sweep", l["name"])
+    ends.append((xs[0], xs[-1]))
+assert all(a[1] <= b[0] for a, b in zip(ends, ends[1:])), ("curves overlap", ends)
 assert len(m["thread_overhead"]) >= 2
 assert [l["name"] for l in j["levels"]] == names, "JSON and YAML differ"
+# MPI: with mpirun installed the ping-pong must have run; otherwise the notes say why it did not.
+import shutil
+mpi_note = [n for n in m.get("notes", []) if n.startswith("MPI:")]
+assert len(mpi_note) == 1, mpi_note
+if shutil.which("mpirun"):
+    mp = m.get("mpi")
+    assert mp and mp["source"] == "measured", ("no MPI figures although mpirun exists", mpi_note)
+    sizes = [p["bytes"] for p in mp["points"]]
+    assert len(sizes) >= 2 and sizes == sorted(sizes), sizes
+    assert all(p["seconds"]["median"] > 0 and p["seconds"]["n"] >= 3 for p in mp["points"])
+    assert mp["latency_s"]["median"] == mp["points"][0]["seconds"]["median"]
+    assert mp["bandwidth_gbs"]["median"] > 0 and mp["beta_gbs"] > 0 and mp["alpha_s"] >= 0
+    print("MPI:", mpi_note[0])
+else:
+    assert "mpi" not in m and "not measured" in mpi_note[0], mpi_note
+    print("SKIP-PART (no mpirun):", mpi_note[0])
 print("machine file ok:", names)
 PY

@@ -1,6 +1,8 @@
 #include "measure/working_sets.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <stdexcept>
 
 using namespace roofcast;
@@ -103,4 +105,54 @@ TEST(LevelWorkingSets, NoCachesMeansOnlyMemory) {
     ASSERT_EQ(w.size(), 1u);
     EXPECT_EQ(w[0].level, "MEM");
     EXPECT_EQ(w[0].bytes, 64 * k_mib);
+}
+
+TEST(LevelRanges, PrivateCachesAddUpSharedOnesDoNot) {
+    const auto one = level_ranges(fake_topology(96 * k_mib), 1);
+    ASSERT_EQ(one.size(), 4u);
+    EXPECT_EQ(one[0].level, "L1");
+    EXPECT_DOUBLE_EQ(one[0].lo, 0.0);
+    EXPECT_DOUBLE_EQ(one[0].hi, 48.0 * k_kib);
+    EXPECT_DOUBLE_EQ(one[1].lo, 48.0 * k_kib);
+    EXPECT_DOUBLE_EQ(one[1].hi, 2.0 * k_mib);
+    EXPECT_DOUBLE_EQ(one[2].hi, 96.0 * k_mib); // the effective size, not the reported 260 MiB
+    EXPECT_EQ(one[3].level, "MEM");
+    EXPECT_DOUBLE_EQ(one[3].lo, 96.0 * k_mib);
+    EXPECT_TRUE(std::isinf(one[3].hi));
+    // Two threads use both private L1 and L2 instances but share the one L3.
+    const auto two = level_ranges(fake_topology(std::nullopt), 2);
+    EXPECT_DOUBLE_EQ(two[0].hi, 96.0 * k_kib);
+    EXPECT_DOUBLE_EQ(two[1].hi, 4.0 * k_mib);
+    EXPECT_DOUBLE_EQ(two[2].lo, 4.0 * k_mib);
+    EXPECT_DOUBLE_EQ(two[2].hi, 260.0 * k_mib);
+    // More threads than instances: capped at the instances there are.
+    EXPECT_DOUBLE_EQ(level_ranges(fake_topology(std::nullopt), 8)[1].hi, 4.0 * k_mib);
+}
+
+TEST(LevelCurves, SplitsTheSweepAtTheRanges) {
+    const std::vector<LevelRange> ranges = {{"L1", 0, 48.0 * k_kib},
+                                            {"L2", 48.0 * k_kib, 2.0 * k_mib},
+                                            {"MEM", 2.0 * k_mib, std::numeric_limits<double>::infinity()}};
+    // Unsorted on input; one point on the L1/L2 boundary belongs to both.
+    const std::vector<std::pair<double, double>> sweep = {{4.0 * k_mib, 20},   {8.0 * k_kib, 300},
+                                                          {48.0 * k_kib, 250}, {16.0 * k_kib, 310},
+                                                          {1.0 * k_mib, 140},  {64.0 * k_mib, 15}};
+    const auto c = level_curves(sweep, ranges);
+    ASSERT_EQ(c.size(), 3u);
+    ASSERT_TRUE(c[0]);
+    ASSERT_EQ(c[0]->points.size(), 3u);
+    EXPECT_EQ(c[0]->x, "working_set");
+    EXPECT_DOUBLE_EQ(c[0]->points[0].first, 8.0 * k_kib);
+    EXPECT_DOUBLE_EQ(c[0]->points[2].second, 250);
+    ASSERT_TRUE(c[1]);
+    ASSERT_EQ(c[1]->points.size(), 2u);
+    EXPECT_DOUBLE_EQ(c[1]->eval(0.5 * k_mib),
+                     250 + (140 - 250) * (0.5 * k_mib - 48.0 * k_kib) / (1.0 * k_mib - 48.0 * k_kib));
+    ASSERT_TRUE(c[2]);
+    EXPECT_DOUBLE_EQ(c[2]->eval(1e12), 15); // beyond the last point: the last value
+    // A level with fewer than two points in its range gets no curve.
+    const auto sparse = level_curves({{8.0 * k_kib, 300}, {1.0 * k_mib, 140}}, ranges);
+    EXPECT_FALSE(sparse[0]);
+    EXPECT_FALSE(sparse[1]);
+    EXPECT_FALSE(sparse[2]);
 }

@@ -68,6 +68,25 @@ TEST(HtmlReport, MachineSummaryShowsTheOverlapExponent) {
     EXPECT_NE(machine.find("p = 3.25"), std::string::npos);
 }
 
+TEST(HtmlReport, MachineSummaryShowsMpiFigures) {
+    auto r = test::fixture_results();
+    ASSERT_TRUE(r.machine);
+    EXPECT_EQ(report::html_report(r).find("MPI point to point"), std::string::npos);
+    core::MpiFigures f;
+    f.latency_s = *core::summarize({2.5e-6, 2.4e-6, 2.6e-6});
+    f.bandwidth_gbs = *core::summarize({9.5, 9.25, 9.75});
+    f.alpha_s = 2.0e-6;
+    f.beta_gbs = 10.5;
+    f.placement = "2 ranks on one node (vm)";
+    r.machine->mpi = f;
+    const auto root = parse_xml(report::html_report(r));
+    const std::string machine = by_id(*root, "machine")->all_text();
+    EXPECT_NE(machine.find("MPI point to point"), std::string::npos);
+    EXPECT_NE(machine.find("bandwidth 9.50 GB/s"), std::string::npos) << machine;
+    EXPECT_NE(machine.find("β = 10.50 GB/s"), std::string::npos) << machine;
+    EXPECT_NE(machine.find("2 ranks on one node (vm)"), std::string::npos);
+}
+
 TEST(HtmlReport, DerivationNamesTheBoundingLevel) {
     const auto root = parse_xml(report::html_report(test::fixture_results()));
     // daxpy_l2: I = 2/24 = 0.0833 at L1 and L2; attainable L1 0.0833 * 370 = 30.8, L2 0.0833 * 155 = 12.9

@@ -87,3 +87,26 @@ TEST(MachineTable, HugeSpreadsKeepTheColumns) {
     const std::string out = report::format_machine_table(m);
     EXPECT_TRUE(contains(out, ">999%"));
 }
+
+TEST(MachineTable, MpiSectionShowsEverySizeAndTheFit) {
+    core::Machine m = small_machine();
+    EXPECT_FALSE(contains(report::format_machine_table(m), "MPI point to point"));
+    core::MpiFigures f;
+    f.source = core::Provenance::measured;
+    f.placement = "2 ranks on one node (box)";
+    f.points = {{8, summary({1e-6, 1e-6, 1e-6})}, {1u << 20, summary({1e-4, 1.2e-4, 1e-4})}};
+    f.latency_s = f.points[0].seconds;
+    f.bandwidth_gbs = summary({10.0, 10.5, 9.5});
+    f.alpha_s = 1e-6;
+    f.beta_gbs = 10.6;
+    m.mpi = f;
+    const std::string out = report::format_machine_table(m);
+    const std::string mpi = out.substr(out.find("MPI point to point"));
+    EXPECT_TRUE(contains(mpi, "(measured, 2 ranks on one node (box))"));
+    EXPECT_TRUE(contains(mpi, "1.00 MiB")); // the 1 MiB row: 1 MiB in 100 us = 10.49 GB/s
+    EXPECT_TRUE(contains(mpi, "10.49"));
+    EXPECT_TRUE(contains(mpi, "NOISY")); // its 20 % spread
+    EXPECT_TRUE(contains(mpi, "latency 1.00 us"));
+    EXPECT_TRUE(contains(mpi, "bandwidth 10.00 GB/s"));
+    EXPECT_TRUE(contains(mpi, "alpha 1.00 us, beta 10.60 GB/s"));
+}
