@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compares roofcast's machine measurements with likwid-bench, run beside them in the same session
 # at the same thread counts and working sets, and prints roofcast/likwid ratios:
-#   - peak DP FLOP/s with the widest FMA (and roofcast's ratio to its theoretical peak),
+#   - peak DP FLOP/s with the widest FMA (and roofcast's ratio to its theoretical peak), `roofcast ceiling`
+#     and likwid's peakflops test alternating ROUNDS times,
 #   - load, copy and triad bandwidth at L1, L2, L3 and MEM for 1 thread and all cores,
 #   - MEM triad against likwid's STREAM triad (both without non-temporal stores).
 # Like with like: likwid-bench 5.2 reports "Bytes per element" = load + store bytes (copy 16,
@@ -61,17 +62,26 @@ def ratio_line(label, summary, theirs, best_only=False, extra=""):
     print(f"{label:<28}{ours:10.1f} ({100 * (summary['spread'] or 0):5.1f}%){theirs or 0:11.1f}{r:>9}{rb:>9}{extra}{flag}")
 
 print(f"\n{'':<28}{'roofcast':>10} ( spread){'likwid':>11}{'ratio':>9}{'best/lw':>9}")
-print("-- peak DP FLOP/s, widest FMA (GFLOP/s); roofcast best epoch / likwid")
-peak = m["compute"]["peak_gflops"].get("double")
+print(f"-- peak DP FLOP/s, widest FMA (GFLOP/s); roofcast best epoch / likwid, medians over {rounds} "
+      "interleaved rounds")
 for t in sorted({1, cores}):
-    c = [c for c in m["compute"]["ceilings"] if c["precision"] == "double" and c["op"] == "fma"
-         and c["threads"] == t and c["isa"] == topo["isa"][-1]]
-    if not c:
-        continue
-    g = c[0]["gflops"]
-    theirs = likwid("peakflops" + suffix + "_fma", 24576 * t, t, "MFlops/s")
-    theo = f"   {g['max'] / (peak * t / cores):.3f} of theoretical at {c[0].get('ghz', 0):.2f} GHz" if peak else ""
-    ratio_line(f"FMA {t} thread(s)", g, theirs, True, theo)
+    ours, theirs, fractions, clocks = [], [], [], []
+    for _ in range(rounds):
+        lw = likwid("peakflops" + suffix + "_fma", 24576 * t, t, "MFlops/s")
+        if lw:
+            theirs.append(lw)
+        out = subprocess.run([roofcast, "ceiling", "--precision", "double", "--op", "fma", "--threads", str(t),
+                              "--json"], capture_output=True, text=True, check=True).stdout
+        c = json.loads(out)
+        ours.append(c["gflops"]["max"])
+        if c["fraction_of_theoretical"] is not None:
+            fractions.append(c["fraction_of_theoretical"])
+        clocks.append(c["ghz"] or 0)
+    summary = {"median": statistics.median(ours), "max": max(ours),
+               "spread": (max(ours) - min(ours)) / statistics.median(ours)}
+    theo = (f"   {statistics.median(fractions):.3f} of theoretical at {statistics.median(clocks):.2f} GHz "
+            f"(best round {max(fractions):.3f})" if fractions else "")
+    ratio_line(f"FMA {t} thread(s)", summary, statistics.median(theirs) if theirs else None, extra=theo)
 
 print(f"-- bandwidth (GB/s of requested bytes, no write-allocate on either side); medians over {rounds} "
       "interleaved rounds per point")

@@ -25,6 +25,7 @@ int run(int argc, char** argv) {
     add_run_command(app);
     add_machine_command(app);
     add_bandwidth_command(app);
+    add_ceiling_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

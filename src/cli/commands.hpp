@@ -15,5 +15,6 @@ void add_bench_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_machine_command(CLI::App& app);
 void add_bandwidth_command(CLI::App& app);
+void add_ceiling_command(CLI::App& app);
 
 } // namespace roofcast::cli

@@ -103,6 +103,10 @@ double clock_probe(std::uint64_t b) {
     return best;
 }
 
+double lanes_of(const core::ComputeCeiling& c) {
+    return static_cast<double>(find_peak_kernel(c.isa, c.precision, c.op)->decl.lanes);
+}
+
 void require_known(const std::vector<std::string>& values, const std::vector<std::string>& known,
                    const std::string& field, const std::string& what) {
     if (values.empty())
@@ -390,6 +394,28 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     return res;
 }
 
+CeilingPoint measure_ceiling_point(const std::string& precision, const std::string& isa,
+                                   const std::string& op, int threads, bool quick) {
+    ComputeOptions o;
+    o.precisions = {precision};
+    o.isas = {isa};
+    o.ops = {op};
+    o.threads = {threads};
+    o.quick = quick;
+    ComputeResult r = measure_compute(o);
+    if (r.ceilings.empty())
+        throw core::InputError("", "--isa",
+                               fmt::format("no {} {} {} kernel runs on this CPU", precision, isa, op));
+    CeilingPoint p;
+    p.ceiling = r.ceilings.front();
+    p.best_flops_per_cycle = r.best_flops_per_cycle.front();
+    p.fma_units = r.fma_units;
+    p.notes = std::move(r.notes);
+    if (op == "fma" && r.fma_units > 0)
+        p.fraction_of_theoretical = p.best_flops_per_cycle / (2.0 * lanes_of(p.ceiling) * r.fma_units);
+    return p;
+}
+
 KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
     if (threads < 1)
         throw core::InputError("", "--threads",
@@ -412,9 +438,6 @@ KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool qu
 // and measured cycle, divided by the flops one unit delivers per cycle (lanes x 2).
 void derive_theoretical_peak(ComputeResult& r) {
     const double clock = r.clock_ghz.median;
-    const auto lanes_of = [](const core::ComputeCeiling& c) {
-        return static_cast<double>(find_peak_kernel(c.isa, c.precision, c.op)->decl.lanes);
-    };
     // The widest ISA with an FMA ceiling; among its FMA ceilings (every precision and thread count), the
     // best epoch in flops per core and measured cycle decides: interference on a shared host only ever
     // lowers a rate, so the best epoch is the least disturbed.
@@ -460,7 +483,7 @@ void derive_theoretical_peak(ComputeResult& r) {
         if (c.op == "fma") {
             // Measured / theoretical, both per core and cycle at the clock probed around the epoch.
             r.notes.push_back(fmt::format("{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
-                                          "theoretical {:.0f} (best {:.1f} GFLOP/s)",
+                                          "theoretical {:.0f} at the probed clock (best {:.1f} GFLOP/s)",
                                           ceiling_label(c), r.best_flops_per_cycle[i],
                                           100 * r.best_flops_per_cycle[i] / (2 * lanes_of(c) * r.fma_units),
                                           2 * lanes_of(c) * r.fma_units, c.gflops.max));

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,20 @@ struct KernelCeiling {
 // measure_compute() does, with the clock probed while it ran. Throws core::Unsupported when the CPU
 // lacks the kernel's instructions.
 KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick);
+
+// One compute ceiling measured exactly as `roofcast machine` measures it (same kernel, pinning, harness,
+// clock probes), with its best epoch's fraction of the theoretical peak when that can be derived (an FMA
+// ceiling): the counterpart of `likwid-bench -t peakflops_avx512_fma`, for comparisons run by run.
+// Unknown or unsupported names and threads < 1 throw core::InputError (field = the option).
+struct CeilingPoint {
+    core::ComputeCeiling ceiling;
+    double best_flops_per_cycle = 0;
+    std::optional<double> fraction_of_theoretical; // best epoch per core and cycle / lanes x 2 x FMA units
+    int fma_units = 0;                             // 0 when not derived
+    std::vector<std::string> notes;
+};
+CeilingPoint measure_ceiling_point(const std::string& precision, const std::string& isa,
+                                   const std::string& op, int threads, bool quick);
 
 // Names accepted by ComputeOptions, in the order results are produced.
 const std::vector<std::string>& known_isas();       // scalar, sse, avx2, avx512

@@ -1,0 +1,74 @@
+#include "cli/commands.hpp"
+#include "core/machine.hpp"
+#include "measure/compute.hpp"
+#include "report/format.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace roofcast::cli {
+
+namespace {
+
+struct CeilingArgs {
+    std::string precision = "double";
+    std::string isa; // empty = the widest this CPU supports
+    std::string op = "fma";
+    int threads = 1;
+    bool quick = false;
+    bool json = false;
+};
+
+void run_ceiling(const CeilingArgs& a) {
+    const std::string isa = a.isa.empty() ? measure::available_isas().back() : a.isa;
+    const measure::CeilingPoint p =
+        measure::measure_ceiling_point(a.precision, isa, a.op, a.threads, a.quick);
+    const core::ComputeCeiling& c = p.ceiling;
+    if (a.json) {
+        nlohmann::json j;
+        j["precision"] = c.precision;
+        j["isa"] = c.isa;
+        j["op"] = c.op;
+        j["threads"] = c.threads;
+        j["gflops"] = core::summary_to_json(c.gflops);
+        j["ghz"] = c.ghz ? nlohmann::json(*c.ghz) : nlohmann::json(nullptr);
+        j["best_flops_per_cycle"] = p.best_flops_per_cycle;
+        j["fma_units"] = p.fma_units;
+        j["fraction_of_theoretical"] =
+            p.fraction_of_theoretical ? nlohmann::json(*p.fraction_of_theoretical) : nlohmann::json(nullptr);
+
+        j["notes"] = p.notes;
+        fmt::print("{}\n", j.dump(2));
+        return;
+    }
+    fmt::print("{} {} {} {} thread(s): {:.1f} GFLOP/s median (min {:.1f} .. max {:.1f}; {}) at {}\n",
+               c.precision, c.isa, c.op, c.threads, c.gflops.median, c.gflops.min, c.gflops.max,
+               report::spread_text(c.gflops), c.ghz ? fmt::format("{:.2f} GHz", *c.ghz) : std::string("?"));
+    if (p.fraction_of_theoretical)
+        fmt::print("best epoch: {:.2f} flops per core and cycle = {:.1f} % of the theoretical peak ({} FMA "
+                   "unit{} per core) at the probed clock\n",
+                   p.best_flops_per_cycle, 100 * *p.fraction_of_theoretical, p.fma_units,
+                   p.fma_units == 1 ? "" : "s");
+
+    for (const auto& n : p.notes)
+        fmt::print("  - {}\n", n);
+}
+
+} // namespace
+
+void add_ceiling_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "ceiling",
+        "Measure one compute ceiling, as `roofcast machine` measures it (default: widest double FMA)");
+    auto a = std::make_shared<CeilingArgs>();
+    cmd->add_option("--precision", a->precision, "double or single")->capture_default_str();
+    cmd->add_option("--isa", a->isa, "scalar, sse, avx2 or avx512 (default: the widest supported)");
+    cmd->add_option("--op", a->op, "fma, add, mul, addmul or chain")->capture_default_str();
+    cmd->add_option("--threads", a->threads, "threads, pinned one per core (default 1)");
+    cmd->add_flag("--quick", a->quick, "fewer, shorter epochs");
+    cmd->add_flag("--json", a->json, "print the ceiling as JSON");
+    cmd->callback([a] { run_ceiling(*a); });
+}
+
+} // namespace roofcast::cli

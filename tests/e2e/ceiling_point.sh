@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# End to end: `roofcast ceiling` measures one compute ceiling as `roofcast machine` does (the JSON carries
+# the kernel, the summary of every epoch, the probed clock and, for FMA, the best epoch's fraction of the
+# theoretical peak), and bad arguments fail with one clear line and a non-zero exit.
+set -uo pipefail
+roofcast=$1
+fail=0
+
+json=$("$roofcast" ceiling --isa sse --quick --json) || { echo "ceiling failed"; exit 1; }
+python3 - "$json" <<'PY' || fail=1
+import json, sys
+c = json.loads(sys.argv[1])
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("failed:", what, c)
+        ok = False
+check((c["precision"], c["isa"], c["op"], c["threads"]) == ("double", "sse", "fma", 1), "defaults and --isa")
+g = c["gflops"]
+check(g["n"] == 20 and len(g["samples"]) == 20, "twenty epochs in --quick")
+check(0 < g["min"] <= g["median"] <= g["max"], "ordered positive summary")
+check(c["ghz"] is not None and c["ghz"] > 0, "probed clock")
+# The fraction is the best epoch's flops per cycle over lanes (2) x 2 flops x FMA units.
+f = c["fraction_of_theoretical"]
+check(c["fma_units"] in (1, 2), "FMA units inferred")
+check(f is not None and abs(f - c["best_flops_per_cycle"] / (2 * 2 * c["fma_units"])) < 1e-12, "fraction")
+sys.exit(0 if ok else 1)
+PY
+
+expect_error() { # expect_error <pattern> <args...>
+    local pattern=$1
+    shift
+    local out rc
+    out=$("$roofcast" ceiling "$@" 2>&1 >/dev/null)
+    rc=$?
+    if [[ $rc -eq 0 ]]; then echo "exit 0 for: $*"; fail=1; fi
+    if ! grep -q -- "$pattern" <<<"$out"; then echo "no '$pattern' in error for $*: $out"; fail=1; fi
+    if [[ $(grep -c "roofcast: error:" <<<"$out") -ne 1 ]]; then echo "not one error line for $*: $out"; fail=1; fi
+}
+expect_error "unknown ISA 'neon'" --isa neon --quick
+expect_error "unknown op 'div'" --op div --quick
+expect_error "unknown precision 'half'" --precision half --quick
+expect_error "expected a positive thread count, got 0" --threads 0 --quick
+exit $fail
