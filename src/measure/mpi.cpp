@@ -211,10 +211,16 @@ std::string find_mpi_probe() {
 
 MpiMeasurement measure_mpi(const MpiOptions& opt) {
     MpiMeasurement out;
+    const char* env = std::getenv("ROOFCAST_MPI_PROBE");
     const std::string probe = opt.probe.empty() ? find_mpi_probe() : opt.probe;
+    if (!opt.probe.empty() && ::access(probe.c_str(), X_OK) != 0) {
+        out.note = "MPI: not measured (the probe '" + probe + "' is not an executable)";
+        return out;
+    }
     if (probe.empty()) {
-        out.note =
-            "MPI: not measured (roofcast-mpi-probe was not built: no MPI compiler wrapper at build time)";
+        out.note = env && *env ? "MPI: not measured (ROOFCAST_MPI_PROBE='" + std::string(env) +
+                                     "' is not an executable)"
+                               : "MPI: not measured (roofcast-mpi-probe was not built: CMake found no MPI)";
         return out;
     }
     const std::string mpirun = on_path("mpirun");

@@ -4,9 +4,12 @@
 #include "core/units.hpp"
 #include "test_inputs.hpp"
 
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 using namespace roofcast;
 using namespace roofcast::measure;
@@ -123,4 +126,60 @@ TEST(MpiFiguresFromProbe, MalformedDocumentsNameTheField) {
     j["points"][0]["one_way_seconds"] = nlohmann::json::array();
     EXPECT_NE(err(j).find("points[0].one_way_seconds"), std::string::npos) << err(j);
     EXPECT_NE(err(nlohmann::json::array()).find("p.json"), std::string::npos);
+}
+
+namespace {
+
+// Sets an environment variable for the scope of one test and restores it afterwards.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : m_name(name) {
+        if (const char* old = std::getenv(name))
+            m_old = old;
+        if (value)
+            ::setenv(name, value, 1);
+        else
+            ::unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (m_old)
+            ::setenv(m_name.c_str(), m_old->c_str(), 1);
+        else
+            ::unsetenv(m_name.c_str());
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    std::string m_name;
+    std::optional<std::string> m_old;
+};
+
+} // namespace
+
+TEST(MeasureMpi, MissingPiecesGiveAReasonAndNoFigures) {
+    {
+        const ScopedEnv probe("ROOFCAST_MPI_PROBE", "/nonexistent/roofcast-mpi-probe");
+        const MpiMeasurement m = measure_mpi({});
+        EXPECT_FALSE(m.figures);
+        EXPECT_NE(m.note.find("ROOFCAST_MPI_PROBE='/nonexistent/roofcast-mpi-probe' is not an executable"),
+                  std::string::npos)
+            << m.note;
+    }
+    {
+        MpiOptions o;
+        o.probe = "/nonexistent/probe";
+        const MpiMeasurement m = measure_mpi(o);
+        EXPECT_FALSE(m.figures);
+        EXPECT_NE(m.note.find("'/nonexistent/probe' is not an executable"), std::string::npos) << m.note;
+    }
+    {
+        // An executable probe but no mpirun on PATH.
+        const ScopedEnv path("PATH", "/nonexistent");
+        MpiOptions o;
+        o.probe = "/bin/true";
+        const MpiMeasurement m = measure_mpi(o);
+        EXPECT_FALSE(m.figures);
+        EXPECT_NE(m.note.find("no mpirun on PATH"), std::string::npos) << m.note;
+    }
 }
