@@ -27,18 +27,9 @@ check(abs(p["moved_per_requested"] - 1.5) < 1e-12, "write-allocate factor of cop
 sys.exit(0 if ok else 1)
 PY
 
-expect_error() { # expect_error <pattern> <args...>
-    local pattern=$1
-    shift
-    local out rc
-    out=$("$roofcast" bandwidth "$@" 2>&1 >/dev/null)
-    rc=$?
-    if [[ $rc -eq 0 ]]; then echo "exit 0 for: $*"; fail=1; fi
-    if ! grep -q -- "$pattern" <<<"$out"; then echo "no '$pattern' in error for $*: $out"; fail=1; fi
-    if [[ $(grep -c "roofcast: error:" <<<"$out") -ne 1 ]]; then echo "not one error line for $*: $out"; fail=1; fi
-}
-expect_error "unknown kernel 'daxpy', expected one of load, store" daxpy 1MiB
-expect_error "field 'SIZE': expected a working set from 4.00 KiB" load 1KiB
-expect_error "SIZE" load lots
-expect_error "expected a thread count >= 1" load 1MiB --threads 0
+source "$(dirname "$0")/lib/expect_error.sh"
+expect_error bandwidth "unknown kernel 'daxpy', expected one of load, store" daxpy 1MiB
+expect_error bandwidth "field 'SIZE': expected a working set from 4.00 KiB" load 1KiB
+expect_error bandwidth "SIZE" load lots
+expect_error bandwidth "expected a thread count >= 1" load 1MiB --threads 0
 exit $fail

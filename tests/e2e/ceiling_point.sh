@@ -28,18 +28,9 @@ check(f is not None and abs(f - c["best_flops_per_cycle"] / (2 * 2 * c["fma_unit
 sys.exit(0 if ok else 1)
 PY
 
-expect_error() { # expect_error <pattern> <args...>
-    local pattern=$1
-    shift
-    local out rc
-    out=$("$roofcast" ceiling "$@" 2>&1 >/dev/null)
-    rc=$?
-    if [[ $rc -eq 0 ]]; then echo "exit 0 for: $*"; fail=1; fi
-    if ! grep -q -- "$pattern" <<<"$out"; then echo "no '$pattern' in error for $*: $out"; fail=1; fi
-    if [[ $(grep -c "roofcast: error:" <<<"$out") -ne 1 ]]; then echo "not one error line for $*: $out"; fail=1; fi
-}
-expect_error "unknown ISA 'neon'" --isa neon --quick
-expect_error "unknown op 'div'" --op div --quick
-expect_error "unknown precision 'half'" --precision half --quick
-expect_error "expected a positive thread count, got 0" --threads 0 --quick
+source "$(dirname "$0")/lib/expect_error.sh"
+expect_error ceiling "unknown ISA 'neon'" --isa neon --quick
+expect_error ceiling "unknown op 'div'" --op div --quick
+expect_error ceiling "unknown precision 'half'" --precision half --quick
+expect_error ceiling "expected a positive thread count, got 0" --threads 0 --quick
 exit $fail

@@ -9,16 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 pub="$src/data/machines/example-published.yaml"
 
-expect_error() { # expect_error <pattern> <args...>
-    local pattern=$1
-    shift
-    local out rc
-    out=$("$roofcast" predict "$@" 2>&1 >/dev/null)
-    rc=$?
-    if [[ $rc -eq 0 ]]; then echo "exit 0 for: $*"; fail=1; fi
-    if ! grep -qF -- "$pattern" <<<"$out"; then echo "no '$pattern' in error for $*: $out"; fail=1; fi
-    if [[ $(grep -c "roofcast: error:" <<<"$out") -ne 1 ]]; then echo "not one error line for $*: $out"; fail=1; fi
-}
+source "$(dirname "$0")/lib/expect_error.sh"
 kernel() { # kernel <file> <body lines...>
     local f="$tmp/$1"
     shift
@@ -27,20 +18,20 @@ kernel() { # kernel <file> <body lines...>
 }
 
 kernel zero.yaml "bytes_per_iteration: {L1: 0, MEM: 0}"
-expect_error "$tmp/zero.yaml: field 'bytes_per_iteration': the kernel's traffic is zero at every level" "$tmp/zero.yaml" --machine "$pub"
+expect_error predict "$tmp/zero.yaml: field 'bytes_per_iteration': the kernel's traffic is zero at every level" "$tmp/zero.yaml" --machine "$pub"
 kernel neg.yaml "arrays: {MEM: -3}"
-expect_error "$tmp/neg.yaml: field 'arrays.MEM': expected a non-negative number" "$tmp/neg.yaml" --machine "$pub"
+expect_error predict "$tmp/neg.yaml: field 'arrays.MEM': expected a non-negative number" "$tmp/neg.yaml" --machine "$pub"
 kernel nan.yaml "arrays: {MEM: .nan}"
-expect_error "$tmp/nan.yaml: field 'arrays.MEM'" "$tmp/nan.yaml" --machine "$pub"
+expect_error predict "$tmp/nan.yaml: field 'arrays.MEM'" "$tmp/nan.yaml" --machine "$pub"
 kernel level.yaml "bytes_per_iteration: {L3: 16, MEM: 16}"
-expect_error "$tmp/level.yaml: field 'bytes_per_iteration.L3': the machine 'some-published-system' has no level 'L3'" "$tmp/level.yaml" --machine "$pub"
+expect_error predict "$tmp/level.yaml: field 'bytes_per_iteration.L3': the machine 'some-published-system' has no level 'L3'" "$tmp/level.yaml" --machine "$pub"
 kernel affine.yaml "loop: {indices: [i], bounds: [100], arrays: [{name: a, dims: [100]}], reads: ['a[i*i]']}"
-expect_error "$tmp/affine.yaml: field 'loop.reads[0]': non-affine or strided index 'i*i'" "$tmp/affine.yaml" --machine "$pub"
+expect_error predict "$tmp/affine.yaml: field 'loop.reads[0]': non-affine or strided index 'i*i'" "$tmp/affine.yaml" --machine "$pub"
 kernel unknown.yaml "loop: {indices: [i], bounds: [100], arrays: [{name: a, dims: [100]}], reads: ['a[q+1]']}"
-expect_error "field 'loop.reads[0]': unknown loop index 'q'" "$tmp/unknown.yaml" --machine "$pub"
+expect_error predict "field 'loop.reads[0]': unknown loop index 'q'" "$tmp/unknown.yaml" --machine "$pub"
 printf 'format_version: 1\nname: nopeak\ncompute: {effective_gflops: {double: 10}}\nlevels: [{name: MEM, bandwidth_gbs: 10}]\n' >"$tmp/nopeak.yaml"
-expect_error "$tmp/nopeak.yaml: field 'compute.peak_gflops': missing" "$src/data/kernels/triad.yaml" --machine "$tmp/nopeak.yaml"
-expect_error "field '--model': unknown model 'ecm'" "$src/data/kernels/triad.yaml" --machine "$pub" --model ecm
+expect_error predict "$tmp/nopeak.yaml: field 'compute.peak_gflops': missing" "$src/data/kernels/triad.yaml" --machine "$tmp/nopeak.yaml"
+expect_error predict "field '--model': unknown model 'ecm'" "$src/data/kernels/triad.yaml" --machine "$pub" --model ecm
 # A loop nest needs cache sizes that the published machine does not give.
-expect_error "$pub: field 'levels[0].size_bytes': missing" "$src/data/kernels/jacobi-3d-7pt.yaml" --machine "$pub"
+expect_error predict "$pub: field 'levels[0].size_bytes': missing" "$src/data/kernels/jacobi-3d-7pt.yaml" --machine "$pub"
 exit $fail
