@@ -30,7 +30,8 @@ struct RunArgs {
     bool full = false;
 };
 
-// Per-host cache of the machine file: $XDG_CACHE_HOME/roofcast (or ~/.cache/roofcast).
+// Per-host cache of the machine file: $XDG_CACHE_HOME/roofcast (or ~/.cache/roofcast), one file per
+// measurement revision, so a file measured by an older roofcast is never reused.
 fs::path machine_cache_path() {
     fs::path base;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -42,7 +43,7 @@ fs::path machine_cache_path() {
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
         std::snprintf(host, sizeof host, "localhost");
-    return base / "roofcast" / (std::string("machine-") + host + ".yaml");
+    return base / "roofcast" / fmt::format("machine-{}-r{}.yaml", host, measure::k_measurement_revision);
 }
 
 void status(const std::string& line) {

@@ -25,6 +25,11 @@ struct MachineOptions {
     std::function<void(double fraction, const std::string& what)> progress; // may be empty
 };
 
+// Revision of what `roofcast machine` measures: bumped whenever a new figure joins the machine file or a
+// measurement changes, so that caches of machine files (roofcast run) are not reused across revisions.
+// 2: MPI ping-pong and level curves.
+inline constexpr int k_measurement_revision = 2;
+
 // Kernel used for a level's roof (Level::bandwidth_gbs), first available of this list, measured
 // with the largest thread count: triad is the STREAM convention for sustainable bandwidth
 // (Williams, Waterman & Patterson, CACM 2009, section 2 uses STREAM for the memory roof).
