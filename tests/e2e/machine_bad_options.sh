@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: bad options of `roofcast machine` fail fast with one clear line, a non-zero exit,
-# and no output file left behind.
+# and no output file left behind; --no-mpi skips the MPI ping-pong and says so.
 set -uo pipefail
 roofcast=$1
 tmp=$(mktemp -d)
@@ -18,4 +18,15 @@ expect_error machine "--max-size" --quick --max-size 100TiB -o "$tmp/f.yaml"
 expect_error machine "does not exist or is not writable" --quick -o "$tmp/missing/dir/m.yaml"
 left=$(find "$tmp" -type f | wc -l)
 if [[ $left -ne 0 ]]; then echo "files left behind:"; find "$tmp" -type f; fail=1; fi
+
+# --no-mpi: a small run writes no mpi section and says why.
+mkdir -p "$tmp/nompi"
+if ! "$roofcast" machine --quick --no-mpi --kernels load --threads 1 --isa scalar --max-size 1MiB \
+    -o "$tmp/nompi/m.yaml" >/dev/null; then
+    echo "--no-mpi run failed"
+    fail=1
+elif grep -q "^mpi:" "$tmp/nompi/m.yaml" || ! grep -q "MPI: not measured (--no-mpi)" "$tmp/nompi/m.yaml"; then
+    echo "--no-mpi: unexpected mpi section or missing note"
+    fail=1
+fi
 exit $fail
