@@ -2,19 +2,14 @@
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/process.hpp"
 #include "report/bandwidth.hpp"
 #include "report/roofline.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
 
 namespace roofcast::cli {
 
@@ -29,42 +24,19 @@ struct PlotOptions {
     bool png = false;
 };
 
-std::optional<fs::path> find_in_path(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    if (!path)
-        return std::nullopt;
-    std::string dirs(path);
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-        const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
-        if (::access(candidate.c_str(), X_OK) == 0)
-            return candidate;
-        start = end + 1;
-    }
-    return std::nullopt;
-}
-
 // Renders svg_path to png_path with rsvg-convert (librsvg2-bin), through a temporary file and a rename.
 void render_png(const fs::path& svg_path, const fs::path& png_path) {
-    const auto rsvg = find_in_path("rsvg-convert");
+    const auto rsvg = core::find_in_path("rsvg-convert");
     if (!rsvg)
         throw core::Error(
             "--png needs rsvg-convert, which is not installed (Debian package librsvg2-bin); the "
             "SVG was written to " +
             svg_path.string());
     const std::string tmp = png_path.string() + ".tmp";
-    std::vector<std::string> args{rsvg->string(), "--zoom", "2", "--output", tmp, svg_path.string()};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+    const int rc = core::run_program({rsvg->string(), "--zoom", "2", "--output", tmp, svg_path.string()});
+    if (rc < 0)
         throw core::Error("cannot run rsvg-convert: " + std::string(std::strerror(errno)));
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (rc != 0) {
         std::error_code ec;
         fs::remove(tmp, ec);
         throw core::Error("rsvg-convert failed to render " + svg_path.string());

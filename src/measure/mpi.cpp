@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/process.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "measure/affinity.hpp"
@@ -9,17 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sched.h>
-#include <spawn.h>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace roofcast::measure {
 
@@ -132,54 +128,6 @@ std::string executable_dir() {
     return ec ? std::string() : self.parent_path().string();
 }
 
-std::string on_path(const std::string& name) {
-    const char* path = std::getenv("PATH");
-    if (!path)
-        return {};
-    std::string all = path;
-    for (std::size_t start = 0; start <= all.size();) {
-        const std::size_t end = std::min(all.find(':', start), all.size());
-        const fs::path cand = fs::path(all.substr(start, end - start)) / name;
-        if (::access(cand.c_str(), X_OK) == 0)
-            return cand.string();
-        start = end + 1;
-    }
-    return {};
-}
-
-// Runs argv with extra environment entries, stdout and stderr to `log`; the exit status, or -1 when
-// the program could not be started.
-int run_logged(const std::vector<std::string>& args, const std::vector<std::string>& extra_env,
-               const std::string& log) {
-    std::vector<std::string> env_store(extra_env);
-    for (char** e = environ; e && *e; ++e)
-        env_store.emplace_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : env_store)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> arg_store(args);
-    std::vector<char*> argv;
-    for (auto& a : arg_store)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return -1;
-    int status = 0;
-    if (::waitpid(pid, &status, 0) < 0)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 // Last non-empty line of a log, for a one-line reason.
 std::string last_line(const std::string& log) {
     std::string text;
@@ -223,8 +171,8 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
                                : "MPI: not measured (roofcast-mpi-probe was not built: CMake found no MPI)";
         return out;
     }
-    const std::string mpirun = on_path("mpirun");
-    if (mpirun.empty()) {
+    const auto mpirun_path = core::find_in_path("mpirun");
+    if (!mpirun_path) {
         out.note = "MPI: not measured (no mpirun on PATH; scripts/install-deps.sh installs Open MPI)";
         return out;
     }
@@ -251,7 +199,8 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
     }
     const bool enough_cores = static_cast<int>(cores.size()) >= opt.ranks;
     std::vector<std::string> args = {
-        "timeout", "--kill-after=5", std::to_string(opt.timeout_s), mpirun, "-np", std::to_string(opt.ranks)};
+        "timeout", "--kill-after=5",         std::to_string(opt.timeout_s), mpirun_path->string(),
+        "-np",     std::to_string(opt.ranks)};
     if (enough_cores) {
         args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
     } else {
@@ -264,10 +213,11 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
     args.insert(args.end(), {probe, "--out", json_path, "--sizes", sizes, "--samples", opt.quick ? "5" : "11",
                              "--min-seconds", opt.quick ? "0.002" : "0.005"});
     // Open MPI refuses to start as root unless told it is intended (CI containers run as root).
-    const int rc = run_logged(args,
-                              {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                               "OMPI_MCA_btl_base_warn_component_unused=0"},
-                              log_path);
+    core::RunOptions run;
+    run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                     "OMPI_MCA_btl_base_warn_component_unused=0"};
+    run.output_log = log_path;
+    const int rc = core::run_program(args, run);
     if (rc != 0) {
         out.note =
             rc == 124 || rc == 137

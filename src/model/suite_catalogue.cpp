@@ -206,12 +206,10 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
                const std::string& machine_file) {
     // Level C serves the n neighbour rows: the window of one reuse is (n+2) rows (n+1 rows of c and one
     // of a, the layer condition of Stengel et al., ICS 2015, Sect. 3.2).
-    const ReuseCache rc = reuse_cache(m, s, threads, machine_file);
-    const std::string cache = rc.name;
-    const double window = rc.window;
+    const ReuseCache c = reuse_cache(m, s, threads, machine_file);
     constexpr std::size_t k_rows = 256; // rows per plane: the n-row start-up of each plane stays small
     for (const int n : sw::k_mixed_neighbours) {
-        const std::size_t row_bytes = round_up(window / (n + 2), static_cast<std::size_t>(k_line));
+        const std::size_t row_bytes = round_up(c.window / (n + 2), static_cast<std::size_t>(k_line));
         const std::size_t ni = row_bytes / 8;
         const double plane_bytes = static_cast<double>(k_rows * row_bytes);
         // Each array alone exceeds every cache together, so a and the leading row stream from memory.
@@ -224,7 +222,7 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
             const int q = sw::mixed_extra_fmas(n, level);
             const double flops = n + 2.0 * q; // n adds + q multiply-adds
             SuiteKernel k;
-            k.name = fmt::format("3M-{}{}-{}F", n, cache, static_cast<int>(flops));
+            k.name = fmt::format("3M-{}{}-{}F", n, c.name, static_cast<int>(flops));
             k.suite = "mixed";
             const long bk = static_cast<long>(nk),
                        bj = static_cast<long>(k_rows - static_cast<std::size_t>(n)),
@@ -241,7 +239,7 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
             k.spec.loop = nest;
             k.mixed_n = n;
             k.mixed_flop_level = level;
-            k.mixed_cache = cache;
+            k.mixed_cache = c.name;
             k.run = [n, q, g](const sw::SuiteOptions& o, sw::Workspace& ws) {
                 return sw::run_mixed(n, q, g, o, ws);
             };
