@@ -31,14 +31,14 @@ int run(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0)
             return app.exit(e);
-        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        fmt::print(stderr, "roofcast: error: {}\n", core::terminal_safe(e.what()));
         fmt::print(stderr, "Run with --help for usage.\n");
         return 2;
     } catch (const core::Error& e) {
-        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        fmt::print(stderr, "roofcast: error: {}\n", core::terminal_safe(e.what()));
         return 1;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "roofcast: error: {}\n", e.what());
+        fmt::print(stderr, "roofcast: error: {}\n", core::terminal_safe(e.what()));
         return 1;
     }
     return 0;

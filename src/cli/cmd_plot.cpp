@@ -24,7 +24,9 @@ struct PlotOptions {
     bool png = false;
 };
 
-// Renders svg_path to png_path with rsvg-convert (librsvg2-bin), through a temporary file and a rename.
+// Renders svg_path to png_path with rsvg-convert (librsvg2-bin) inside a private temporary directory,
+// then saves the bytes with the one atomic writer (so a link, device or FIFO at png_path is treated as
+// every output is, and nothing is written through a predictable name).
 void render_png(const fs::path& svg_path, const fs::path& png_path) {
     const auto rsvg = core::find_in_path("rsvg-convert");
     if (!rsvg)
@@ -32,16 +34,15 @@ void render_png(const fs::path& svg_path, const fs::path& png_path) {
             "--png needs rsvg-convert, which is not installed (Debian package librsvg2-bin); the "
             "SVG was written to " +
             svg_path.string());
-    const std::string tmp = png_path.string() + ".tmp";
-    const int rc = core::run_program({rsvg->string(), "--zoom", "2", "--output", tmp, svg_path.string()});
+    const core::TempDirectory tmp("roofcast-png");
+    const fs::path rendered = tmp.path() / "chart.png";
+    const int rc =
+        core::run_program({rsvg->string(), "--zoom", "2", "--output", rendered.string(), svg_path.string()});
     if (rc < 0)
         throw core::Error("cannot run rsvg-convert: " + std::string(std::strerror(errno)));
-    if (rc != 0) {
-        std::error_code ec;
-        fs::remove(tmp, ec);
+    if (rc != 0)
         throw core::Error("rsvg-convert failed to render " + svg_path.string());
-    }
-    fs::rename(tmp, png_path);
+    core::write_file_atomic(png_path, core::read_file(rendered));
 }
 
 void run_plot(const PlotOptions& o) {
@@ -73,6 +74,9 @@ void run_plot(const PlotOptions& o) {
     fs::path png_path = fs::path(o.output).replace_extension(".png");
     if (o.png && fs::path(o.output).extension() == ".png")
         svg_path = fs::path(o.output).replace_extension(".svg");
+    core::ensure_distinct_output(svg_path, {o.file}, "--output");
+    if (o.png)
+        core::ensure_distinct_output(png_path, {o.file}, "--output");
     core::write_file_atomic(svg_path, svg_text);
     fmt::print("wrote {}\n", svg_path.string());
     if (o.png) {

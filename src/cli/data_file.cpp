@@ -3,6 +3,7 @@
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/nesting.hpp"
 
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ DataFile load_data_file(const std::string& path) {
                                "or a machine file (YAML))");
     DataFile out;
     if (looks_like_json(text)) {
+        core::check_nesting(text, path);
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text);

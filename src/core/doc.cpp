@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/nesting.hpp"
 #include "core/units.hpp"
 
 #include <cmath>
@@ -12,6 +13,7 @@ YamlField::YamlField(YAML::Node node, std::string file, std::string path)
     : m_node(std::move(node)), m_file(std::move(file)), m_path(std::move(path)) {}
 
 YamlField YamlField::load_text(const std::string& text, const std::string& file_label) {
+    check_nesting(text, file_label);
     try {
         YAML::Node root = YAML::Load(text);
         if (!root.IsMap())

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace roofcast::core {
 
@@ -30,5 +31,10 @@ class Unsupported : public Error {
 public:
     using Error::Error;
 };
+
+// `text` made fit for one terminal line: control characters (newlines, escape sequences) written as
+// \xNN, and everything past `max_chars` cut with a count of what was left out, so a 200 KB bad token
+// or a hostile name never floods or drives the terminal.
+std::string terminal_safe(std::string_view text, std::size_t max_chars = 400);
 
 } // namespace roofcast::core

@@ -6,60 +6,295 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace roofcast::core {
 
-std::string read_file(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(path.string(), "", "is a directory, expected a file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path.string(), "", std::string("cannot read file: ") + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(int err) {
+    return std::strerror(err);
 }
 
-void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
-    const std::filesystem::path dir =
-        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-    std::filesystem::path tmp_name = path.filename();
-    tmp_name += ".tmp.XXXXXX";
-    std::string tmpl = (dir / tmp_name).string();
-    const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0)
-        throw Error("cannot write '" + path.string() + "': " + std::strerror(errno));
+// Closes a descriptor on every path out of a function.
+class Fd {
+public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd() {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+    int release() { return std::exchange(m_fd, -1); }
+
+private:
+    int m_fd;
+};
+
+// Writes all of `content` to `fd`; returns 0 or the errno of the failing write.
+int write_all(int fd, std::string_view content) {
     std::size_t done = 0;
     while (done < content.size()) {
         const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
         if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            ::unlink(tmpl.c_str());
-            throw Error("cannot write '" + path.string() + "': " + std::strerror(err));
+            if (errno == EINTR)
+                continue;
+            return errno;
         }
         done += static_cast<std::size_t>(n);
     }
-    ::fchmod(fd, 0644);
-    ::fsync(fd);
-    ::close(fd);
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    return 0;
+}
+
+// A character device or FIFO is written where it is: replacing it by a regular file would destroy it
+// (as root, `-o /dev/full` would replace the system's device node). A FIFO without a reader fails at
+// once instead of blocking.
+void write_in_place(const fs::path& path, std::string_view content) {
+    Fd fd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) {
         const int err = errno;
+        throw Error(fmt::format("cannot write '{}': {}", path.string(),
+                                err == ENXIO ? std::string("a FIFO with no reader") : errno_text(err)));
+    }
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags >= 0)
+        ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    if (const int err = write_all(fd.get(), content); err != 0)
+        throw Error(fmt::format("cannot write '{}': {}", path.string(), errno_text(err)));
+}
+
+// The file a write to `path` should replace: the end of a symlink chain, so that the link survives and
+// the temporary file is made beside the real target, never through the link.
+fs::path resolve_target(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(path, ec)))
+        return path;
+    const fs::path resolved = fs::weakly_canonical(path, ec);
+    if (ec)
+        throw Error(
+            fmt::format("cannot write '{}': cannot resolve the link: {}", path.string(), ec.message()));
+    return resolved;
+}
+
+void sync_directory(const fs::path& dir) {
+    Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (fd.get() >= 0)
+        ::fsync(fd.get());
+}
+
+fs::path parent_or_dot(const fs::path& p) {
+    return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
+// `dir/.name<suffix>`: a hidden sibling name template for mkstemp/mkdtemp (built by appending: g++ 12
+// warns falsely about `"." + string`).
+std::string hidden_template(const fs::path& dir, const fs::path& name, std::string_view suffix) {
+    std::string leaf(".");
+    leaf += name.string();
+    leaf += suffix;
+    return (dir / leaf).string();
+}
+
+} // namespace
+
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; the type check below then refuses it.
+    Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0)
+        throw InputError(path.string(), "", "cannot read file: " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0)
+        throw InputError(path.string(), "", "cannot read file: " + errno_text(errno));
+    if (S_ISDIR(st.st_mode))
+        throw InputError(path.string(), "", "is a directory, expected a file");
+    if (!S_ISREG(st.st_mode))
+        throw InputError(path.string(), "",
+                         "is not a regular file (a device, FIFO or socket), expected a file");
+    const auto too_big = [&] {
+        return InputError(
+            path.string(), "",
+            fmt::format("is larger than the limit of {} MiB for an input file", max_bytes >> 20));
+    };
+    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+        throw too_big();
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags >= 0)
+        ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    std::string text;
+    text.reserve(static_cast<std::size_t>(st.st_size));
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throw InputError(path.string(), "", "cannot read file: " + errno_text(errno));
+        }
+        if (n == 0)
+            break;
+        if (text.size() + static_cast<std::size_t>(n) > max_bytes) // the file grew while being read
+            throw too_big();
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+    return text;
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+    const fs::path target = resolve_target(path);
+    mode_t mode = 0644;
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            throw Error(fmt::format("cannot write '{}': it is a directory", path.string()));
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            return write_in_place(target, content);
+        if (!S_ISREG(st.st_mode))
+            throw Error(fmt::format("cannot write '{}': it is not a regular file (a block device or socket), "
+                                    "refusing to replace it",
+                                    path.string()));
+        mode = st.st_mode & 07777;
+    }
+    const fs::path dir = parent_or_dot(target);
+    // mkstemp: O_CREAT | O_EXCL under a random name, so nothing planted beforehand can be followed.
+    std::string tmpl = hidden_template(dir, target.filename(), ".tmp.XXXXXX");
+    Fd fd(::mkstemp(tmpl.data()));
+    if (fd.get() < 0)
+        throw Error(fmt::format("cannot write '{}': {}", path.string(), errno_text(errno)));
+    const auto fail = [&](int err) {
         ::unlink(tmpl.c_str());
-        throw Error("cannot write '" + path.string() + "': " + std::strerror(err));
+        throw Error(fmt::format("cannot write '{}': {}", path.string(), errno_text(err)));
+    };
+    if (const int err = write_all(fd.get(), content); err != 0)
+        fail(err);
+    ::fchmod(fd.get(), mode);
+    if (::fsync(fd.get()) != 0)
+        fail(errno);
+    if (::close(fd.release()) != 0)
+        fail(errno);
+    if (std::rename(tmpl.c_str(), target.c_str()) != 0)
+        fail(errno);
+    sync_directory(dir);
+}
+
+void make_directories(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw Error("cannot create directory '" + dir.string() + "': " + ec.message());
+}
+
+fs::path make_temp_directory(std::string_view prefix) {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    if (ec)
+        base = "/tmp";
+    std::string tmpl = (base / (std::string(prefix) + ".XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr)
+        throw Error(
+            fmt::format("cannot create a temporary directory in '{}': {}", base.string(), errno_text(errno)));
+    return tmpl;
+}
+
+TempDirectory::~TempDirectory() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+}
+
+void ensure_distinct_output(const fs::path& output, const std::vector<std::string>& inputs,
+                            const std::string& field) {
+    std::error_code ec;
+    if (!fs::exists(output, ec))
+        return;
+    for (const auto& in : inputs) {
+        std::error_code ec2;
+        if (fs::exists(in, ec2) && fs::equivalent(output, in, ec2))
+            throw InputError(output.string(), field,
+                             fmt::format("names the input file '{}'; choose another output", in));
     }
 }
 
-void make_directories(const std::filesystem::path& dir) {
+void replace_directory(const fs::path& dir_in, const std::set<std::string>& own_names,
+                       const std::function<void(const fs::path& staging)>& fill) {
+    fs::path dir = dir_in.lexically_normal();
+    if (dir.filename().empty())
+        dir = dir.parent_path();
+    if (dir.empty() || dir == "." || dir == ".." || dir == dir.root_path())
+        throw Error(
+            fmt::format("cannot replace directory '{}': name a directory of its own", dir_in.string()));
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-        throw Error("cannot create directory '" + dir.string() + "': " + ec.message());
+    const auto st = fs::symlink_status(dir, ec);
+    if (fs::exists(st)) {
+        if (!fs::is_directory(st))
+            throw Error(fmt::format("cannot write the report to '{}': it exists and is not a directory",
+                                    dir.string()));
+        for (const auto& e : fs::directory_iterator(dir, ec)) {
+            const std::string name = e.path().filename().string();
+            if (!own_names.contains(name))
+                throw Error(
+                    fmt::format("cannot write the report to '{}': it holds '{}', which is not part of "
+                                "a roofcast report; choose a new or empty directory",
+                                dir.string(), name));
+        }
+    }
+    const fs::path parent = parent_or_dot(dir);
+    make_directories(parent);
+    std::string tmpl = hidden_template(parent, dir.filename(), ".tmp.XXXXXX");
+    if (::mkdtemp(tmpl.data()) == nullptr)
+        throw Error(
+            fmt::format("cannot create a directory beside '{}': {}", dir.string(), errno_text(errno)));
+    const fs::path staging = tmpl;
+    ::chmod(staging.c_str(), 0755);
+    try {
+        fill(staging);
+    } catch (...) {
+        fs::remove_all(staging, ec);
+        throw;
+    }
+    // A new directory takes the name only when none exists; otherwise the two are exchanged in one step,
+    // so a reader (or an interrupted run) sees the complete old set or the complete new one.
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, dir.c_str(), RENAME_NOREPLACE) == 0) {
+            sync_directory(parent);
+            return;
+        }
+        if (errno == EINVAL)
+            break; // the file system takes no rename flags
+        if (errno != EEXIST && errno != ENOTEMPTY)
+            break;
+        if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
+            sync_directory(parent);
+            fs::remove_all(staging, ec); // now the old content
+            return;
+        }
+        if (errno != ENOENT) // ENOENT: the directory went away in between; try again
+            break;
+    }
+    if (errno == EINVAL) {
+        // Without rename flags: move the old directory onto an empty placeholder, then the new one in.
+        // Not atomic, but an interruption leaves the old set under the placeholder's name, never a mix.
+        std::string old_tmpl = hidden_template(parent, dir.filename(), ".old.XXXXXX");
+        if (::mkdtemp(old_tmpl.data()) != nullptr) {
+            const bool had_old = std::rename(dir.c_str(), old_tmpl.c_str()) == 0;
+            if (std::rename(staging.c_str(), dir.c_str()) == 0) {
+                fs::remove_all(old_tmpl, ec);
+                sync_directory(parent);
+                return;
+            }
+            if (had_old)
+                std::rename(old_tmpl.c_str(), dir.c_str());
+            fs::remove_all(old_tmpl, ec);
+        }
+    }
+    const int err = errno;
+    fs::remove_all(staging, ec);
+    throw Error(fmt::format("cannot replace directory '{}': {}", dir.string(), errno_text(err)));
 }
 
 } // namespace roofcast::core

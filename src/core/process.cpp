@@ -49,7 +49,7 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
     posix_spawn_file_actions_init(&actions);
     if (!opt.output_log.empty()) {
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, opt.output_log.c_str(),
-                                         O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                         O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
         posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     }

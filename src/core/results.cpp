@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/nesting.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -258,6 +259,7 @@ Results results_from_json(const json& j, const std::string& label) {
 
 Results load_results(const std::string& path) {
     const std::string text = read_file(path);
+    check_nesting(text, path);
     json j;
     try {
         j = json::parse(text);

@@ -177,10 +177,11 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
         return out;
     }
     std::error_code ec;
-    const fs::path dir = fs::temp_directory_path(ec) / fmt::format("roofcast-mpi-{}", ::getpid());
-    fs::create_directories(dir, ec);
-    if (ec) {
-        out.note = "MPI: not measured (cannot create a temporary directory: " + ec.message() + ")";
+    fs::path dir;
+    try { // private (mkdtemp, 0700): nothing planted in /tmp can be followed or reused
+        dir = core::make_temp_directory("roofcast-mpi");
+    } catch (const core::Error& e) {
+        out.note = std::string("MPI: not measured (") + e.what() + ")";
         return out;
     }
     const std::string json_path = (dir / "pingpong.json").string();

@@ -579,13 +579,15 @@ void write_report_dir(const std::filesystem::path& dir, const core::Results& res
     const std::string hierarchical =
         roofline_chart(results, RooflineView::hierarchical, "roofline-hierarchical").standalone();
     const std::string bandwidth = bandwidth_chart(*results.machine).standalone();
-    core::make_directories(dir);
-    core::write_file_atomic(dir / "roofline.svg", roofline);
-    core::write_file_atomic(dir / "roofline-hierarchical.svg", hierarchical);
-    core::write_file_atomic(dir / "bandwidth.svg", bandwidth);
-    core::save_results((dir / "results.json").string(), results);
-    core::save_machine((dir / "machine.yaml").string(), *results.machine);
-    core::write_file_atomic(dir / "index.html", html);
+    // The set is swapped in whole: an interrupted run leaves the old report or the new one.
+    core::replace_directory(dir, k_report_files, [&](const std::filesystem::path& staging) {
+        core::write_file_atomic(staging / "roofline.svg", roofline);
+        core::write_file_atomic(staging / "roofline-hierarchical.svg", hierarchical);
+        core::write_file_atomic(staging / "bandwidth.svg", bandwidth);
+        core::save_results((staging / "results.json").string(), results);
+        core::save_machine((staging / "machine.yaml").string(), *results.machine);
+        core::write_file_atomic(staging / "index.html", html);
+    });
 }
 
 } // namespace roofcast::report

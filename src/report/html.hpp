@@ -6,19 +6,25 @@
 // hierarchical) and bandwidth charts, the prediction and accuracy tables, and a derivation per kernel.
 // The page is polyglot XHTML (well-formed XML as well as HTML5), so tests can parse it strictly.
 //
-// write_report_dir: creates `dir` and writes index.html, roofline.svg, roofline-hierarchical.svg,
-// bandwidth.svg, results.json and machine.yaml there, each atomically. A results value without its
-// machine is a core::InputError (the charts and the summary need it).
+// write_report_dir: writes index.html, roofline.svg, roofline-hierarchical.svg, bandwidth.svg,
+// results.json and machine.yaml (k_report_files) into a fresh directory and swaps it in for `dir` whole
+// (core::replace_directory); an existing `dir` holding anything else is refused. A results value
+// without its machine is a core::InputError (the charts and the summary need it).
 #pragma once
 
 #include "core/results.hpp"
 
 #include <filesystem>
+#include <set>
 #include <string>
 
 namespace roofcast::report {
 
 std::string html_report(const core::Results& results);
+
+inline const std::set<std::string> k_report_files = {
+    "index.html",    "roofline.svg", "roofline-hierarchical.svg",
+    "bandwidth.svg", "results.json", "machine.yaml"};
 
 void write_report_dir(const std::filesystem::path& dir, const core::Results& results);
 

@@ -3,6 +3,9 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <set>
+#include <string>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 using namespace roofcast::core;
@@ -32,4 +35,145 @@ TEST(Io, UnwritableDirectoryIsAnErrorNamingThePath) {
 
 TEST(Io, MissingFileIsInputError) {
     EXPECT_THROW(read_file("/nonexistent-file.yaml"), InputError);
+}
+
+namespace {
+
+// A fresh directory per test, removed at the end.
+struct Scratch {
+    TempDirectory dir{"roofcast-io-test"};
+    fs::path operator/(const std::string& name) const { return dir.path() / name; }
+};
+
+std::size_t entries(const fs::path& dir) {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
+        ++n;
+    return n;
+}
+
+} // namespace
+
+TEST(Io, ReadRefusesFifoAtOnceAndDevices) {
+    Scratch s;
+    const fs::path fifo = s / "pipe";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    try {
+        read_file(fifo); // must not block waiting for a writer
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(read_file("/dev/zero"), InputError);
+    EXPECT_THROW(read_file(s.dir.path()), InputError);
+}
+
+TEST(Io, ReadRefusesFilesOverTheLimit) {
+    Scratch s;
+    write_file_atomic(s / "big", std::string(4096, 'x'));
+    EXPECT_EQ(read_file(s / "big", 4096).size(), 4096u);
+    try {
+        read_file(s / "big", 4095);
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("larger than the limit"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Io, WriteThroughSymlinkReplacesTheTargetAndKeepsTheLink) {
+    Scratch s;
+    fs::create_directories(s / "real");
+    write_file_atomic(s / "real" / "out.svg", "old");
+    fs::create_symlink(s / "real" / "out.svg", s / "link.svg");
+    write_file_atomic(s / "link.svg", "new");
+    EXPECT_TRUE(fs::is_symlink(s / "link.svg"));
+    EXPECT_EQ(read_file(s / "real" / "out.svg"), "new");
+    EXPECT_EQ(entries(s / "real"), 1u); // no temporary left beside the target
+    EXPECT_EQ(entries(s.dir.path()), 2u);
+}
+
+TEST(Io, CharacterDeviceIsWrittenInPlaceNeverReplaced) {
+    write_file_atomic("/dev/null", "discarded");
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+    EXPECT_THROW(write_file_atomic("/dev/full", "x"), Error); // ENOSPC, reported
+    EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST(Io, FifoWithoutReaderIsAnErrorAndStaysAFifo) {
+    Scratch s;
+    const fs::path fifo = s / "pipe";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_THROW(write_file_atomic(fifo, "x"), Error);
+    EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+TEST(Io, DirectoryTargetIsRefused) {
+    Scratch s;
+    fs::create_directories(s / "d");
+    EXPECT_THROW(write_file_atomic(s / "d", "x"), Error);
+    EXPECT_TRUE(fs::is_directory(s / "d"));
+}
+
+TEST(Io, OutputNamingAnInputIsRefused) {
+    Scratch s;
+    write_file_atomic(s / "in.json", "{}");
+    fs::create_symlink(s / "in.json", s / "alias.json");
+    EXPECT_THROW(ensure_distinct_output(s / "in.json", {(s / "in.json").string()}, "-o"), InputError);
+    EXPECT_THROW(ensure_distinct_output(s / "alias.json", {(s / "in.json").string()}, "-o"), InputError);
+    EXPECT_NO_THROW(ensure_distinct_output(s / "out.svg", {(s / "in.json").string()}, "-o"));
+}
+
+TEST(Io, TempDirectoryIsPrivateAndRemoved) {
+    fs::path p;
+    {
+        TempDirectory t("roofcast-io-test");
+        p = t.path();
+        EXPECT_TRUE(fs::is_directory(p));
+        EXPECT_EQ(fs::status(p).permissions() & fs::perms::all, fs::perms::owner_all);
+    }
+    EXPECT_FALSE(fs::exists(p));
+}
+
+TEST(Io, ReplaceDirectorySwapsTheWholeSet) {
+    Scratch s;
+    const fs::path dir = s / "report";
+    const std::set<std::string> own = {"a.txt", "b.txt"};
+    replace_directory(dir, own, [](const fs::path& st) {
+        write_file_atomic(st / "a.txt", "1");
+        write_file_atomic(st / "b.txt", "1");
+    });
+    replace_directory(dir, own, [](const fs::path& st) { write_file_atomic(st / "a.txt", "2"); });
+    EXPECT_EQ(read_file(dir / "a.txt"), "2");
+    EXPECT_FALSE(fs::exists(dir / "b.txt")); // the old set is gone whole, not merged
+    EXPECT_EQ(entries(s.dir.path()), 1u);    // no staging or old directory left beside it
+}
+
+TEST(Io, ReplaceDirectoryKeepsTheOldSetWhenFillingFails) {
+    Scratch s;
+    const fs::path dir = s / "report";
+    const std::set<std::string> own = {"a.txt"};
+    replace_directory(dir, own, [](const fs::path& st) { write_file_atomic(st / "a.txt", "old"); });
+    EXPECT_THROW(replace_directory(dir, own,
+                                   [](const fs::path& st) {
+                                       write_file_atomic(st / "a.txt", "half");
+                                       throw Error("interrupted");
+                                   }),
+                 Error);
+    EXPECT_EQ(read_file(dir / "a.txt"), "old");
+    EXPECT_EQ(entries(s.dir.path()), 1u);
+}
+
+TEST(Io, ReplaceDirectoryRefusesADirectoryWithForeignFiles) {
+    Scratch s;
+    const fs::path dir = s / "home";
+    fs::create_directories(dir);
+    write_file_atomic(dir / "thesis.tex", "precious");
+    try {
+        replace_directory(dir, {"a.txt"}, [](const fs::path& st) { write_file_atomic(st / "a.txt", "x"); });
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("thesis.tex"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_file(dir / "thesis.tex"), "precious");
+    EXPECT_THROW(replace_directory(".", {}, [](const fs::path&) {}), Error);
 }

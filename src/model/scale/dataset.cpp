@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/nesting.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -203,6 +204,7 @@ const json& member(const json& j, const char* key, const std::string& file, cons
 }
 
 json parse_json(const std::string& text, const std::string& file) {
+    core::check_nesting(text, file);
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {

@@ -1,0 +1,42 @@
+#include "core/error.hpp"
+#include "core/nesting.hpp"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace roofcast::core;
+
+TEST(Nesting, AcceptsOrdinaryJsonAndYaml) {
+    EXPECT_NO_THROW(check_nesting(R"({"a": [1, {"b": "]]]]{{{{"}], "c": "x\"[["})", "f.json"));
+    EXPECT_NO_THROW(check_nesting("a:\n  b: [1, 2]\n  # comment [[[[\n  c: 'it''s {'\n", "f.yaml"));
+    EXPECT_NO_THROW(check_nesting(std::string(64, '[') + std::string(64, ']'), "f.json"));
+}
+
+TEST(Nesting, RefusesDeepBracketsBeforeParsing) {
+    const std::string deep = "{\"machine\": " + std::string(30000, '[') + std::string(30000, ']') + "}";
+    try {
+        check_nesting(deep, "r.json");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), "r.json");
+        EXPECT_NE(std::string(e.what()).find("nested deeper than 64 levels"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(check_nesting(std::string(65, '{'), "f.json"), InputError);
+    EXPECT_THROW(check_nesting(std::string(3, '{'), "f.json", 2), InputError);
+}
+
+TEST(Nesting, RefusesDeepYamlIndentation) {
+    EXPECT_THROW(check_nesting("a:\n" + std::string(k_max_indent + 1, ' ') + "b: 1\n", "m.yaml"), InputError);
+    EXPECT_NO_THROW(check_nesting("a:\n" + std::string(k_max_indent, ' ') + "b: 1\n", "m.yaml"));
+}
+
+TEST(Nesting, BracketsInsideStringsAndCommentsDoNotCount) {
+    EXPECT_NO_THROW(check_nesting("\"" + std::string(1000, '[') + "\"", "f.json"));
+    EXPECT_NO_THROW(check_nesting("# " + std::string(1000, '{') + "\nx: 1\n", "f.yaml"));
+}
+
+TEST(TerminalSafe, EscapesControlCharactersAndCuts) {
+    EXPECT_EQ(terminal_safe("a\nb\x1b[31m"), "a\\x0ab\\x1b[31m");
+    EXPECT_EQ(terminal_safe(std::string(10, 'x'), 4), "xxxx ... [6 more characters]");
+    EXPECT_EQ(terminal_safe("plain"), "plain");
+}
