@@ -12,7 +12,7 @@ packages=(
   librsvg2-bin
 )
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(chromium likwid jq binutils)
+  packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev)
 fi
 
 missing=()
