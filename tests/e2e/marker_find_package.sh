@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the install rules: installs the build tree into a temporary prefix, builds a small
 # C and C++ consumer with find_package(roofcast) and roofcast::marker, runs both with ROOFCAST_MARKER_OUTPUT
-# set and checks their marker files; runs the installed roofcast.
+# set and checks their marker files (and a Fortran one where a Fortran compiler exists); runs the
+# installed roofcast.
 # Usage: bash marker_find_package.sh <roofcast binary> <source dir>
 set -euo pipefail
 bin=$1
@@ -29,7 +30,30 @@ add_executable(consumer_c main.c)
 target_link_libraries(consumer_c PRIVATE roofcast::marker)
 add_executable(consumer_cxx main.cpp)
 target_link_libraries(consumer_cxx PRIVATE roofcast::marker)
+include(CheckLanguage)
+check_language(Fortran)
+if(CMAKE_Fortran_COMPILER)
+  enable_language(Fortran)
+  add_executable(consumer_f main.f90)
+  target_link_libraries(consumer_f PRIVATE roofcast::marker)
+endif()
 CMAKE
+cat > "$tmp/app/main.f90" <<'F90'
+program consumer_f
+  implicit none
+  double precision :: flops, bytes
+  integer :: i
+  flops = 2.0d0
+  bytes = 16.0d0
+  call roofcast_region_begin('solve')
+  do i = 1, 3
+    call roofcast_region_begin('dot  ')
+    call roofcast_region_work(flops, bytes)
+    call roofcast_region_end('dot')
+  end do
+  call roofcast_region_end('solve')
+end program consumer_f
+F90
 cat > "$tmp/app/main.c" <<'C'
 #include <roofcast/marker.h>
 #include <stdio.h>
@@ -63,6 +87,20 @@ cmake --build "$tmp/app/build" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"
 [[ $("$tmp/app/build/consumer_c") == "active 0" ]] || fail "inactive run"
 ROOFCAST_MARKER_OUTPUT=$tmp/out OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$tmp/app/build/consumer_c" > /dev/null
 ROOFCAST_MARKER_OUTPUT=$tmp/out_cxx "$tmp/app/build/consumer_cxx"
+if [[ -x $tmp/app/build/consumer_f ]]; then
+    ROOFCAST_MARKER_OUTPUT=$tmp/out_f "$tmp/app/build/consumer_f"
+    python3 - "$tmp/out_f" <<'PY' || fail "Fortran consumer's marker file"
+import glob, json, sys
+d = json.load(open(glob.glob(sys.argv[1] + "/marker.0.*.json")[0]))
+regions = {r["path"]: r for r in d["regions"]}
+assert list(regions) == ["solve", "solve->dot"], regions
+assert (regions["solve->dot"]["calls"], regions["solve->dot"]["flops"]) == (3, 6.0), regions
+assert d["warnings"] == [], d["warnings"]
+PY
+    fortran="Fortran, "
+else
+    echo "note: no Fortran compiler, the Fortran consumer was not built"
+fi
 python3 - "$tmp/out" "$tmp/out_cxx" <<'PY'
 import glob, json, sys
 files = glob.glob(sys.argv[1] + "/marker.1.*.json")
@@ -81,4 +119,4 @@ d = json.load(open(files[0]))
 regions = {r["path"]: r for r in d["regions"]}
 assert regions["main->solve"]["calls"] == 3 and regions["main->solve"]["flops"] == 3.0, regions
 PY
-echo "ok: installed, found by find_package, C and C++ consumers wrote their marker files"
+echo "ok: installed, found by find_package, ${fortran:-}C and C++ consumers wrote their marker files"
