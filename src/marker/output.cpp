@@ -145,14 +145,15 @@ void write_output(bool at_exit) {
     std::lock_guard lock(r.mutex);
 
     // Thread states sorted by the order of their first region entry; threads that never entered one only
-    // contribute warnings.
-    std::vector<ThreadState*> threads;
+    // contribute warnings. The indices are read once: a thread entering its first region during this write
+    // is left for the next write, so every index used below is smaller than `entered`.
+    std::vector<std::pair<int, ThreadState*>> threads;
     for (auto& t : r.threads) {
-        threads.push_back(t.get());
+        threads.emplace_back(t->index.load(), t.get());
     }
-    std::sort(threads.begin(), threads.end(), [](auto* a, auto* b) { return a->index < b->index; });
+    std::sort(threads.begin(), threads.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     const int entered = static_cast<int>(
-        std::count_if(threads.begin(), threads.end(), [](auto* t) { return t->index >= 0; }));
+        std::count_if(threads.begin(), threads.end(), [](const auto& t) { return t.first >= 0; }));
 
     const bool counting = r.counting.load();
     const std::size_t n_counters = counting ? r.papi.codes.size() : 0;
@@ -161,13 +162,13 @@ void write_output(bool at_exit) {
     for (const std::string& w : r.config.env_warnings) {
         warnings.add(w);
     }
-    for (ThreadState* t : threads) {
+    for (auto& [index, t] : threads) {
         std::lock_guard thread_lock(t->mutex);
         if (at_exit) {
             close_open_regions(*t, now);
         }
-        if (t->index >= 0) {
-            collect(t->root, "", t->index, entered, n_counters, merged);
+        if (index >= 0) {
+            collect(t->root, "", index, entered, n_counters, merged);
         }
         t->warnings.merge_into(warnings);
     }

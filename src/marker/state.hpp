@@ -55,7 +55,7 @@ private:
 
 struct ThreadState {
     std::mutex mutex;
-    int index = -1; // order of first region entry; -1 until this thread begins a region
+    std::atomic<int> index{-1}; // order of first region entry; -1 until this thread begins a region
     bool is_main = false;
     Node root{"", nullptr};
     std::vector<Frame> stack;

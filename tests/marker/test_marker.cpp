@@ -184,6 +184,36 @@ TEST_F(Marker, FiguresOfFinishedThreadsAreKept) {
     EXPECT_EQ(region(doc, "io")->at("bytes").get<double>(), 4096.0);
 }
 
+// Writes while other threads are inside regions see consistent figures; the final write has every call.
+TEST_F(Marker, FlushWhileThreadsRunIsSafe) {
+    roofcast_marker_testing_reinit();
+    constexpr int k_threads = 3;
+    constexpr int k_calls = 2000;
+    std::vector<std::thread> workers;
+    for (int w = 0; w < k_threads; ++w) {
+        workers.emplace_back([] {
+            for (int i = 0; i < k_calls; ++i) {
+                roofcast_region_begin("loop");
+                roofcast_region_work(1.0, 8.0);
+                roofcast_region_end("loop");
+            }
+        });
+    }
+    for (int i = 0; i < 20; ++i) {
+        roofcast_marker_flush();
+    }
+    for (auto& w : workers) {
+        w.join();
+    }
+    roofcast_marker_flush();
+    const json doc = read_only_file();
+    EXPECT_EQ(doc.at("threads"), k_threads);
+    ASSERT_NE(region(doc, "loop"), nullptr);
+    EXPECT_EQ(region(doc, "loop")->at("calls"), k_threads * k_calls);
+    EXPECT_EQ(region(doc, "loop")->at("flops").get<double>(), 1.0 * k_threads * k_calls);
+    EXPECT_EQ(doc.at("warnings"), json::array());
+}
+
 TEST_F(Marker, MismatchedEndIsAWarningAndLeavesTheStack) {
     roofcast_marker_testing_reinit();
     roofcast_region_end("nothing");
