@@ -331,6 +331,20 @@ TEST_F(Marker, OutputDirectoryIsCreated) {
     EXPECT_TRUE(fs::exists(sub / ("marker.0." + std::to_string(getpid()) + ".json")));
 }
 
+TEST_F(Marker, RelativeOutputDirectoryIsTakenFromTheStartDirectory) {
+    const fs::path start = fs::current_path();
+    fs::current_path(m_dir);
+    setenv("ROOFCAST_MARKER_OUTPUT", "rel", 1);
+    roofcast_marker_testing_reinit();
+    fs::create_directory(m_dir / "elsewhere");
+    fs::current_path(m_dir / "elsewhere");
+    roofcast_region_begin("a");
+    roofcast_region_end("a");
+    roofcast_marker_flush();
+    fs::current_path(start);
+    EXPECT_TRUE(fs::exists(m_dir / "rel" / ("marker.0." + std::to_string(getpid()) + ".json")));
+}
+
 struct RankCase {
     std::vector<std::pair<const char*, const char*>> env;
     int rank;
