@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/results.hpp"
 #include "model/bench.hpp"
@@ -39,6 +40,13 @@ void run_bench_command(const BenchArgs& a) {
         throw core::InputError("", "-o", "--calibrate writes the calibrated machine file: give -o FILE");
     if (!a.output.empty() && !a.calibrate)
         throw core::InputError("", "-o", "-o is the calibrated machine file of --calibrate");
+    // Outputs are checked before minutes of measurement, not after.
+    if (!a.json.empty()) {
+        core::check_output_writable(a.json, "--json");
+        core::ensure_distinct_output(a.json, {machine_file}, "--json");
+    }
+    if (!a.output.empty())
+        core::check_output_writable(a.output, "-o");
     const core::Machine machine = core::load_machine(machine_file);
     model::BenchOptions o = a.bench;
     o.machine_file = machine_file;

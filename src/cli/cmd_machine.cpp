@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/units.hpp"
 #include "measure/machine_run.hpp"
@@ -26,17 +27,6 @@ struct MachineArgs {
     std::string max_size;
 };
 
-// Fails before minutes of measurement when the output could not be written afterwards.
-void check_writable(const std::string& path) {
-    const std::filesystem::path p(path);
-    const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-    if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
-        throw core::Error(fmt::format("cannot write '{}': directory '{}' does not exist or is not writable",
-                                      path, dir.string()));
-    if (std::filesystem::is_directory(p))
-        throw core::Error(fmt::format("cannot write '{}': it is a directory", path));
-}
-
 // One-line progress bar, redrawn in place; only used when stderr is a terminal.
 void draw_progress(double fraction, const std::string& what) {
     constexpr int k_width = 30;
@@ -58,7 +48,7 @@ void run_machine(const MachineArgs& a) {
     if (!a.max_size.empty())
         opt.max_size = core::parse_size(a.max_size, "--max-size");
     measure::validate_machine_options(opt);
-    check_writable(a.output);
+    core::check_output_writable(a.output, "--output");
     if (isatty(STDERR_FILENO))
         opt.progress = draw_progress;
     const core::Machine m = measure::measure_machine(opt);

@@ -5,9 +5,11 @@
 #include "core/results.hpp"
 #include "measure/machine_run.hpp"
 #include "model/bench.hpp"
+#include "model/suite_catalogue.hpp"
 #include "report/html.hpp"
 #include "report/run_summary.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -80,7 +82,24 @@ core::Machine obtain_machine(const RunArgs& a) {
     return m;
 }
 
+// Everything that can be checked without measuring is checked before the minutes of measurement.
+void check_run_args(const RunArgs& a) {
+    if (a.suite != "all" && std::find(model::k_suite_names.begin(), model::k_suite_names.end(), a.suite) ==
+                                model::k_suite_names.end())
+        throw core::InputError("", "--suite",
+                               fmt::format("unknown suite '{}'; valid: {}, all", a.suite,
+                                           fmt::join(model::k_suite_names, ", ")));
+    if (a.threads < 0)
+        throw core::InputError("", "--threads",
+                               fmt::format("expected 0 (every core) or more, got {}", a.threads));
+    const std::filesystem::path out = core::check_replaceable_directory(a.output, report::k_report_files);
+    core::check_output_writable(out.has_parent_path() ? out.parent_path() / ".roofcast-report-probe"
+                                                      : std::filesystem::path(".roofcast-report-probe"),
+                                "--output");
+}
+
 void run_main_job(const RunArgs& a) {
+    check_run_args(a);
     const core::Machine machine = obtain_machine(a);
     model::BenchOptions o;
     o.suite = a.suite;

@@ -183,6 +183,29 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
     sync_directory(dir);
 }
 
+void check_output_writable(const fs::path& path, const std::string& field) {
+    if (path.empty())
+        throw InputError("", field, "the output name is empty");
+    const fs::path target = resolve_target(path);
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            throw InputError(path.string(), field, "is a directory, expected a file name");
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+            return; // written in place
+    }
+    const fs::path dir = parent_or_dot(target);
+    std::string tmpl = hidden_template(dir, target.filename(), ".probe.XXXXXX");
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0)
+        throw InputError(path.string(), field,
+                         fmt::format("cannot create a file in '{}': the directory does not exist or is not "
+                                     "writable ({})",
+                                     dir.string(), errno_text(errno)));
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+}
+
 void make_directories(const fs::path& dir) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -220,8 +243,7 @@ void ensure_distinct_output(const fs::path& output, const std::vector<std::strin
     }
 }
 
-void replace_directory(const fs::path& dir_in, const std::set<std::string>& own_names,
-                       const std::function<void(const fs::path& staging)>& fill) {
+fs::path check_replaceable_directory(const fs::path& dir_in, const std::set<std::string>& own_names) {
     fs::path dir = dir_in.lexically_normal();
     if (dir.filename().empty())
         dir = dir.parent_path();
@@ -243,6 +265,13 @@ void replace_directory(const fs::path& dir_in, const std::set<std::string>& own_
                                 dir.string(), name));
         }
     }
+    return dir;
+}
+
+void replace_directory(const fs::path& dir_in, const std::set<std::string>& own_names,
+                       const std::function<void(const fs::path& staging)>& fill) {
+    const fs::path dir = check_replaceable_directory(dir_in, own_names);
+    std::error_code ec;
     const fs::path parent = parent_or_dot(dir);
     make_directories(parent);
     std::string tmpl = hidden_template(parent, dir.filename(), ".tmp.XXXXXX");

@@ -28,6 +28,11 @@ std::string read_file(const std::filesystem::path& path, std::uintmax_t max_byte
 // unwritable or the target is a directory, block device or socket. Parent directories are not created.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
+// Fails at once, before minutes of measurement, when `path` could not be written afterwards: an empty
+// name, a directory, or a directory where no file can be created (tried with a temporary file, since
+// access() says yes to root even in /proc). Throws InputError(path, field, why).
+void check_output_writable(const std::filesystem::path& path, const std::string& field);
+
 // Creates the directory (and parents); throws Error naming it when that fails.
 void make_directories(const std::filesystem::path& dir);
 
@@ -52,6 +57,12 @@ private:
 // resolving links), so that a command never overwrites what it reads.
 void ensure_distinct_output(const std::filesystem::path& output, const std::vector<std::string>& inputs,
                             const std::string& field);
+
+// The check replace_directory makes first, for commands that want to fail before measuring: returns the
+// normalised directory name, or throws Error when `dir` is not a named directory of its own or holds a
+// name outside `own_names`.
+std::filesystem::path check_replaceable_directory(const std::filesystem::path& dir,
+                                                  const std::set<std::string>& own_names);
 
 // Replaces directory `dir` as a whole: `fill` writes the new content into a fresh sibling directory,
 // which is then swapped with `dir` atomically (renameat2 RENAME_EXCHANGE) and the old content removed.
