@@ -1,6 +1,7 @@
 #include "model/threads/time_model.hpp"
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
 #include "model/scale/fit.hpp"
 
 #include <Eigen/Dense>
@@ -123,38 +124,76 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
     return true;
 }
 
-// Weighted least squares (weights 1/median) of the model's coefficients; returns the relative RSS.
+// Relative residuals (model − median)/median of every point.
+std::vector<double> relative_residuals(const ThreadsModel& m, const std::vector<Measurement>& pts) {
+    std::vector<double> r;
+    for (const auto& p : pts)
+        r.push_back((m.evaluate(p.n, p.s) - p.seconds.median) / p.seconds.median);
+    return r;
+}
+
+// Weighted least squares of the model's coefficients on relative residuals (weights 1/median), made
+// robust by iteratively reweighted least squares with Huber's weights (Huber, "Robust estimation of a
+// location parameter", Ann. Math. Statist. 35(1), 1964; k = 1.345, scale 1.4826·MAD): on a shared host a
+// few points disturbed by other processes (a thread descheduled for a time slice) would otherwise pull
+// every regime. Returns the sum of |relative residuals| (what the break refinement compares).
 double solve(ThreadsModel& m, const std::vector<Measurement>& pts) {
     const std::size_t cols = row(m, pts.front().n, pts.front().s).size();
-    Eigen::MatrixXd a(static_cast<Eigen::Index>(pts.size()), static_cast<Eigen::Index>(cols));
-    Eigen::VectorXd y(static_cast<Eigen::Index>(pts.size()));
+    const auto rows = static_cast<Eigen::Index>(pts.size());
+    Eigen::MatrixXd base(rows, static_cast<Eigen::Index>(cols));
     for (std::size_t i = 0; i < pts.size(); ++i) {
         const double w = 1.0 / pts[i].seconds.median;
         const auto r = row(m, pts[i].n, pts[i].s);
         for (std::size_t j = 0; j < cols; ++j)
-            a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = r[j] * w;
-        y(static_cast<Eigen::Index>(i)) = 1.0;
+            base(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = r[j] * w;
     }
     // Columns span decades (1, s, n/s, bytes/B): scale them to unit norm so the rank test is meaningful.
-    Eigen::VectorXd norms = a.colwise().norm().transpose();
+    Eigen::VectorXd norms = base.colwise().norm().transpose();
     for (Eigen::Index j = 0; j < norms.size(); ++j)
         if (norms(j) > 0)
-            a.col(j) /= norms(j);
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
-    qr.setThreshold(1e-10);
-    if (static_cast<std::size_t>(qr.rank()) < cols)
-        throw core::InputError("", "--sizes/--threads",
-                               fmt::format("points that determine the {} model ({} parameters, rank {}): at "
-                                           "least 3 distinct thread counts and 3 sizes per regime",
-                                           to_string(m.kind), cols, qr.rank()));
-    Eigen::VectorXd c = qr.solve(y);
-    m.coef.assign(cols, 0.0);
-    for (std::size_t j = 0; j < cols; ++j)
-        m.coef[j] = norms(static_cast<Eigen::Index>(j)) > 0
-                        ? c(static_cast<Eigen::Index>(j)) / norms(static_cast<Eigen::Index>(j))
-                        : 0.0;
+            base.col(j) /= norms(j);
+    Eigen::VectorXd huber = Eigen::VectorXd::Ones(rows);
+    for (int iteration = 0; iteration < 30; ++iteration) {
+        Eigen::MatrixXd a = huber.cwiseSqrt().asDiagonal() * base;
+        Eigen::VectorXd y = huber.cwiseSqrt();
+        Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+        qr.setThreshold(1e-10);
+        if (static_cast<std::size_t>(qr.rank()) < cols)
+            throw core::InputError(
+                "", "--sizes/--threads",
+                fmt::format("points that determine the {} model ({} parameters, rank {}): at "
+                            "least 3 distinct thread counts and 3 sizes per regime",
+                            to_string(m.kind), cols, qr.rank()));
+        const Eigen::VectorXd c = qr.solve(y);
+        std::vector<double> coef(cols, 0.0);
+        for (std::size_t j = 0; j < cols; ++j)
+            coef[j] = norms(static_cast<Eigen::Index>(j)) > 0
+                          ? c(static_cast<Eigen::Index>(j)) / norms(static_cast<Eigen::Index>(j))
+                          : 0.0;
+        const bool settled = !m.coef.empty() && m.coef.size() == cols &&
+                             std::equal(coef.begin(), coef.end(), m.coef.begin(), [](double x, double y) {
+                                 return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+                             });
+        m.coef = std::move(coef);
+        if (settled && iteration > 0)
+            break;
+        std::vector<double> r = relative_residuals(m, pts);
+        std::vector<double> abs_r;
+        for (const double v : r)
+            abs_r.push_back(std::abs(v));
+        const double scale = 1.4826 * core::median(abs_r).value_or(0.0);
+        if (!(scale > 1e-12))
+            break; // (nearly) exact fit: nothing to down-weight
+        for (Eigen::Index i = 0; i < rows; ++i) {
+            const double u = std::abs(r[static_cast<std::size_t>(i)]) / (1.345 * scale);
+            huber(i) = u <= 1.0 ? 1.0 : 1.0 / u;
+        }
+    }
     m.dof = pts.size() > cols ? pts.size() - cols : 0;
-    return relative_rss(m, pts);
+    double sum = 0.0;
+    for (const double v : relative_residuals(m, pts))
+        sum += std::abs(v);
+    return sum;
 }
 
 std::vector<std::pair<int, double>> bandwidth_from_sweep(const std::vector<Measurement>& pts, double bpn) {
@@ -409,7 +448,7 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
             }
         best = solve(m, pts);
     }
-    m.rel_sigma = m.dof > 0 ? std::sqrt(best / static_cast<double>(m.dof)) : 0.0;
+    m.rel_sigma = m.dof > 0 ? std::sqrt(relative_rss(m, pts) / static_cast<double>(m.dof)) : 0.0;
     describe(m, pts);
     return m;
 }

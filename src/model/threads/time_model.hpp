@@ -1,5 +1,6 @@
 // Execution-time models T(n, s) of a multithreaded kernel over problem size n and thread count s, fitted
-// by weighted linear least squares (weights 1/T, so every point counts by its relative error).
+// by weighted linear least squares (weights 1/T, so every point counts by its relative error), made robust
+// to points disturbed by other processes with Huber's iteratively reweighted least squares.
 //
 // All three share θ(s), the cost of starting and joining s threads, piecewise linear in s with breaks at
 // the physical core count P and, with SMT, at the hardware-thread count H (Doda, execution-time model
