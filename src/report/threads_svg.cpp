@@ -38,7 +38,7 @@ std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
     doc.text({330, 30}, fmt::format("{} ({}): time against n, one colour per thread count", c.kernel, sa.api),
              14, svg::Anchor::middle);
     const std::string clip = doc.define_clip("area", fr.area);
-    doc.begin_group("caches", clip);
+    doc.begin_group("capacities", clip);
     for (const auto& k : c.caches) {
         const double n = k.bytes / c.bytes_per_n;
         if (!fr.x.in_range(n))
@@ -69,7 +69,7 @@ std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
         legend.push_back({fmt::format("s = {}", s), colours[s], svg::Marker::circle, true, true, ""});
     }
     doc.end_group();
-    doc.begin_group("measured", clip);
+    doc.begin_group("points", clip);
     for (const auto& p : d.points) {
         if (!fr.placeable(p.n, p.seconds.median))
             continue;
