@@ -184,7 +184,7 @@ ThreadsAnalysis analyse(ThreadsData data, std::vector<Target> targets, int holdo
         std::set<double> sizes(nset);
         for (const auto& t : targets)
             sizes.insert(t.n);
-        const int max_s = ss.empty() ? 1 : ss.back();
+        const int max_s = ss.empty() ? 1 : std::min(ss.back(), 4096);
         for (const double n : sizes) {
             BestThreads b = best_threads(sa.models.front(), n, max_s, data.context.hw_threads);
             for (const auto& p : series.points) {

@@ -32,6 +32,15 @@ double number(const json& j, const char* key, const std::string& file, const std
     return v.get<double>();
 }
 
+// A thread or core count: an integer in [1, 1e6].
+int count(const json& j, const char* key, const std::string& file, const std::string& field) {
+    const json& v = member(j, key, file, field);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1 || v.get<double>() > 1e6 ||
+        v.get<double>() != std::floor(v.get<double>()))
+        fail(file, field + key, "an integer from 1 to 1000000");
+    return static_cast<int>(v.get<double>());
+}
+
 std::string text(const json& j, const char* key, const std::string& file, const std::string& field) {
     const json& v = member(j, key, file, field);
     if (!v.is_string())
@@ -82,8 +91,8 @@ ThreadsData data_from_json(const json& j, const std::string& file) {
     const json& c = member(j, "context", file, "");
     d.context.kernel = text(c, "kernel", file, "context.");
     d.context.bytes_per_n = number(c, "bytes_per_n", file, "context.", 1e-9);
-    d.context.cores = static_cast<int>(number(c, "cores", file, "context.", 1));
-    d.context.hw_threads = static_cast<int>(number(c, "hw_threads", file, "context.", 1));
+    d.context.cores = count(c, "cores", file, "context.");
+    d.context.hw_threads = count(c, "hw_threads", file, "context.");
     d.context.bandwidth_source = c.value("bandwidth_source", "");
     d.context.machine_source = c.value("machine_source", "");
     const json& caches = member(c, "caches", file, "context.");
@@ -97,9 +106,8 @@ ThreadsData data_from_json(const json& j, const std::string& file) {
         if (!bw.is_array() || bw.size() > 4096)
             fail(file, "context.bandwidth_gbs", "an array of {threads, gbs}");
         for (const auto& b : bw)
-            d.context.bandwidth_gbs.emplace_back(
-                static_cast<int>(number(b, "threads", file, "context.bandwidth_gbs[].", 1)),
-                number(b, "gbs", file, "context.bandwidth_gbs[].", 1e-9));
+            d.context.bandwidth_gbs.emplace_back(count(b, "threads", file, "context.bandwidth_gbs[]."),
+                                                 number(b, "gbs", file, "context.bandwidth_gbs[].", 1e-9));
     }
     d.command = j.value("command", "");
     const json& series = member(j, "series", file, "");
@@ -116,7 +124,7 @@ ThreadsData data_from_json(const json& j, const std::string& file) {
         for (const auto& p : pts) {
             Measurement m;
             m.n = number(p, "n", file, "series[].measurements[].", 1e-300);
-            m.s = static_cast<int>(number(p, "s", file, "series[].measurements[].", 1));
+            m.s = count(p, "s", file, "series[].measurements[].");
             const json& samples = member(p, "samples", file, "series[].measurements[].");
             std::vector<double> xs;
             if (!samples.is_array() || samples.empty() || samples.size() > 100000)
@@ -132,8 +140,7 @@ ThreadsData data_from_json(const json& j, const std::string& file) {
         if (s.contains("failures") && s.at("failures").is_array())
             for (const auto& f : s.at("failures"))
                 out.failures.push_back({number(f, "n", file, "series[].failures[].", 0),
-                                        static_cast<int>(number(f, "s", file, "series[].failures[].", 1)),
-                                        f.value("reason", "")});
+                                        count(f, "s", file, "series[].failures[]."), f.value("reason", "")});
         d.series.push_back(std::move(out));
     }
     return d;
