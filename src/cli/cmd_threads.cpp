@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
+#include "measure/overhead.hpp"
 #include "measure/thread_sweep.hpp"
 #include "measure/topology.hpp"
 #include "model/threads/analysis.hpp"
@@ -191,12 +192,20 @@ void run_threads(const ThreadsOptions& o) {
             measure::HarnessOptions h;
             h.epochs = std::max(1, o.epochs);
             h.min_epoch_seconds = 0.005;
+            // θ(s) on its own, as Doda measures it: an empty parallel region / create and join s threads.
+            fmt::print(stderr, "roofcast threads: timing the thread overhead θ(s)\n");
+            const auto overhead = measure::measure_thread_overhead(threads.back(), h);
             for (const auto api : {measure::ThreadApi::omp, measure::ThreadApi::pthread}) {
                 if (o.api != "both" && o.api != measure::to_string(api))
                     continue;
                 fmt::print(stderr, "roofcast threads: timing {} with {}\n", o.kernel,
                            measure::to_string(api));
                 keep(measure::to_string(api), measure::sweep_kernel(o.kernel, api, sizes, threads, h));
+                const std::string method = api == measure::ThreadApi::omp ? "omp_parallel" : "std_thread";
+                for (const auto& t : overhead)
+                    if (t.method == method &&
+                        std::find(threads.begin(), threads.end(), t.threads) != threads.end())
+                        data.series.back().overhead.push_back({t.threads, t.seconds});
             }
         }
     }

@@ -170,6 +170,16 @@ std::string threads_text(const ThreadsAnalysis& a) {
                 "B(s)), "
                 "alpha = time per element there, beta = fixed cost there\n";
         }
+        if (!d.overhead.empty() && s.models.front().model) {
+            out += "\nθ(s) measured on its own (no work: an empty parallel region, or create + join) against "
+                   "the "
+                   "roofcast fit:\n";
+            for (const auto& o : d.overhead)
+                out += fmt::format(
+                    "  s={:<4} measured {:.3e} s (min {:.3e}, max {:.3e}, n {}){}   fitted {:.3e} s\n", o.s,
+                    o.seconds.median, o.seconds.min, o.seconds.max, o.seconds.n,
+                    o.seconds.noisy ? " NOISY" : "", s.models.front().model->theta(o.s));
+        }
         if (!a.targets.empty()) {
             out += "\npredictions (95 % interval):\n";
             for (const auto& m : s.models)

@@ -30,6 +30,7 @@ ThreadsData synthetic() {
             s.points.push_back({n, t, *core::summarize({v, 1.01 * v, 0.99 * v})});
         }
     s.failures.push_back({5000.0, 3, "exit status 1"});
+    s.overhead.push_back({2, *core::summarize({3e-6, 4e-6})});
     d.series.push_back(s);
     return d;
 }
@@ -54,6 +55,9 @@ TEST(ThreadsReport, JsonHasPredictionsModelsAndBest) {
     // The file reads back to the same measurements.
     const ThreadsData back = data_from_json(j, "t.json");
     EXPECT_EQ(back.series[0].points.size(), 32u);
+    ASSERT_EQ(back.series[0].overhead.size(), 1u);
+    EXPECT_EQ(back.series[0].overhead[0].s, 2);
+    EXPECT_DOUBLE_EQ(back.series[0].overhead[0].seconds.median, 3.5e-6);
 }
 
 TEST(ThreadsReport, SvgIsWellFormedAndMarksPointsBestAndCaches) {
@@ -69,7 +73,7 @@ TEST(ThreadsReport, TableNamesModelsAndBestThreads) {
     const ThreadsAnalysis a = analyse(synthetic(), {}, 0);
     const std::string t = report::threads_text(a);
     for (const char* want : {"roofcast", "doda", "doda-memory", "pmnf", "best thread count per size",
-                             "left out n=5000 s=3: exit status 1"})
+                             "left out n=5000 s=3: exit status 1", "measured on its own"})
         EXPECT_NE(t.find(want), std::string::npos) << want;
     const std::string html = report::threads_html_page(a);
     EXPECT_NO_THROW(parse_xml(html.substr(html.find("<html"))));

@@ -71,7 +71,15 @@ json data_to_json(const ThreadsData& d) {
         json fails = json::array();
         for (const auto& f : s.failures)
             fails.push_back({{"n", f.n}, {"s", f.s}, {"reason", f.reason}});
-        series.push_back({{"api", s.api}, {"measurements", pts}, {"failures", fails}});
+        json over = json::array();
+        for (const auto& o : s.overhead) {
+            json m = core::summary_to_json(o.seconds);
+            m["count"] = m["n"];
+            m.erase("n");
+            m["s"] = o.s;
+            over.push_back(std::move(m));
+        }
+        series.push_back({{"api", s.api}, {"measurements", pts}, {"failures", fails}, {"overhead", over}});
     }
     return {{"context",
              {{"kernel", c.kernel},
@@ -141,6 +149,20 @@ ThreadsData data_from_json(const json& j, const std::string& file) {
             for (const auto& f : s.at("failures"))
                 out.failures.push_back({number(f, "n", file, "series[].failures[].", 0),
                                         count(f, "s", file, "series[].failures[]."), f.value("reason", "")});
+        if (s.contains("overhead") && s.at("overhead").is_array() && s.at("overhead").size() <= 4096)
+            for (const auto& o : s.at("overhead")) {
+                const json& samples = member(o, "samples", file, "series[].overhead[].");
+                std::vector<double> xs;
+                if (!samples.is_array() || samples.empty() || samples.size() > 100000)
+                    fail(file, "series[].overhead[].samples", "a non-empty array of seconds");
+                for (const auto& v : samples) {
+                    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+                        fail(file, "series[].overhead[].samples", "non-negative numbers (seconds)");
+                    xs.push_back(v.get<double>());
+                }
+                out.overhead.push_back(
+                    {count(o, "s", file, "series[].overhead[]."), *core::summarize(std::move(xs))});
+            }
         d.series.push_back(std::move(out));
     }
     return d;

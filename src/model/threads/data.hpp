@@ -45,10 +45,18 @@ struct Failure {
     std::string reason;
 };
 
+// θ(s) measured on its own (an empty OpenMP region, or creating and joining s std::threads), as Doda
+// measures it; printed beside the fitted θ(s), never fitted.
+struct Overhead {
+    int s = 1;
+    core::Summary seconds;
+};
+
 struct Series {
     std::string api; // omp, pthread, command
     std::vector<Measurement> points;
     std::vector<Failure> failures;
+    std::vector<Overhead> overhead; // empty for programs
 };
 
 struct ThreadsData {

@@ -202,7 +202,7 @@ TEST(ThreadsAnalysis, ParsesTargetsAndRejectsBadOnes) {
 TEST(ThreadsAnalysis, FitsEveryModelOnTheSameDataAndRoundTripsItsInput) {
     ThreadsData d;
     d.context = context();
-    d.series.push_back({"omp", synthetic(), {{1e9, 3, "exit status 1"}}});
+    d.series.push_back({"omp", synthetic(), {{1e9, 3, "exit status 1"}}, {}});
     const ThreadsAnalysis a = analyse(d, {{2e6, 3}}, 0);
     ASSERT_EQ(a.series.size(), 1u);
     const SeriesAnalysis& s = a.series.front();
@@ -229,7 +229,7 @@ TEST(ThreadsAnalysis, FitsEveryModelOnTheSameDataAndRoundTripsItsInput) {
 TEST(ThreadsAnalysis, HoldoutScoresOnPointsNotFitted) {
     ThreadsData d;
     d.context = context();
-    d.series.push_back({"omp", synthetic(), {}});
+    d.series.push_back({"omp", synthetic(), {}, {}});
     const ThreadsAnalysis a = analyse(d, {}, 3);
     const SeriesAnalysis& s = a.series.front();
     EXPECT_EQ(s.fitted + s.held_out, synthetic().size());
