@@ -23,8 +23,14 @@ std::string pct(double v) {
     return fmt::format("{:.1f} %", 100.0 * v);
 }
 
-std::string range_text(double lo, double hi) {
-    return std::isinf(hi) ? fmt::format("[{:.4g}, inf)", lo) : fmt::format("[{:.4g}, {:.4g})", lo, hi);
+// Sizes: [lo, hi). Thread counts: θ's first segment is [1, hi], later ones (lo, hi].
+std::string range_text(const Regime& r) {
+    if (r.name.rfind("theta", 0) == 0) {
+        const std::string open = r.lo <= 1.0 ? fmt::format("s [1, ") : fmt::format("s ({:g}, ", r.lo);
+        return open + (std::isinf(r.hi) ? std::string("inf)") : fmt::format("{:g}]", r.hi));
+    }
+    return std::isinf(r.hi) ? fmt::format("n [{:.4g}, inf)", r.lo)
+                            : fmt::format("n [{:.4g}, {:.4g})", r.lo, r.hi);
 }
 
 json model_json(const ModelReport& m) {
@@ -152,9 +158,7 @@ std::string threads_text(const ThreadsAnalysis& a) {
             out += fmt::format("  {:<12} ({})\n", "", m.citation);
             if (m.model)
                 for (const auto& r : m.model->regimes) {
-                    out += fmt::format("    {:<16} {} {:<22} {:>4} pts:", r.name,
-                                       r.name.rfind("theta", 0) == 0 ? "s" : "n", range_text(r.lo, r.hi),
-                                       r.points);
+                    out += fmt::format("    {:<16} {:<24} {:>4} pts:", r.name, range_text(r), r.points);
                     for (const auto& p : r.parameters)
                         out += fmt::format(" {} = {:.4g} {}", p.name, p.value, p.unit);
                     out += "\n";
