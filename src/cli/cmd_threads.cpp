@@ -163,6 +163,9 @@ void run_threads(const ThreadsOptions& o) {
         else
             for (const double v : parse_list(o.sizes, "--sizes", 1e13))
                 sizes.push_back(static_cast<std::uint64_t>(v));
+        if (sizes.empty())
+            throw core::InputError(
+                "", "--sizes", "a non-empty automatic sweep (check --bytes-per-n against the cache sizes)");
         std::vector<int> threads;
         if (o.threads == "auto")
             threads = measure::auto_threads(data.context.cores, data.context.hw_threads);

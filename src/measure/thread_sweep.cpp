@@ -240,6 +240,8 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
     }
     std::error_code ec;
     std::filesystem::remove(log, ec);
+    if (out.points.empty() && out.failures.empty())
+        throw core::InputError("", "--sizes/--threads", "at least one size and one thread count");
     if (out.points.empty())
         throw core::Error(fmt::format("--command: the program failed at every point (first: n={} s={}: {})",
                                       out.failures.front().n, out.failures.front().threads,
@@ -256,7 +258,8 @@ std::vector<std::uint64_t> auto_sizes(const std::vector<double>& cache_bytes, do
     std::set<std::uint64_t> out;
     const double step = std::pow(2.0, 1.0 / std::max(1, per_octave));
     for (double n = lo; n <= hi * 1.0001; n *= step)
-        out.insert(static_cast<std::uint64_t>(std::llround(n)));
+        if (n >= 1.0)
+            out.insert(static_cast<std::uint64_t>(std::llround(n)));
     return {out.begin(), out.end()};
 }
 
