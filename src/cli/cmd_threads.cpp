@@ -129,7 +129,7 @@ void run_threads(const ThreadsOptions& o) {
     using namespace model::threads;
     if (o.holdout < 0 || o.holdout == 1 || o.holdout > 100)
         throw core::InputError("", "--holdout",
-                               "0 (fit on everything) or k in 2..100 (hold out every k-th point)");
+                               "expected 0 (fit on everything) or k in 2..100 (hold out every k-th point)");
     std::vector<Target> targets;
     for (const auto& p : o.predict)
         targets.push_back(parse_target(p));
@@ -139,8 +139,8 @@ void run_threads(const ThreadsOptions& o) {
         try {
             j = nlohmann::json::parse(core::read_file(o.from));
         } catch (const nlohmann::json::exception&) {
-            throw core::InputError(o.from, "",
-                                   "a threads results file (JSON) written by roofcast threads --json");
+            throw core::InputError(
+                o.from, "", "expected a threads results file (JSON) written by roofcast threads --json");
         }
         data = data_from_json(j, o.from);
     } else {
@@ -148,7 +148,7 @@ void run_threads(const ThreadsOptions& o) {
         if (!o.command.empty())
             args = measure::split_command(o.command);
         if (!(o.bytes_per_n > 0))
-            throw core::InputError("", "--bytes-per-n", "a positive number of bytes per element");
+            throw core::InputError("", "--bytes-per-n", "expected a positive number of bytes per element");
         const bool program = !args.empty();
         const double bpn = program ? o.bytes_per_n : measure::kernel_bytes_per_element(o.kernel);
         data.context = make_context(o, program ? "command" : o.kernel, bpn);
@@ -165,7 +165,8 @@ void run_threads(const ThreadsOptions& o) {
                 sizes.push_back(static_cast<std::uint64_t>(v));
         if (sizes.empty())
             throw core::InputError(
-                "", "--sizes", "a non-empty automatic sweep (check --bytes-per-n against the cache sizes)");
+                "", "--sizes",
+                "expected a non-empty automatic sweep (check --bytes-per-n against the cache sizes)");
         std::vector<int> threads;
         if (o.threads == "auto")
             threads = measure::auto_threads(data.context.cores, data.context.hw_threads);
@@ -191,7 +192,8 @@ void run_threads(const ThreadsOptions& o) {
             keep("command", measure::sweep_command(co, sizes, threads));
         } else {
             if (o.api != "omp" && o.api != "pthread" && o.api != "both")
-                throw core::InputError("", "--api", fmt::format("omp, pthread or both, got '{}'", o.api));
+                throw core::InputError("", "--api",
+                                       fmt::format("expected omp, pthread or both, got '{}'", o.api));
             measure::HarnessOptions h;
             h.epochs = std::max(1, o.epochs);
             h.min_epoch_seconds = 0.005;

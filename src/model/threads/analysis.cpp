@@ -117,12 +117,13 @@ Target parse_target(const std::string& text) {
         } else {
             throw core::InputError(
                 "", "--predict",
-                fmt::format("n=SIZE,s=THREADS with positive numbers (s an integer), got '{}'", text));
+                fmt::format("expected n=SIZE,s=THREADS with positive numbers (s an integer), got '{}'",
+                            text));
         }
         start = end + 1;
     }
     if (!have_n || !have_s)
-        throw core::InputError("", "--predict", fmt::format("both n= and s=, got '{}'", text));
+        throw core::InputError("", "--predict", fmt::format("expected both n= and s=, got '{}'", text));
     return t;
 }
 
@@ -167,7 +168,7 @@ ThreadsAnalysis analyse(ThreadsData data, std::vector<Target> targets, int holdo
         sa.held_out = test.size();
         if (train.empty())
             throw core::InputError("", "measurements",
-                                   fmt::format("measured points for series {}", series.api));
+                                   fmt::format("expected measured points for series {}", series.api));
         const std::vector<Measurement>& eval = test.empty() ? train : test;
         sa.models.push_back(threads_model(Kind::roofcast, data.context, train, targets));
         for (const Kind k : {Kind::doda, Kind::doda_memory}) {

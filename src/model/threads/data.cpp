@@ -16,7 +16,7 @@ constexpr std::size_t k_max_points = 1'000'000; // bounds what a file may make u
 using json = nlohmann::json;
 
 [[noreturn]] void fail(const std::string& file, const std::string& field, const std::string& what) {
-    throw core::InputError(file, field, what);
+    throw core::InputError(file, field, "expected " + what);
 }
 
 const json& member(const json& j, const char* key, const std::string& file, const std::string& field) {

@@ -161,7 +161,7 @@ double solve(ThreadsModel& m, const std::vector<Measurement>& pts) {
         if (static_cast<std::size_t>(qr.rank()) < cols)
             throw core::InputError(
                 "", "--sizes/--threads",
-                fmt::format("points that determine the {} model ({} parameters, rank {}): at "
+                fmt::format("expected points that determine the {} model ({} parameters, rank {}): at "
                             "least 3 distinct thread counts and 3 sizes per regime",
                             to_string(m.kind), cols, qr.rank()));
         const Eigen::VectorXd c = qr.solve(y);
@@ -390,12 +390,13 @@ double relative_rss(const ThreadsModel& m, const std::vector<Measurement>& pts) 
 
 ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurement>& pts) {
     if (pts.empty())
-        throw core::InputError("", "--sizes/--threads", "at least one measured point");
+        throw core::InputError("", "--sizes/--threads", "expected at least one measured point");
     for (const auto& p : pts)
         if (!(p.seconds.median > 0) || !(p.n > 0) || p.s < 1)
-            throw core::InputError("", "measurements",
-                                   fmt::format("positive sizes, thread counts and times (n={:g} s={} t={:g})",
-                                               p.n, p.s, p.seconds.median));
+            throw core::InputError(
+                "", "measurements",
+                fmt::format("expected positive sizes, thread counts and times (n={:g} s={} t={:g})", p.n, p.s,
+                            p.seconds.median));
     std::set<int> counts;
     for (const auto& p : pts)
         counts.insert(p.s);
@@ -403,7 +404,7 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
     if (counts.size() < 3)
         throw core::InputError(
             "", "--threads",
-            fmt::format("at least 3 distinct thread counts (θ(s) has 2 parameters and T_seq(n)/s "
+            fmt::format("expected at least 3 distinct thread counts (θ(s) has 2 parameters and T_seq(n)/s "
                         "one more), got {}",
                         counts.size()));
     ThreadsModel m = initial(kind, ctx, pts);
