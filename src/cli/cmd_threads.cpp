@@ -51,7 +51,7 @@ std::vector<double> parse_list(const std::string& text, const char* field, doubl
             v != std::floor(v))
             throw core::InputError(
                 "", field,
-                fmt::format("'auto' or a comma-separated list of positive integers up to {:g}, got "
+                fmt::format("expected 'auto' or a comma-separated list of positive integers up to {:g}, got "
                             "'{}'",
                             max, item));
         out.push_back(v);
