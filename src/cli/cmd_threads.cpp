@@ -130,6 +130,12 @@ void run_threads(const ThreadsOptions& o) {
     if (o.holdout < 0 || o.holdout == 1 || o.holdout > 100)
         throw core::InputError("", "--holdout",
                                "expected 0 (fit on everything) or k in 2..100 (hold out every k-th point)");
+    for (const std::string& input : {o.from, o.machine}) {
+        std::error_code ec;
+        if (!o.output.empty() && !input.empty() && std::filesystem::equivalent(o.output, input, ec))
+            throw core::InputError("", "--output",
+                                   fmt::format("expected a file other than the input {}", input));
+    }
     std::vector<Target> targets;
     for (const auto& p : o.predict)
         targets.push_back(parse_target(p));
