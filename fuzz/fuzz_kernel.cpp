@@ -5,7 +5,6 @@
 #include "fuzz_reader.hpp"
 #include "model/kernel.hpp"
 
-
 void read_input(const std::string& text) {
     using namespace roofcast;
     static const core::Machine machine =

@@ -1,5 +1,5 @@
-// Fuzz target: model::scale::read_roofcast_profile, one of the readers of `roofcast scale`, then the normalisation
-// every data set goes through.
+// Fuzz target: model::scale::read_roofcast_profile, one of the readers of `roofcast scale`, then the
+// normalisation every data set goes through.
 #include "fuzz_reader.hpp"
 #include "model/scale/dataset.hpp"
 

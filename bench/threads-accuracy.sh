@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Accuracy of `roofcast threads` on this machine (prints figures; not a test).
+#   bash bench/threads-accuracy.sh [roofcast binary] [machine file] [holdout k]
+# For norm2 and triad, with OpenMP and with std::thread, measures T(n, s) over the automatic grid (sizes
+# across every cache level and memory, s = 1 .. 4x the hardware threads), then fits every model on all
+# but every k-th point (checkerboard over size and thread indices, default k = 3) and prints, per model,
+# the mean and max |relative error| on the held-out points, and the best-s check: for every size, is the
+# measured time at the predicted best s within 5 % of the fastest measured time?
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(realpath "${1:-$here/build/release/roofcast}")
+machine=${2:-}
+holdout=${3:-3}
+out=${ROOFCAST_THREADS_DIR:-$(mktemp -d)}
+mkdir -p "$out"
+command -v python3 >/dev/null || { echo "threads-accuracy.sh needs python3 to read the JSON" >&2; exit 1; }
+echo "CPU:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs online; load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /'))"
+echo "hold-out: every ${holdout}rd/th point of a checkerboard over (size, threads); files in $out"
+margs=()
+[[ -n "$machine" ]] && margs=(--machine "$machine")
+for kernel in norm2 triad; do
+    start=$(date +%s)
+    "$bin" threads --kernel "$kernel" --api both "${margs[@]}" --json >"$out/$kernel.json" 2>"$out/$kernel.log"
+    "$bin" threads --from "$out/$kernel.json" --holdout "$holdout" --json >"$out/$kernel-holdout.json"
+    echo "== $kernel: measured in $(( $(date +%s) - start )) s"
+    python3 - "$out/$kernel-holdout.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["context"]
+print(f"   machine: {c['machine_source']}; B(s): {c['bandwidth_source']}")
+for s in d["series"]:
+    n_pts = len(s["measurements"])
+    noisy = sum(1 for m in s["measurements"] if m["noisy"])
+    print(f"   {s['api']:8} {n_pts} points ({noisy} with spread > 5 %), fitted on {s['fitted']}, "
+          f"scored on {s['held_out']} held out")
+    for m in s["models"]:
+        print(f"     {m['name']:12} mean |err| {100*m['mean_error']:6.1f} %   max |err| {100*m['max_error']:6.1f} %")
+    checked = [b for b in s["best"] if b["within_5pct"] is not None]
+    good = sum(1 for b in checked if b["within_5pct"])
+    worst = max((b["measured_at_best_s"] / b["measured_best"] - 1 for b in checked), default=0.0)
+    print(f"     best s: within 5 % of the measured best time at {good} of {len(checked)} sizes "
+          f"(worst: {100*worst:.1f} % slower)")
+PY
+done

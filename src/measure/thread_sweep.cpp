@@ -1,0 +1,279 @@
+#include "measure/thread_sweep.hpp"
+
+#include "core/error.hpp"
+#include "core/process.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <omp.h>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace roofcast::measure {
+
+namespace {
+
+// Elements [lo, hi) of thread t when n elements are split into s nearly equal blocks.
+std::pair<std::size_t, std::size_t> block(std::size_t n, int s, int t) {
+    const std::size_t q = n / static_cast<std::size_t>(s), r = n % static_cast<std::size_t>(s);
+    const auto tt = static_cast<std::size_t>(t);
+    const std::size_t lo = tt * q + std::min(tt, r);
+    return {lo, lo + q + (tt < r ? 1 : 0)};
+}
+
+struct Arrays {
+    std::vector<double> a, b, c;
+};
+
+// One thread's share of a kernel. norm2 returns its partial sum of squares; triad returns a[lo].
+double part(const std::string& kernel, Arrays& v, std::size_t lo, std::size_t hi) {
+    if (kernel == "norm2") {
+        double sum = 0.0;
+        const double* x = v.b.data();
+        for (std::size_t i = lo; i < hi; ++i)
+            sum += x[i] * x[i];
+        return sum;
+    }
+    double* a = v.a.data();
+    const double* b = v.b.data();
+    const double* c = v.c.data();
+    for (std::size_t i = lo; i < hi; ++i)
+        a[i] = b[i] + 0.5 * c[i];
+    return hi > lo ? a[lo] : 0.0;
+}
+
+// A sink the optimiser cannot see through, so that the kernels are not removed.
+volatile double g_sink = 0.0;
+
+} // namespace
+
+const char* to_string(ThreadApi api) {
+    return api == ThreadApi::omp ? "omp" : "pthread";
+}
+
+double kernel_bytes_per_element(const std::string& kernel) {
+    if (kernel == "norm2")
+        return 8.0;
+    if (kernel == "triad")
+        return 24.0;
+    throw core::InputError("", "--kernel", fmt::format("expected norm2 or triad, got '{}'", kernel));
+}
+
+SweepResult sweep_kernel(const std::string& kernel, ThreadApi api, const std::vector<std::uint64_t>& sizes,
+                         const std::vector<int>& threads, const HarnessOptions& opt) {
+    kernel_bytes_per_element(kernel); // validates the name
+    SweepResult out;
+    for (const std::uint64_t n : sizes) {
+        Arrays v;
+        const auto len = static_cast<std::size_t>(n);
+        v.b.assign(len, 1.0 / 3.0);
+        if (kernel == "triad") {
+            v.a.assign(len, 0.0);
+            v.c.assign(len, 2.0);
+        }
+        for (const int s : threads) {
+            std::vector<double> partial(static_cast<std::size_t>(s) * 8, 0.0); // one cache line each
+            const Timing t = time_repeated(
+                [&](std::uint64_t reps) {
+                    for (std::uint64_t r = 0; r < reps; ++r) {
+                        if (api == ThreadApi::omp) {
+#pragma omp parallel num_threads(s)
+                            {
+                                const int id = omp_get_thread_num();
+                                const auto [lo, hi] = block(len, s, id);
+                                partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
+                            }
+                        } else {
+                            std::vector<std::thread> pool;
+                            pool.reserve(static_cast<std::size_t>(s));
+                            for (int id = 0; id < s; ++id)
+                                pool.emplace_back([&, id] {
+                                    const auto [lo, hi] = block(len, s, id);
+                                    partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
+                                });
+                            for (auto& th : pool)
+                                th.join();
+                        }
+                        double sum = 0.0;
+                        for (int id = 0; id < s; ++id)
+                            sum += partial[static_cast<std::size_t>(id) * 8];
+                        g_sink = kernel == "norm2" ? std::sqrt(sum) : sum;
+                    }
+                },
+                opt);
+            out.points.push_back({n, s, t.seconds_per_call});
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> split_command(const std::string& text) {
+    std::vector<std::string> args;
+    std::string cur;
+    bool have = false;
+    char quote = 0;
+    for (const char ch : text) {
+        if (quote) {
+            if (ch == quote)
+                quote = 0;
+            else
+                cur += ch;
+        } else if (ch == '\'' || ch == '"') {
+            quote = ch;
+            have = true;
+        } else if (ch == ' ' || ch == '\t' || ch == '\n') {
+            if (have)
+                args.push_back(cur);
+            cur.clear();
+            have = false;
+        } else {
+            cur += ch;
+            have = true;
+        }
+    }
+    if (quote)
+        throw core::InputError("", "--command", fmt::format("expected a closing {} quote", quote));
+    if (have)
+        args.push_back(cur);
+    if (args.empty())
+        throw core::InputError("", "--command", "expected a program and its arguments, e.g. './app {n} {s}'");
+    const bool has_n =
+        std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.find("{n}") != a.npos; });
+    if (!has_n)
+        throw core::InputError(
+            "", "--command",
+            "expected arguments containing {n} (the problem size; {s}, the thread count, is optional)");
+    return args;
+}
+
+std::vector<std::string> substitute(const std::vector<std::string>& args, std::uint64_t n, int s) {
+    std::vector<std::string> out;
+    for (std::string a : args) {
+        for (const auto& [key, val] : {std::pair<std::string, std::string>{"{n}", std::to_string(n)},
+                                       std::pair<std::string, std::string>{"{s}", std::to_string(s)}}) {
+            for (std::size_t pos = a.find(key); pos != std::string::npos; pos = a.find(key, pos + val.size()))
+                a.replace(pos, key.size(), val);
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+std::optional<double> parse_printed_time(const std::string& output, const std::string& regex) {
+    std::smatch m;
+    const std::regex re(regex);
+    if (!std::regex_search(output, m, re))
+        return std::nullopt;
+    const std::string text = m.size() > 1 ? m[1].str() : m[0].str();
+    if (text.empty())
+        return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+        return std::nullopt;
+    return v;
+}
+
+SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint64_t>& sizes,
+                          const std::vector<int>& threads) {
+    if (!opt.time_regex.empty()) {
+        try {
+            std::regex check(opt.time_regex);
+        } catch (const std::regex_error&) {
+            throw core::InputError("", "--time-regex", "expected a valid ECMAScript regular expression");
+        }
+    }
+    const auto log =
+        std::filesystem::temp_directory_path() / fmt::format("roofcast-threads-{}.log", ::getpid());
+    SweepResult out;
+    for (const std::uint64_t n : sizes) {
+        for (const int s : threads) {
+            const std::vector<std::string> args = substitute(opt.args, n, s);
+            core::RunOptions ro;
+            ro.extra_env = {fmt::format("OMP_NUM_THREADS={}", s)};
+            ro.output_log = log.string();
+            std::vector<double> samples;
+            std::string failure;
+            for (int r = 0; r < std::max(1, opt.repetitions) && failure.empty(); ++r) {
+                const auto t0 = std::chrono::steady_clock::now();
+                const int rc = core::run_program(args, ro);
+                const double wall =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (rc != 0) {
+                    failure = rc < 0 ? fmt::format("could not start {}", args[0])
+                                     : fmt::format("exit status {}", rc);
+                    break;
+                }
+                if (opt.time_regex.empty()) {
+                    samples.push_back(wall);
+                    continue;
+                }
+                std::ifstream in(log);
+                std::stringstream text;
+                text << in.rdbuf();
+                const auto t = parse_printed_time(text.str(), opt.time_regex);
+                if (!t) {
+                    std::string shown = text.str().substr(0, 80);
+                    std::replace(shown.begin(), shown.end(), '\n', ' ');
+                    std::filesystem::remove(log);
+                    throw core::InputError(
+                        "", "--time-regex",
+                        fmt::format("expected a non-negative number matching '{}' in the output of "
+                                    "the run at n={} s={}; it printed '{}'",
+                                    opt.time_regex, n, s, shown));
+                }
+                samples.push_back(*t);
+            }
+            if (!failure.empty())
+                out.failures.push_back({n, s, failure});
+            else
+                out.points.push_back({n, s, *core::summarize(std::move(samples))});
+        }
+    }
+    std::error_code ec;
+    std::filesystem::remove(log, ec);
+    if (out.points.empty() && out.failures.empty())
+        throw core::InputError("", "--sizes/--threads", "expected at least one size and one thread count");
+    if (out.points.empty())
+        throw core::Error(fmt::format("--command: the program failed at every point (first: n={} s={}: {})",
+                                      out.failures.front().n, out.failures.front().threads,
+                                      out.failures.front().reason));
+    return out;
+}
+
+std::vector<std::uint64_t> auto_sizes(const std::vector<double>& cache_bytes, double bytes_per_element,
+                                      int per_octave, double max_bytes) {
+    const double first = cache_bytes.empty() ? 32768.0 : cache_bytes.front();
+    const double last = cache_bytes.empty() ? 32.0 * 1048576.0 : cache_bytes.back();
+    const double lo = std::max(64.0, first / 4.0) / bytes_per_element;
+    const double hi = std::min(4.0 * last, max_bytes) / bytes_per_element;
+    std::set<std::uint64_t> out;
+    const double step = std::pow(2.0, 1.0 / std::max(1, per_octave));
+    for (double n = lo; n <= hi * 1.0001; n *= step)
+        if (n >= 1.0)
+            out.insert(static_cast<std::uint64_t>(std::llround(n)));
+    return {out.begin(), out.end()};
+}
+
+std::vector<int> auto_threads(int cores, int hw_threads) {
+    hw_threads = std::max(1, hw_threads);
+    const int top = 4 * hw_threads;
+    std::set<int> out{cores, hw_threads, top};
+    for (int s = 1; s <= std::min(16, top); ++s)
+        out.insert(s);
+    for (double s = 16; s < top; s *= 1.25)
+        out.insert(static_cast<int>(std::lround(s)));
+    std::erase_if(out, [&](int s) { return s < 1 || s > top; });
+    return {out.begin(), out.end()};
+}
+
+} // namespace roofcast::measure

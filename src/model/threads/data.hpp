@@ -1,0 +1,72 @@
+// Input of the thread-count models (`roofcast threads`): measured times T(n, s) with their spread, and
+// what the machine says about where the regimes change (cache capacities, core and hardware-thread
+// counts, memory bandwidth per thread count). Filled by the CLI from a sweep, or read back from the
+// JSON that `roofcast threads --json` writes (docs/threads.md), so the report and a re-analysis fit
+// exactly the data that was measured. Contract: the reader validates every field it uses and throws
+// core::InputError(file, field, expected) on bad input; it bounds the number of points it accepts.
+#pragma once
+
+#include "core/stats.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofcast::model::threads {
+
+struct Measurement {
+    double n = 0.0; // problem size (elements)
+    int s = 1;      // threads
+    core::Summary seconds;
+};
+
+struct Cache {
+    std::string name;   // L1, L2, L3
+    double bytes = 0.0; // usable capacity of one instance (the effective size where one was measured)
+};
+
+struct Context {
+    std::string kernel;        // norm2, triad, or "command"
+    double bytes_per_n = 8.0;  // working-set bytes per unit of n
+    std::vector<Cache> caches; // closest to the core first
+    int cores = 1;             // physical cores the threads may use
+    int hw_threads = 1;        // hardware threads (> cores with SMT)
+    // Memory bandwidth per thread count, decimal GB/s, sorted by threads (may be empty: then the models
+    // estimate it from the largest measured size, see docs/threads.md).
+    std::vector<std::pair<int, double>> bandwidth_gbs;
+    std::string bandwidth_source; // which file and kernel it came from, or why it is absent
+    std::string machine_source;   // "machine file X" or "hwloc topology of this machine"
+};
+
+struct Failure {
+    double n = 0.0;
+    int s = 1;
+    std::string reason;
+};
+
+// θ(s) measured on its own (an empty OpenMP region, or creating and joining s std::threads), as Doda
+// measures it; printed beside the fitted θ(s), never fitted.
+struct Overhead {
+    int s = 1;
+    core::Summary seconds;
+};
+
+struct Series {
+    std::string api; // omp, pthread, command
+    std::vector<Measurement> points;
+    std::vector<Failure> failures;
+    std::vector<Overhead> overhead; // empty for programs
+};
+
+struct ThreadsData {
+    Context context;
+    std::string command; // the --command text, when a program was measured
+    std::vector<Series> series;
+};
+
+nlohmann::json data_to_json(const ThreadsData& d);
+// Reads the "context", "command" and "series[].measurements" of a threads JSON file.
+ThreadsData data_from_json(const nlohmann::json& j, const std::string& file);
+
+} // namespace roofcast::model::threads

@@ -1,0 +1,457 @@
+#include "model/threads/time_model.hpp"
+
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "model/scale/fit.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <set>
+
+namespace roofcast::model::threads {
+
+namespace {
+
+constexpr double k_inf = std::numeric_limits<double>::infinity();
+
+double hinge(double x, double b) {
+    return std::max(0.0, x - b);
+}
+
+bool in_memory(const ThreadsModel& m, double n) {
+    return m.memory_from && n >= *m.memory_from;
+}
+
+// The design row of one point: θ columns, T_seq/s columns (cache regimes), memory columns.
+std::vector<double> row(const ThreadsModel& m, double n, double s) {
+    std::vector<double> r{1.0, s};
+    for (const double b : m.s_breaks)
+        r.push_back(hinge(s, b));
+    const bool mem = in_memory(m, n);
+    const double c = mem ? 0.0 : 1.0;
+    r.push_back(c / s);
+    r.push_back(c * n / s);
+    for (const double b : m.n_breaks)
+        r.push_back(c * hinge(n, b) / s);
+    if (m.memory_from) {
+        const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.bandwidth(s) * 1e9) : n;
+        r.push_back(mem ? x : 0.0);
+        r.push_back(mem ? 1.0 : 0.0);
+    }
+    return r;
+}
+
+std::size_t distinct_in(const std::vector<double>& values, double lo, double hi) {
+    std::set<double> d;
+    for (const double v : values)
+        if (v >= lo && v < hi)
+            d.insert(v);
+    return d.size();
+}
+
+// Merges regimes that have fewer distinct sizes (thread counts) than the parameters they add, and says so.
+// Returns false (without notes) when `record` is false and a merge would be needed.
+bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
+    std::vector<double> ns, ss;
+    for (const auto& p : pts) {
+        ns.push_back(p.n);
+        ss.push_back(p.s);
+    }
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        // θ: the first segment needs 2 thread counts (θ0, θ1), every later one 1 (its slope change).
+        for (std::size_t k = 0; k < m.s_breaks.size() && !changed; ++k) {
+            const double lo = k == 0 ? 0.0 : m.s_breaks[k - 1] + 0.5;
+            const double hi = m.s_breaks[k] + 0.5;
+            const double next = k + 1 < m.s_breaks.size() ? m.s_breaks[k + 1] + 0.5 : k_inf;
+            const bool first_short = k == 0 && distinct_in(ss, lo, hi) < 2;
+            const bool beyond_short = distinct_in(ss, hi, next) < 1;
+            if (first_short || beyond_short) {
+                if (!record)
+                    return false;
+                m.notes.push_back(fmt::format(
+                    "θ(s): the segment {} s = {:g} ({}) has {} thread count(s) for its parameters: the break "
+                    "at s = {:g} is dropped (one linear piece across it)",
+                    first_short ? "up to" : "beyond", m.s_breaks[k], m.s_names[k],
+                    first_short ? distinct_in(ss, lo, hi) : distinct_in(ss, hi, next), m.s_breaks[k]));
+                m.s_breaks.erase(m.s_breaks.begin() + static_cast<long>(k));
+                m.s_names.erase(m.s_names.begin() + static_cast<long>(k));
+                changed = true;
+            }
+        }
+        if (changed)
+            continue;
+        // Memory regime: γ (or α) and β need 2 sizes.
+        if (m.memory_from && distinct_in(ns, *m.memory_from, k_inf) < 2) {
+            if (!record)
+                return false;
+            m.notes.push_back(fmt::format(
+                "regime MEM (n >= {:.4g}) has {} size(s) for 2 parameters: merged into "
+                "regime {} (time / s beyond the last cache)",
+                *m.memory_from, distinct_in(ns, *m.memory_from, k_inf), m.n_names[m.n_breaks.size()]));
+            m.memory_from.reset();
+            changed = true;
+            continue;
+        }
+        // Cache regimes: the first needs 2 sizes (a, b), each later one 1 (its slope change).
+        const double end = m.memory_from.value_or(k_inf);
+        for (std::size_t k = 0; k <= m.n_breaks.size() && !changed; ++k) {
+            const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
+            const double hi = k < m.n_breaks.size() ? m.n_breaks[k] : end;
+            const std::size_t need = k == 0 ? 2 : 1;
+            const std::size_t have = distinct_in(ns, lo, hi);
+            if (have >= need || m.n_breaks.empty())
+                continue;
+            if (!record)
+                return false;
+            // Merge with the next regime (drop the break that closes this one), or, for the last, with
+            // the previous (drop the break that opens it).
+            const std::size_t drop = k < m.n_breaks.size() ? k : k - 1;
+            const std::size_t into = k < m.n_breaks.size() ? k + 1 : k - 1;
+            m.notes.push_back(
+                fmt::format("regime {} ({:.4g} <= n < {:.4g}) has {} size(s) for {} parameter(s): "
+                            "merged into regime {}",
+                            m.n_names[k], lo, hi, have, need, m.n_names[into]));
+            m.n_names.erase(m.n_names.begin() + static_cast<long>(k));
+            m.n_breaks.erase(m.n_breaks.begin() + static_cast<long>(drop));
+            changed = true;
+        }
+    }
+    return true;
+}
+
+// Relative residuals (model − median)/median of every point.
+std::vector<double> relative_residuals(const ThreadsModel& m, const std::vector<Measurement>& pts) {
+    std::vector<double> r;
+    for (const auto& p : pts)
+        r.push_back((m.evaluate(p.n, p.s) - p.seconds.median) / p.seconds.median);
+    return r;
+}
+
+// Weighted least squares of the model's coefficients on relative residuals (weights 1/median), made
+// robust by iteratively reweighted least squares with Huber's weights (Huber, "Robust estimation of a
+// location parameter", Ann. Math. Statist. 35(1), 1964; k = 1.345, scale 1.4826·MAD): on a shared host a
+// few points disturbed by other processes (a thread descheduled for a time slice) would otherwise pull
+// every regime. Returns the sum of |relative residuals| (what the break refinement compares).
+double solve(ThreadsModel& m, const std::vector<Measurement>& pts) {
+    const std::size_t cols = row(m, pts.front().n, pts.front().s).size();
+    const auto rows = static_cast<Eigen::Index>(pts.size());
+    Eigen::MatrixXd base(rows, static_cast<Eigen::Index>(cols));
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        const double w = 1.0 / pts[i].seconds.median;
+        const auto r = row(m, pts[i].n, pts[i].s);
+        for (std::size_t j = 0; j < cols; ++j)
+            base(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = r[j] * w;
+    }
+    // Columns span decades (1, s, n/s, bytes/B): scale them to unit norm so the rank test is meaningful.
+    Eigen::VectorXd norms = base.colwise().norm().transpose();
+    for (Eigen::Index j = 0; j < norms.size(); ++j)
+        if (norms(j) > 0)
+            base.col(j) /= norms(j);
+    Eigen::VectorXd huber = Eigen::VectorXd::Ones(rows);
+    for (int iteration = 0; iteration < 30; ++iteration) {
+        Eigen::MatrixXd a = huber.cwiseSqrt().asDiagonal() * base;
+        Eigen::VectorXd y = huber.cwiseSqrt();
+        Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+        qr.setThreshold(1e-10);
+        if (static_cast<std::size_t>(qr.rank()) < cols)
+            throw core::InputError(
+                "", "--sizes/--threads",
+                fmt::format("expected points that determine the {} model ({} parameters, rank {}): at "
+                            "least 3 distinct thread counts and 3 sizes per regime",
+                            to_string(m.kind), cols, qr.rank()));
+        const Eigen::VectorXd c = qr.solve(y);
+        std::vector<double> coef(cols, 0.0);
+        for (std::size_t j = 0; j < cols; ++j)
+            coef[j] = norms(static_cast<Eigen::Index>(j)) > 0
+                          ? c(static_cast<Eigen::Index>(j)) / norms(static_cast<Eigen::Index>(j))
+                          : 0.0;
+        const bool settled = !m.coef.empty() && m.coef.size() == cols &&
+                             std::equal(coef.begin(), coef.end(), m.coef.begin(), [](double x, double y) {
+                                 return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+                             });
+        m.coef = std::move(coef);
+        if (settled && iteration > 0)
+            break;
+        std::vector<double> r = relative_residuals(m, pts);
+        std::vector<double> abs_r;
+        for (const double v : r)
+            abs_r.push_back(std::abs(v));
+        const double scale = 1.4826 * core::median(abs_r).value_or(0.0);
+        if (!(scale > 1e-12))
+            break; // (nearly) exact fit: nothing to down-weight
+        for (Eigen::Index i = 0; i < rows; ++i) {
+            const double u = std::abs(r[static_cast<std::size_t>(i)]) / (1.345 * scale);
+            huber(i) = u <= 1.0 ? 1.0 : 1.0 / u;
+        }
+    }
+    m.dof = pts.size() > cols ? pts.size() - cols : 0;
+    double sum = 0.0;
+    for (const double v : relative_residuals(m, pts))
+        sum += std::abs(v);
+    return sum;
+}
+
+std::vector<std::pair<int, double>> bandwidth_from_sweep(const std::vector<Measurement>& pts, double bpn) {
+    // B(s) = bytes of the largest size / its median time, per thread count (docs/threads.md).
+    std::vector<std::pair<int, double>> out;
+    std::set<int> ss;
+    for (const auto& p : pts)
+        ss.insert(p.s);
+    for (const int s : ss) {
+        const Measurement* best = nullptr;
+        for (const auto& p : pts)
+            if (p.s == s && (!best || p.n > best->n))
+                best = &p;
+        out.emplace_back(s, best->n * bpn / best->seconds.median / 1e9);
+    }
+    return out;
+}
+
+void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
+    const auto& c = m.coef;
+    std::size_t j = 0;
+    double slope = c[1];
+    m.regimes.clear();
+    for (std::size_t k = 0; k <= m.s_breaks.size(); ++k) {
+        const double lo = k == 0 ? 1.0 : m.s_breaks[k - 1];
+        const double hi = k < m.s_breaks.size() ? m.s_breaks[k] : k_inf;
+        if (k > 0)
+            slope += c[2 + k - 1];
+        std::size_t n_pts = 0;
+        for (const auto& p : pts)
+            n_pts += (p.s > lo || k == 0) && p.s <= hi;
+        m.regimes.push_back(
+            {fmt::format("theta {}", k == 0           ? fmt::format("s<={:g}", hi)
+                                     : std::isinf(hi) ? fmt::format("s>{:g}", lo)
+                                                      : fmt::format("{:g}<s<={:g}", lo, hi)),
+             lo,
+             hi,
+             n_pts,
+             {{"theta(lo)", m.theta(lo), "s", "thread start/join cost at the segment's first thread count"},
+              {"slope", slope, "s/thread", "added cost per further thread"}}});
+    }
+    j = 2 + m.s_breaks.size();
+    double tslope = c[j + 1];
+    for (std::size_t k = 0; k <= m.n_breaks.size(); ++k) {
+        const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
+        const double hi = k < m.n_breaks.size() ? m.n_breaks[k] : m.memory_from.value_or(k_inf);
+        if (k > 0)
+            tslope += c[j + 2 + k - 1];
+        // T_seq at the regime start, then its intercept a_k = T_seq(lo) - slope·lo.
+        double tseq_lo = c[j] + c[j + 1] * lo;
+        for (std::size_t q = 0; q < m.n_breaks.size(); ++q)
+            tseq_lo += c[j + 2 + q] * hinge(lo, m.n_breaks[q]);
+        std::size_t n_pts = 0;
+        for (const auto& p : pts)
+            n_pts += p.n >= lo && p.n < hi;
+        m.regimes.push_back(
+            {m.n_names[k],
+             lo,
+             hi,
+             n_pts,
+             {{"a", tseq_lo - tslope * lo, "s", "T_seq intercept (fixed cost of one thread's work)"},
+              {"b", tslope, "s/element", "T_seq slope (time per element, one thread)"},
+              {"rate", tslope > 0 ? m.bytes_per_n / tslope / 1e9 : 0.0, "GB/s",
+               "working-set bytes per second of one thread (bytes_per_n / b)"}}});
+    }
+    if (m.memory_from) {
+        const std::size_t q = j + 2 + m.n_breaks.size();
+        std::size_t n_pts = 0;
+        for (const auto& p : pts)
+            n_pts += p.n >= *m.memory_from;
+        if (m.kind == Kind::roofcast)
+            m.regimes.push_back({"MEM",
+                                 *m.memory_from,
+                                 k_inf,
+                                 n_pts,
+                                 {{"gamma", c[q], "1",
+                                   "time / (bytes / B(s)): 1 when the kernel streams at the bandwidth B(s)"},
+                                  {"beta", c[q + 1], "s", "fixed cost in the memory regime"}}});
+        else
+            m.regimes.push_back({"MEM",
+                                 *m.memory_from,
+                                 k_inf,
+                                 n_pts,
+                                 {{"alpha", c[q], "s/element", "time per element, independent of s"},
+                                  {"beta", c[q + 1], "s", "fixed cost in the memory regime"}}});
+    }
+}
+
+ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measurement>& pts) {
+    ThreadsModel m;
+    m.kind = kind;
+    m.bytes_per_n = ctx.bytes_per_n;
+    if (ctx.cores >= 1) {
+        m.s_breaks.push_back(ctx.cores);
+        m.s_names.push_back("cores");
+    }
+    if (ctx.hw_threads > ctx.cores) {
+        m.s_breaks.push_back(ctx.hw_threads);
+        m.s_names.push_back("hw threads");
+    }
+    std::vector<Cache> caches = ctx.caches;
+    std::sort(caches.begin(), caches.end(), [](const Cache& a, const Cache& b) { return a.bytes < b.bytes; });
+    m.n_names.push_back(caches.empty() ? "CACHE" : caches.front().name);
+    for (std::size_t k = 0; k < caches.size(); ++k) {
+        const double nb = caches[k].bytes / ctx.bytes_per_n;
+        const bool last = k + 1 == caches.size();
+        if (last && kind != Kind::doda) {
+            m.memory_from = nb;
+        } else {
+            m.n_breaks.push_back(nb);
+            m.n_names.push_back(last ? "MEM" : caches[k + 1].name);
+        }
+    }
+    if (kind == Kind::roofcast) {
+        m.bandwidth_gbs =
+            ctx.bandwidth_gbs.empty() ? bandwidth_from_sweep(pts, ctx.bytes_per_n) : ctx.bandwidth_gbs;
+        if (ctx.bandwidth_gbs.empty())
+            m.notes.push_back(
+                "B(s) estimated from the largest measured size at each s (no machine-file bandwidth)");
+    }
+    return m;
+}
+
+} // namespace
+
+const char* to_string(Kind k) {
+    switch (k) {
+    case Kind::roofcast:
+        return "roofcast";
+    case Kind::doda:
+        return "doda";
+    case Kind::doda_memory:
+        return "doda-memory";
+    }
+    return "?";
+}
+
+double ThreadsModel::bandwidth(double s) const {
+    if (bandwidth_gbs.empty())
+        return 1.0;
+    if (s <= bandwidth_gbs.front().first)
+        return bandwidth_gbs.front().second;
+    for (std::size_t k = 1; k < bandwidth_gbs.size(); ++k)
+        if (s <= bandwidth_gbs[k].first) {
+            const auto [s0, b0] = bandwidth_gbs[k - 1];
+            const auto [s1, b1] = bandwidth_gbs[k];
+            return b0 + (b1 - b0) * (s - s0) / (s1 - s0);
+        }
+    return bandwidth_gbs.back().second;
+}
+
+double ThreadsModel::theta(double s) const {
+    double t = coef[0] + coef[1] * s;
+    for (std::size_t k = 0; k < s_breaks.size(); ++k)
+        t += coef[2 + k] * hinge(s, s_breaks[k]);
+    return t;
+}
+
+double ThreadsModel::evaluate(double n, double s) const {
+    const auto r = row(*this, n, s);
+    double v = 0.0;
+    for (std::size_t j = 0; j < r.size(); ++j)
+        v += r[j] * coef[j];
+    return v;
+}
+
+std::string ThreadsModel::formula() const {
+    switch (kind) {
+    case Kind::doda:
+        return "T(n,s) = θ(s) + T_seq(n)/s";
+    case Kind::doda_memory:
+        return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + α·n + β above";
+    case Kind::roofcast:
+        return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β above";
+    }
+    return "";
+}
+
+std::optional<std::pair<double, double>> ThreadsModel::interval(double value) const {
+    if (dof == 0)
+        return std::nullopt;
+    const double w = scale::t_quantile_975(dof) * rel_sigma * std::abs(value);
+    return std::pair{std::max(0.0, value - w), value + w};
+}
+
+double relative_rss(const ThreadsModel& m, const std::vector<Measurement>& pts) {
+    double rss = 0.0;
+    for (const auto& p : pts) {
+        const double r = (m.evaluate(p.n, p.s) - p.seconds.median) / p.seconds.median;
+        rss += r * r;
+    }
+    return rss;
+}
+
+ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurement>& pts) {
+    if (pts.empty())
+        throw core::InputError("", "--sizes/--threads", "expected at least one measured point");
+    for (const auto& p : pts)
+        if (!(p.seconds.median > 0) || !(p.n > 0) || p.s < 1)
+            throw core::InputError(
+                "", "measurements",
+                fmt::format("expected positive sizes, thread counts and times (n={:g} s={} t={:g})", p.n, p.s,
+                            p.seconds.median));
+    std::set<int> counts;
+    for (const auto& p : pts)
+        counts.insert(p.s);
+    // θ0 + θ1·s and T_seq/s cannot be told apart on fewer than three thread counts.
+    if (counts.size() < 3)
+        throw core::InputError(
+            "", "--threads",
+            fmt::format("expected at least 3 distinct thread counts (θ(s) has 2 parameters and T_seq(n)/s "
+                        "one more), got {}",
+                        counts.size()));
+    ThreadsModel m = initial(kind, ctx, pts);
+    settle(m, pts, true);
+    double best = solve(m, pts);
+    if (kind == Kind::roofcast) {
+        // Refine the cache breaks (and the start of the memory regime): coordinate descent over
+        // factors 2^(k/4), k = -4..4, of each capacity, keeping a change only when it lowers the
+        // relative residual and leaves every regime with enough sizes.
+        std::vector<double*> breaks;
+        for (auto& b : m.n_breaks)
+            breaks.push_back(&b);
+        if (m.memory_from)
+            breaks.push_back(&*m.memory_from);
+        std::vector<double> base;
+        for (double* b : breaks)
+            base.push_back(*b);
+        for (int sweep = 0; sweep < 2; ++sweep)
+            for (std::size_t k = 0; k < breaks.size(); ++k) {
+                const double keep = *breaks[k];
+                double best_value = keep;
+                for (int f = -4; f <= 4; ++f) {
+                    const double cand = base[k] * std::pow(2.0, f / 4.0);
+                    const double prev = k == 0 ? 0.0 : *breaks[k - 1];
+                    const double next = k + 1 < breaks.size() ? *breaks[k + 1] : k_inf;
+                    if (cand <= prev || cand >= next || cand == keep)
+                        continue;
+                    *breaks[k] = cand;
+                    ThreadsModel trial = m;
+                    if (!settle(trial, pts, false))
+                        continue;
+                    try {
+                        const double r = solve(trial, pts);
+                        if (r < best * (1 - 1e-9)) {
+                            best = r;
+                            best_value = cand;
+                        }
+                    } catch (const core::InputError&) {
+                    }
+                }
+                *breaks[k] = best_value;
+            }
+        best = solve(m, pts);
+    }
+    m.rel_sigma = m.dof > 0 ? std::sqrt(relative_rss(m, pts) / static_cast<double>(m.dof)) : 0.0;
+    describe(m, pts);
+    return m;
+}
+
+} // namespace roofcast::model::threads

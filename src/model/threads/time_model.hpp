@@ -1,0 +1,78 @@
+// Execution-time models T(n, s) of a multithreaded kernel over problem size n and thread count s, fitted
+// by weighted linear least squares (weights 1/T, so every point counts by its relative error), made robust
+// to points disturbed by other processes with Huber's iteratively reweighted least squares.
+//
+// All three share θ(s), the cost of starting and joining s threads, piecewise linear in s with breaks at
+// the physical core count P and, with SMT, at the hardware-thread count H (Doda, execution-time model
+// for multithreaded programs: θ(s) bends where the threads outnumber the cores):
+//   θ(s) = θ0 + θ1·s + Σ_b θ_b·max(0, s − b),  b ∈ {P, H}.
+// and T_seq(n), the sequential time, continuous piecewise linear in n with breaks where the working set
+// n·bytes_per_n leaves a cache level: T_seq(n) = a + b·n + Σ_k c_k·max(0, n − N_k).
+//  - doda:        T(n, s) = θ(s) + T_seq(n)/s, breaks at every cache capacity (Doda's first formula).
+//  - doda-memory: as doda below the last cache level; above it T(n, s) = θ(s) + α·n + β, the memory
+//                 regime in which time follows bandwidth rather than 1/s (Doda's second formula).
+//  - roofcast:    as doda-memory, but the memory regime is T(n, s) = θ(s) + γ·bytes(n)/B(s) + β with B(s)
+//                 the machine's memory bandwidth at s threads, and the cache breaks refined by the fit
+//                 (each moved within [½, 2]× its capacity where that lowers the residual).
+// Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
+// its parameters is merged into its neighbour and the merge is recorded in `notes`; data that cannot
+// determine the model at all (fewer than 3 thread counts or sizes) is a core::InputError.
+#pragma once
+
+#include "model/threads/data.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofcast::model::threads {
+
+enum class Kind { roofcast, doda, doda_memory };
+const char* to_string(Kind k); // "roofcast", "doda", "doda-memory"
+
+struct Parameter {
+    std::string name;
+    double value = 0.0;
+    std::string unit;
+    std::string meaning;
+};
+
+// One regime of the model: a segment of θ(s) or of T_seq(n), or the memory regime.
+struct Regime {
+    std::string name; // "theta s<=2", "L1", "L2", "MEM"
+    double lo = 0.0;  // range of s (θ) or n (the others)
+    double hi = 0.0;  // +inf for the last
+    std::size_t points = 0;
+    std::vector<Parameter> parameters;
+};
+
+struct ThreadsModel {
+    Kind kind = Kind::roofcast;
+    double bytes_per_n = 8.0;
+    std::vector<double> s_breaks;                      // thread counts where θ bends
+    std::vector<std::string> s_names;                  // "cores", "hw threads"
+    std::vector<double> n_breaks;                      // hinges of T_seq (ascending)
+    std::vector<std::string> n_names;                  // regime names, n_breaks.size() + 1 of them
+    std::optional<double> memory_from;                 // sizes >= this are in the memory regime
+    std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
+    std::vector<double> coef;
+    double rel_sigma = 0.0; // RMS relative residual over the degrees of freedom
+    std::size_t dof = 0;
+    std::vector<Regime> regimes;
+    std::vector<std::string> notes;
+
+    double evaluate(double n, double s) const;
+    double theta(double s) const;
+    double bandwidth(double s) const; // GB/s, linear interpolation in s, clamped at the ends
+    std::string formula() const;
+    // 95 % interval from the relative residuals: value·(1 ∓ t·rel_sigma); nullopt without dof.
+    std::optional<std::pair<double, double>> interval(double value) const;
+};
+
+ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurement>& points);
+
+// Sum over points of ((model − median)/median)², the quantity the fits minimise.
+double relative_rss(const ThreadsModel& m, const std::vector<Measurement>& points);
+
+} // namespace roofcast::model::threads

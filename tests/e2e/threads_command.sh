@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End to end: `roofcast threads --command` on a tiny program whose printed time is a known function of
+# n and s (and which fails at one point): the fit recovers it, the failure is left out with a note, the
+# best s per size is the predicted one, the chart and the report are written; bad input is one error line.
+set -uo pipefail
+roofcast=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+source "$(dirname "$0")/lib/expect_error.sh"
+for tool in sh awk python3; do
+    command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed"; exit 77; }
+done
+
+# T(n, s) = 2e-4 + 1e-4 s + 1e-8 n / s, printed; the program fails at n = 3000, s = 3 and checks OMP_NUM_THREADS.
+cat >"$tmp/prog.sh" <<'PROG'
+n=$1; s=$2
+[ "$OMP_NUM_THREADS" = "$s" ] || exit 9
+[ "$n" -eq 3000 ] && [ "$s" -eq 3 ] && exit 5
+awk -v n="$n" -v s="$s" 'BEGIN { printf "elapsed %.12e s\n", 2e-4 + 1e-4 * s + 1e-8 * n / s }'
+PROG
+cat >"$tmp/machine.yaml" <<'YAML'
+format_version: 1
+name: tiny
+compute: {peak_gflops: {double: 10}}
+topology:
+  cores: 2
+  hw_threads: 2
+  caches:
+    - {name: L1, size_bytes: 16KiB}
+    - {name: L2, size_bytes: 256KiB}
+    - {name: L3, size_bytes: 1MiB}
+levels:
+  - {name: L1, bandwidth_gbs: 100}
+  - {name: MEM, bandwidth_gbs: 10}
+YAML
+# One size above the last cache: the memory regime (2 parameters) is merged into L3, visibly.
+sizes=500,1000,1500,3000,6000,12000,20000,40000,80000,200000
+args=(--command "sh $tmp/prog.sh {n} {s}" --time-regex 'elapsed ([0-9.e+-]+)' --sizes $sizes --threads 1,2,3,4,5,6
+      --machine "$tmp/machine.yaml" --repetitions 2)
+if ! "$roofcast" threads "${args[@]}" --predict n=1e5,s=4 --json -o "$tmp/chart.svg" >"$tmp/out.json" 2>"$tmp/err"; then
+    echo "threads failed:"; cat "$tmp/err"; exit 1
+fi
+python3 - "$tmp/out.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["series"][0]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAILED:", what); ok = False
+check(d["format"] == "roofcast-threads", "format")
+check([m["name"] for m in s["models"]] == ["roofcast", "doda", "doda-memory", "pmnf"], "models")
+p = s["predictions"][0]
+truth = 2e-4 + 1e-4 * 4 + 1e-8 * 1e5 / 4
+check(p["x"] == {"n": 1e5, "s": 4}, "prediction x")
+check(abs(p["value"] - truth) < 0.01 * truth, f"prediction {p['value']} vs {truth}")
+check(p["lo"] <= p["value"] <= p["hi"], "interval")
+check(any("left out n=3000 s=3: exit status 5" in n for n in s["notes"]), "failure note")
+check(len(s["measurements"]) == 10 * 6 - 1, "measurements")
+check(any("regime MEM" in n and "merged into regime L3" in n for n in s["models"][0]["notes"]), "merge note")
+check(all(m["count"] == 2 for m in s["measurements"]), "repetitions")
+best = {b["n"]: b["best_s"] for b in s["best"]}
+check(best[1000] == 1, f"best s at n=1000: {best[1000]}")   # 1e-4 s + 1e-5/s: least at s = 1
+check(best[80000] == 3, f"best s at n=80000: {best[80000]}")  # 1e-4 s + 8e-4/s: s = 3 of 1..6
+check(all(r["points"] >= 0 for r in s["models"][0]["regimes"]), "regimes")
+sys.exit(0 if ok else 1)
+PY
+grep -q "<svg" "$tmp/chart.svg" || { echo "no chart"; fail=1; }
+"$roofcast" threads --from "$tmp/out.json" --holdout 3 >"$tmp/table.txt" 2>/dev/null || { echo "--from failed"; fail=1; }
+grep -q "held-out points" "$tmp/table.txt" || { echo "no hold-out in the table"; fail=1; }
+"$roofcast" report "$tmp/out.json" -o "$tmp/rep" >/dev/null || { echo "report failed"; fail=1; }
+grep -q "Threads: T(n, s)" "$tmp/rep/index.html" || { echo "no threads section in the report"; fail=1; }
+
+expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3
+expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time-regex 'took ([0-9]+)' --sizes 10 --threads 1 --machine "$tmp/machine.yaml"
+expect_error threads "'--sizes'" --command "sh $tmp/prog.sh {n} {s}" --sizes 0,100 --threads 1,2,3
+expect_error threads "'--predict'" --command "sh $tmp/prog.sh {n} {s}" --predict n=-1,s=2
+expect_error threads "'--kernel'" --kernel daxpy --sizes 100 --threads 1
+exit $fail

@@ -1,0 +1,239 @@
+// The thread-count models recover exact synthetic T(n, s) with known breaks, assign regimes from the
+// cache capacities, merge regimes that lack points (visibly), and pick the best thread count.
+#include "core/error.hpp"
+#include "model/threads/analysis.hpp"
+#include "model/threads/time_model.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace roofcast;
+using namespace roofcast::model::threads;
+
+namespace {
+
+Measurement point(double n, int s, double t) {
+    Measurement m;
+    m.n = n;
+    m.s = s;
+    m.seconds = *core::summarize({t});
+    return m;
+}
+
+// 32 KiB, 1 MiB and 8 MiB caches, 8 bytes per element: breaks at n = 4096 and 131072, memory from 1 Mi.
+Context context() {
+    Context c;
+    c.kernel = "norm2";
+    c.bytes_per_n = 8.0;
+    c.caches = {{"L1", 32768.0}, {"L2", 1048576.0}, {"L3", 8.0 * 1048576.0}};
+    c.cores = 2;
+    c.hw_threads = 4;
+    c.bandwidth_gbs = {{1, 10.0}, {2, 18.0}, {4, 20.0}};
+    return c;
+}
+
+double theta(double s) {
+    return 2e-6 + 1e-6 * s + 3e-6 * std::max(0.0, s - 2) + 1e-6 * std::max(0.0, s - 4);
+}
+
+// T_seq with breaks at l1 and l2 (elements).
+double tseq(double n, double l1, double l2) {
+    return 1e-7 + 1e-9 * n + 1e-9 * std::max(0.0, n - l1) + 2e-9 * std::max(0.0, n - l2);
+}
+
+double bandwidth(double s) { // the context's B(s), interpolated
+    if (s <= 1)
+        return 10.0;
+    if (s <= 2)
+        return 10.0 + 8.0 * (s - 1);
+    if (s <= 4)
+        return 18.0 + (s - 2);
+    return 20.0;
+}
+
+double truth(double n, double s, double l1 = 4096, double l2 = 131072) {
+    if (n >= 1048576.0)
+        return theta(s) + 1.2 * n * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
+    return theta(s) + tseq(n, l1, l2) / s;
+}
+
+std::vector<double> sizes() {
+    std::vector<double> out;
+    for (double n = 512; n <= 8.0 * 1048576.0; n *= std::sqrt(2.0))
+        out.push_back(std::round(n));
+    return out;
+}
+
+std::vector<Measurement> synthetic(double l1 = 4096, double l2 = 131072) {
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(point(n, s, truth(n, s, l1, l2)));
+    return pts;
+}
+
+} // namespace
+
+TEST(ThreadsModel, RecoversExactSyntheticModelWithKnownBreaks) {
+    const ThreadsModel m = fit_model(Kind::roofcast, context(), synthetic());
+    ASSERT_EQ(m.s_breaks, (std::vector<double>{2, 4}));
+    ASSERT_EQ(m.n_breaks, (std::vector<double>{4096, 131072}));
+    ASSERT_TRUE(m.memory_from);
+    EXPECT_DOUBLE_EQ(*m.memory_from, 1048576.0);
+    for (const double n : {700.0, 5000.0, 300000.0, 3e6})
+        for (const double s : {1.0, 3.0, 7.0})
+            EXPECT_NEAR(m.evaluate(n, s), truth(n, s), 1e-9 * truth(n, s)) << n << " " << s;
+    EXPECT_NEAR(m.theta(3), theta(3), 1e-12);
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    // The regimes report the slopes that generated the data.
+    const Regime* l2 = nullptr;
+    const Regime* mem = nullptr;
+    for (const auto& r : m.regimes) {
+        if (r.name == "L2")
+            l2 = &r;
+        if (r.name == "MEM")
+            mem = &r;
+    }
+    ASSERT_TRUE(l2 && mem);
+    EXPECT_NEAR(l2->parameters[1].value, 2e-9, 1e-15);
+    EXPECT_NEAR(mem->parameters[0].value, 1.2, 1e-7);
+    EXPECT_NEAR(mem->parameters[1].value, 5e-5, 1e-11);
+}
+
+TEST(ThreadsModel, RefinementFindsABreakAwayFromTheCapacity) {
+    // The L2 break of the data sits at 2^(1/4) x the capacity (an effective size smaller than the cache).
+    const double moved = 131072.0 * std::pow(2.0, 0.25);
+    const ThreadsModel m = fit_model(Kind::roofcast, context(), synthetic(4096, moved));
+    ASSERT_EQ(m.n_breaks.size(), 2u);
+    EXPECT_NEAR(m.n_breaks[1], moved, 1e-6 * moved);
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    // Doda's form keeps the capacities: it cannot fit this data exactly.
+    const ThreadsModel d = fit_model(Kind::doda_memory, context(), synthetic(4096, moved));
+    EXPECT_DOUBLE_EQ(d.n_breaks[1], 131072.0);
+    EXPECT_GT(d.rel_sigma, 1e-6);
+}
+
+TEST(ThreadsModel, DodaRecoversItsOwnFormExactly) {
+    // T = θ(s) + T_seq(n)/s everywhere, T_seq with a further break at the L3 capacity.
+    Context c = context();
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(
+                point(n, s, theta(s) + (tseq(n, 4096, 131072) + 4e-9 * std::max(0.0, n - 1048576.0)) / s));
+    const ThreadsModel m = fit_model(Kind::doda, c, pts);
+    EXPECT_EQ(m.n_breaks, (std::vector<double>{4096, 131072, 1048576}));
+    EXPECT_FALSE(m.memory_from);
+    EXPECT_LT(m.rel_sigma, 1e-9);
+}
+
+TEST(ThreadsModel, RegimesFollowTheCacheCapacities) {
+    Context c = context();
+    c.bytes_per_n = 24.0; // triad: three arrays
+    const ThreadsModel m = fit_model(Kind::doda_memory, c, synthetic());
+    EXPECT_EQ(m.n_breaks, (std::vector<double>{32768.0 / 24, 1048576.0 / 24}));
+    EXPECT_DOUBLE_EQ(*m.memory_from, 8.0 * 1048576.0 / 24);
+    ASSERT_EQ(m.regimes.size(), 3u + 4u); // three θ segments, L1, L2, L3, MEM
+    std::size_t in_l1 = 0, in_mem = 0;
+    for (const auto& p : synthetic()) {
+        in_l1 += p.n < 32768.0 / 24;
+        in_mem += p.n >= 8.0 * 1048576.0 / 24;
+    }
+    EXPECT_EQ(m.regimes[3].name, "L1");
+    EXPECT_EQ(m.regimes[3].points, in_l1);
+    EXPECT_EQ(m.regimes[6].name, "MEM");
+    EXPECT_EQ(m.regimes[6].points, in_mem);
+}
+
+TEST(ThreadsModel, RegimeWithTooFewSizesIsMergedVisibly) {
+    std::vector<Measurement> pts;
+    for (const double n : {600.0, 1000.0, 2000.0, 3000.0, 6000.0, 20000.0, 50000.0, 200000.0, 500000.0, 2e6})
+        for (int s = 1; s <= 6; ++s)
+            pts.push_back(point(n, s, truth(n, s)));
+    const ThreadsModel m = fit_model(Kind::roofcast, context(), pts);
+    EXPECT_FALSE(m.memory_from); // one size above L3 for two parameters
+    ASSERT_FALSE(m.notes.empty());
+    bool said = false;
+    for (const auto& n : m.notes)
+        said = said || (n.find("regime MEM") != std::string::npos &&
+                        n.find("merged into regime L3") != std::string::npos);
+    EXPECT_TRUE(said);
+}
+
+TEST(ThreadsModel, TooFewThreadCountsIsAnInputError) {
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 2; ++s)
+            pts.push_back(point(n, s, truth(n, s)));
+    EXPECT_THROW(fit_model(Kind::roofcast, context(), pts), core::InputError);
+}
+
+TEST(ThreadsModel, BestThreadCountMinimisesThePredictedTime) {
+    // T = 1e-5·s + (1e-3·n/1e5)/s: at n = 1e5 the minimum is at s = sqrt(1e-3/1e-5) = 10.
+    Context c;
+    c.kernel = "norm2";
+    c.cores = 16;
+    c.hw_threads = 16;
+    std::vector<Measurement> pts;
+    for (const double n : {1e3, 1e4, 1e5})
+        for (int s = 1; s <= 16; ++s)
+            pts.push_back(point(n, s, 1e-5 * s + 1e-8 * n / s));
+    ModelReport r;
+    r.model = fit_model(Kind::doda, c, pts);
+    const BestThreads b = best_threads(r, 1e5, 16, 4);
+    EXPECT_EQ(b.best_s, 10);
+    EXPECT_NEAR(b.best_value, 2e-4, 1e-12);
+    EXPECT_EQ(b.all_threads, 4);
+    EXPECT_NEAR(b.gain, (4e-5 + 1e-3 / 4) / 2e-4 - 1, 1e-9);
+    // Small n: the overhead dominates, one thread is best.
+    EXPECT_EQ(best_threads(r, 1e3, 16, 4).best_s, 1); // 1e-5·(s + 1/s) is least at s = 1
+}
+
+TEST(ThreadsAnalysis, ParsesTargetsAndRejectsBadOnes) {
+    const Target t = parse_target("s=4,n=1e6");
+    EXPECT_EQ(t.s, 4);
+    EXPECT_DOUBLE_EQ(t.n, 1e6);
+    EXPECT_THROW(parse_target("n=0,s=2"), core::InputError);
+    EXPECT_THROW(parse_target("n=100"), core::InputError);
+    EXPECT_THROW(parse_target("n=100,s=1.5"), core::InputError);
+}
+
+TEST(ThreadsAnalysis, FitsEveryModelOnTheSameDataAndRoundTripsItsInput) {
+    ThreadsData d;
+    d.context = context();
+    d.series.push_back({"omp", synthetic(), {{1e9, 3, "exit status 1"}}, {}});
+    const ThreadsAnalysis a = analyse(d, {{2e6, 3}}, 0);
+    ASSERT_EQ(a.series.size(), 1u);
+    const SeriesAnalysis& s = a.series.front();
+    ASSERT_EQ(s.models.size(), 4u);
+    EXPECT_EQ(s.models[0].name, "roofcast");
+    EXPECT_EQ(s.models[3].name, "pmnf");
+    EXPECT_LT(s.models[0].max_error, 1e-8);
+    EXPECT_GT(s.models[1].max_error, s.models[0].max_error); // doda has no memory regime
+    ASSERT_EQ(s.models[0].predictions.size(), 1u);
+    EXPECT_NEAR(s.models[0].predictions[0].value, truth(2e6, 3), 1e-9 * truth(2e6, 3));
+    ASSERT_FALSE(s.notes.empty());
+    EXPECT_NE(s.notes.front().find("left out n=1e+09 s=3: exit status 1"), std::string::npos);
+    EXPECT_EQ(s.best.size(), sizes().size() + 1);
+    const ThreadsData back = data_from_json(data_to_json(d), "x.json");
+    ASSERT_EQ(back.series.front().points.size(), d.series.front().points.size());
+    EXPECT_DOUBLE_EQ(back.series.front().points[5].seconds.median, d.series.front().points[5].seconds.median);
+    EXPECT_EQ(back.context.caches.size(), 3u);
+    EXPECT_EQ(back.context.bandwidth_gbs, d.context.bandwidth_gbs);
+    nlohmann::json bad = data_to_json(d);
+    bad["series"][0]["measurements"][0]["samples"] = {-1.0};
+    EXPECT_THROW(data_from_json(bad, "x.json"), core::InputError);
+}
+
+TEST(ThreadsAnalysis, HoldoutScoresOnPointsNotFitted) {
+    ThreadsData d;
+    d.context = context();
+    d.series.push_back({"omp", synthetic(), {}, {}});
+    const ThreadsAnalysis a = analyse(d, {}, 3);
+    const SeriesAnalysis& s = a.series.front();
+    EXPECT_EQ(s.fitted + s.held_out, synthetic().size());
+    EXPECT_GT(s.held_out, synthetic().size() / 4);
+    EXPECT_EQ(s.models[0].evaluated, s.held_out);
+    EXPECT_LT(s.models[0].max_error, 1e-6); // the exact model predicts the held-out points too
+}
