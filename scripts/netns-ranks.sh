@@ -90,6 +90,7 @@ mpirun_args() {
     : >"$hosts"
     for ((i = 0; i < n; i++)); do echo "$subnet.$((i + 1)) slots=1" >>"$hosts"; done
     echo "--hostfile $hosts --mca plm_rsh_agent $here/netns-rsh-agent.sh --mca plm_rsh_no_tree_spawn 1" \
+        "--mca mpi_yield_when_idle 1" \
         "--mca btl tcp,self --mca btl_tcp_if_include $subnet.0/24 --mca oob_tcp_if_include $subnet.0/24"
 }
 
