@@ -46,4 +46,18 @@ for kernel in jacobi7 himeno; do
     run $kernel 3 3d 15x12x14
     run $kernel 4 3d 14x12x15 # 2 x 2 process grid: edge messages too
 done
+# --k auto: the model picks k (example machine, entered MPI figures), then the run is checked.
+if "$roofcast" stencil --kernel jacobi7 --ranks 2 --grid 14x12x15 --k auto --steps 5 --reps 1 --check --json \
+    --machine "$2/data/machines/example-caches.yaml" --alpha 1e-6 --beta 5 >"$tmp/auto.json" 2>"$tmp/err.txt"; then
+    python3 - "$tmp/auto.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert len(j["sweep"]) == 1 and j["sweep"][0]["k"] == j["best_predicted_k"] >= 1, j["sweep"]
+assert j["sweep"][0]["check"]["bitwise_equal"], j["sweep"][0]["check"]
+assert any("--k auto chose k" in s for s in j["model_sources"]), j["model_sources"]
+print("ok --k auto chose", j["best_predicted_k"])
+PY
+else
+    echo "FAIL --k auto: $(cat "$tmp/err.txt")"; fail=1
+fi
 exit $fail
