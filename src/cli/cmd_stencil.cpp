@@ -279,6 +279,8 @@ void run_stencil(const StencilArgs& a) {
         probe.check = false;
         ms::StencilProblem q = p;
         q.steps = 1;
+        co.sweep_constant_s = 0;
+        ms::machine_costs(p, *machine, co); // a machine file the model cannot use fails before any launch
         co.sweep_constant_s = launch(probe, q, {1}).sweep_overhead_s.median;
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
