@@ -180,6 +180,9 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     core::RunOptions run;
     run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                      "OMPI_MCA_btl_base_warn_component_unused=0", "OMP_PROC_BIND=false"};
+    // Spinning OpenMP threads starve the other ranks' threads when the cores are shared.
+    if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+        run.extra_env.push_back("OMP_WAIT_POLICY=PASSIVE");
     run.output_log = log;
     const int rc = core::run_program(args, run);
     if (rc != 0) {

@@ -41,9 +41,11 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
                                  const model::stencil::KComparison& c) {
     std::string s = header_text(h);
     s += fmt::format("MPI library: {}\n", m.library.empty() ? "?" : m.library);
-    s += fmt::format("per-sweep constant (one-point sweep): {} us median (min {} .. max {}, n {})\n",
-                     us(m.sweep_overhead_s.median), us(m.sweep_overhead_s.min), us(m.sweep_overhead_s.max),
-                     m.sweep_overhead_s.n);
+    s +=
+        fmt::format("per-sweep constant (one-point sweep): {:.3g} ns median (min {:.3g} .. max {:.3g}, n {})",
+                    m.sweep_overhead_s.median * 1e9, m.sweep_overhead_s.min * 1e9,
+                    m.sweep_overhead_s.max * 1e9, m.sweep_overhead_s.n);
+    s += "\n";
     s += "times per step in us; phases: medians per block over blocks and repetitions (slowest rank)\n";
     s += fmt::format("{:>3} {:>11} {:>11} {:>21} {:>10} {:>9} {:>9} {:>9} {:>9}  {}\n", "k", "predicted",
                      "measured", "(min .. max, n)", "inner", "pack", "mpi", "unpack", "boundary", "check");
