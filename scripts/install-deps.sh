@@ -13,6 +13,7 @@ packages=(
 )
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev)
+  packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)
 fi
 
 missing=()

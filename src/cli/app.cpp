@@ -27,6 +27,7 @@ int run(int argc, char** argv) {
     add_bandwidth_command(app);
     add_ceiling_command(app);
     add_threads_command(app);
+    add_stencil_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -17,5 +17,6 @@ void add_machine_command(CLI::App& app);
 void add_bandwidth_command(CLI::App& app);
 void add_ceiling_command(CLI::App& app);
 void add_threads_command(CLI::App& app);
+void add_stencil_command(CLI::App& app);
 
 } // namespace roofcast::cli

@@ -1,0 +1,352 @@
+// `roofcast stencil`: runs roofcast-stencil (deep-halo temporal blocking, docs/stencil.md) under mpirun,
+// reads its JSON, compares it with the model of model/stencil, prints; or, with --simulate, evaluates the
+// model alone for many ranks. Thin: option checks, the launch (as measure/mpi.cpp launches the MPI probe),
+// and printing. Bad options fail before anything is launched.
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/machine.hpp"
+#include "core/process.hpp"
+#include "model/stencil/measured.hpp"
+#include "model/stencil/model.hpp"
+#include "report/stencil_report.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace roofcast::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ms = model::stencil;
+
+struct StencilArgs {
+    std::string kernel;
+    std::string grid;
+    int ranks = 1;
+    std::string decomp = "z";
+    std::string k = "1";
+    std::string sweep_k;
+    int steps = 20;
+    int reps = 3;
+    int threads = 1;
+    std::string machine;
+    bool json = false;
+    bool check = false;
+    bool simulate = false;
+    int max_ranks = 0;
+    std::optional<double> alpha;
+    std::optional<double> beta;
+    std::string mpirun_args;
+    int timeout_s = 600;
+};
+
+ms::Index3 parse_grid(const std::string& s) {
+    std::vector<long> v;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, 'x')) {
+        std::size_t used = 0;
+        long x = 0;
+        try {
+            x = std::stol(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used == 0 || used != item.size() || x < 3)
+            throw core::InputError("", "--grid",
+                                   "expected NXxNYxNZ with at least 3 points each, got '" + s + "'");
+        v.push_back(x);
+    }
+    if (v.size() != 3)
+        throw core::InputError("", "--grid",
+                               "expected NXxNYxNZ with at least 3 points each, got '" + s + "'");
+    return {v[2], v[1], v[0]};
+}
+
+int parse_positive(const std::string& s, const std::string& field, const std::string& what) {
+    std::size_t used = 0;
+    int x = 0;
+    try {
+        x = std::stoi(s, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != s.size() || x < 1)
+        throw core::InputError("", field, what + ", got '" + s + "'");
+    return x;
+}
+
+// --sweep-k "1..K" or "K": the largest k of the sweep.
+int parse_sweep(const std::string& s) {
+    const std::string top = s.rfind("1..", 0) == 0 ? s.substr(3) : s;
+    return parse_positive(top, "--sweep-k", "expected 1..K with K >= 1");
+}
+
+void check_k_fits(const ms::StencilProblem& p, int k, const std::string& field, int ranks) {
+    const int top = ms::max_k(p);
+    if (k > top) {
+        const long limit = ms::smallest_split_extent(p.n, p.dims);
+        throw core::InputError(
+            "", field,
+            top < 1
+                ? fmt::format("the grid split over {} ranks leaves blocks of {} points, too thin for a halo "
+                              "of width k*r = {} (fewer ranks or a larger grid)",
+                              ranks, limit, k * ms::k_radius)
+                : fmt::format("the halo width k*r = {} must be smaller than the smallest local extent {} "
+                              "({} ranks): use k <= {}",
+                              k * ms::k_radius, limit, ranks, top));
+    }
+}
+
+std::string executable_dir() {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : self.parent_path().string();
+}
+
+std::string find_runner() {
+    if (const char* env = std::getenv("ROOFCAST_STENCIL"); env && *env)
+        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
+    const std::string beside = executable_dir() + "/roofcast-stencil";
+    if (::access(beside.c_str(), X_OK) == 0)
+        return beside;
+#ifdef ROOFCAST_STENCIL_BUILD_PATH
+    if (::access(ROOFCAST_STENCIL_BUILD_PATH, X_OK) == 0)
+        return ROOFCAST_STENCIL_BUILD_PATH;
+#endif
+    return {};
+}
+
+std::string last_line(const std::string& log) {
+    std::string text;
+    try {
+        text = core::read_file(log);
+    } catch (const core::Error&) {
+        return "no output";
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    const auto nl = text.find_last_of('\n');
+    return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+// Launches the runner under mpirun and returns its parsed output.
+ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
+    const std::string runner = find_runner();
+    if (runner.empty())
+        throw core::Unsupported(
+            "stencil: roofcast-stencil was not found beside roofcast (CMake found no MPI, or "
+            "set ROOFCAST_STENCIL)");
+    const auto mpirun = core::find_in_path("mpirun");
+    if (!mpirun)
+        throw core::Unsupported("stencil: no mpirun on PATH (scripts/install-deps.sh installs Open MPI)");
+    std::error_code ec;
+    const fs::path dir = fs::temp_directory_path(ec) / fmt::format("roofcast-stencil-{}", ::getpid());
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw core::Error("stencil: cannot create a temporary directory: " + ec.message());
+    const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun->string()};
+    if (::geteuid() == 0)
+        args.push_back("--allow-run-as-root");
+    args.insert(args.end(), {"-np", std::to_string(a.ranks)});
+    if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+        args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
+    else if (a.threads > 1)
+        args.insert(args.end(), {"--bind-to", "none"});
+    else
+        args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
+    std::stringstream extra(a.mpirun_args);
+    for (std::string w; extra >> w;)
+        args.push_back(w);
+    std::string klist;
+    for (int k : ks)
+        klist += (klist.empty() ? "" : ",") + std::to_string(k);
+    args.insert(args.end(), {runner, "--kernel", a.kernel, "--grid", a.grid, "--dims",
+                             fmt::format("{},{},{}", p.dims[0], p.dims[1], p.dims[2]), "--k", klist,
+                             "--steps", std::to_string(a.steps), "--reps", std::to_string(a.reps),
+                             "--threads", std::to_string(a.threads), "--out", out});
+    if (a.check)
+        args.push_back("--check");
+    core::RunOptions run;
+    run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+                     "OMPI_MCA_btl_base_warn_component_unused=0", "OMP_PROC_BIND=false"};
+    // Spinning OpenMP threads starve the other ranks' threads when the cores are shared.
+    if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+        run.extra_env.push_back("OMP_WAIT_POLICY=PASSIVE");
+    run.output_log = log;
+    const int rc = core::run_program(args, run);
+    if (rc != 0) {
+        const std::string why = rc == 124 || rc == 137
+                                    ? fmt::format("did not finish within {} s", a.timeout_s)
+                                    : fmt::format("exited with {}: {}", rc, last_line(log));
+        fs::remove_all(dir, ec);
+        throw core::Error("stencil: mpirun " + why);
+    }
+    ms::MeasuredStencil m;
+    try {
+        m = ms::stencil_run_from_json(nlohmann::json::parse(core::read_file(out)), "roofcast-stencil output");
+    } catch (const nlohmann::json::exception& e) {
+        fs::remove_all(dir, ec);
+        throw core::Error(std::string("stencil: unreadable runner output: ") + e.what());
+    }
+    fs::remove_all(dir, ec);
+    return m;
+}
+
+void run_stencil(const StencilArgs& a) {
+    ms::element_bytes(a.kernel); // unknown kernel: one error line
+    if (a.decomp != "z" && a.decomp != "3d")
+        throw core::InputError("", "--decomp", "expected z or 3d, got '" + a.decomp + "'");
+    if (a.ranks < 1)
+        throw core::InputError("", "--ranks", "expected a rank count >= 1");
+    if (a.steps < 1 || a.reps < 1 || a.threads < 1)
+        throw core::InputError("",
+                               a.steps < 1  ? "--steps"
+                               : a.reps < 1 ? "--reps"
+                                            : "--threads",
+                               "expected an integer >= 1");
+    ms::StencilProblem p;
+    p.kernel = a.kernel;
+    p.n = parse_grid(a.grid);
+    p.steps = a.steps;
+    p.dims = ms::process_grid(p.n, a.ranks, a.decomp);
+    const bool auto_k = a.k == "auto";
+    const int fixed_k = auto_k ? 1 : parse_positive(a.k, "--k", "expected k >= 1 or auto");
+    const int top_k = a.sweep_k.empty() ? fixed_k : parse_sweep(a.sweep_k);
+    if (!a.sweep_k.empty() && (auto_k || a.k != "1"))
+        throw core::InputError("", "--sweep-k", "expected either --k or --sweep-k, not both");
+    if ((auto_k || a.simulate) && a.machine.empty())
+        throw core::InputError("", "--machine",
+                               auto_k ? "--k auto needs a machine file" : "--simulate needs a machine file");
+
+    report::StencilHeader h;
+    h.kernel = a.kernel;
+    h.grid = p.n;
+    h.dims = p.dims;
+    h.decomp = a.decomp;
+    h.ranks = a.ranks;
+    h.threads = a.threads;
+    h.steps = a.steps;
+    std::optional<core::Machine> machine;
+    if (!a.machine.empty())
+        machine = core::load_machine(a.machine);
+    ms::MachineCostOptions co;
+    co.threads = a.threads;
+    co.alpha_s = a.alpha;
+    co.beta_gbs = a.beta;
+    co.machine_file = a.machine;
+    if (a.alpha && *a.alpha < 0)
+        throw core::InputError("", "--alpha", "expected a start-up time >= 0 s");
+    if (a.beta && !(*a.beta > 0))
+        throw core::InputError("", "--beta", "expected a bandwidth > 0 GB/s");
+
+    if (a.simulate) {
+        co.ranks_per_node = 1;
+        const int max_ranks = a.max_ranks > 0 ? a.max_ranks : a.ranks;
+        check_k_fits(p, 1, "--ranks", a.ranks);
+        const int kmax = a.sweep_k.empty() ? 8 : top_k;
+        auto costs = [&](const ms::StencilProblem& q) { return ms::machine_costs(q, *machine, co); };
+        const ms::MachineCosts mc = costs(p);
+        h.model_sources = {"per point: " + mc.cell_source, "pack/unpack: " + mc.copy_source,
+                           "messages: " + mc.comm_source, "per sweep: " + mc.sweep_source};
+        report::StencilSimulation sim{h, ms::choose_k(p, mc.inputs, kmax), {}};
+        sim.scaling = ms::strong_scaling(p, a.decomp, max_ranks, kmax,
+                                         [&](const ms::StencilProblem& q) { return costs(q).inputs; });
+        if (a.json)
+            fmt::print("{}\n", report::stencil_simulation_json(sim).dump(2));
+        else
+            fmt::print("{}", report::format_stencil_simulation(sim));
+        return;
+    }
+
+    check_k_fits(p, top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
+    co.ranks_per_node = a.ranks;
+    std::vector<int> ks;
+    std::optional<ms::MachineCosts> mc;
+    if (auto_k) {
+        // The per-sweep constant is measured once by the runner (a one-step run at k = 1), then the
+        // model picks k.
+        StencilArgs probe = a;
+        probe.steps = 1;
+        probe.reps = 1;
+        probe.check = false;
+        ms::StencilProblem q = p;
+        q.steps = 1;
+        co.sweep_constant_s = 0;
+        ms::machine_costs(p, *machine, co); // a machine file the model cannot use fails before any launch
+        co.sweep_constant_s = launch(probe, q, {1}).sweep_overhead_s.median;
+        mc = ms::machine_costs(p, *machine, co);
+        ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
+    } else if (!a.sweep_k.empty()) {
+        for (int k = 1; k <= top_k; ++k)
+            ks.push_back(k);
+    } else {
+        ks.push_back(fixed_k);
+    }
+    const ms::MeasuredStencil m = launch(a, p, ks);
+    std::vector<ms::KPrediction> predictions;
+    if (machine) {
+        co.sweep_constant_s = m.sweep_overhead_s.median;
+        mc = ms::machine_costs(p, *machine, co);
+        h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
+                           "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};
+        for (int k : ks)
+            predictions.push_back(ms::predict_k(p, mc->inputs, k));
+        if (auto_k)
+            h.model_sources.push_back(fmt::format("--k auto chose k = {}", ks.front()));
+    }
+    const ms::KComparison c = ms::compare(m, predictions);
+    bool check_failed = false;
+    for (const auto& r : c.rows)
+        if (r.measured.check && (!r.measured.check->value("bitwise_equal", false) ||
+                                 !r.measured.check->value("gosa_within_tolerance", true)))
+            check_failed = true;
+    if (a.json)
+        fmt::print("{}\n", report::stencil_sweep_json(h, m, c).dump(2));
+    else
+        fmt::print("{}", report::format_stencil_sweep(h, m, c));
+    if (check_failed)
+        throw core::Error("stencil: --check: the field differs from the serial reference");
+}
+
+} // namespace
+
+void add_stencil_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "stencil",
+        "Run an MPI 3-D stencil with deep-halo temporal blocking and compare the model's choice of k");
+    auto a = std::make_shared<StencilArgs>();
+    cmd->add_option("--kernel", a->kernel, "jacobi7 (double) or himeno (single)")->required();
+    cmd->add_option("--grid", a->grid, "global grid NXxNYxNZ")->required();
+    cmd->add_option("--ranks", a->ranks, "MPI ranks (default 1)");
+    cmd->add_option("--decomp", a->decomp, "z (slabs) or 3d (Cartesian)")->capture_default_str();
+    cmd->add_option("--k", a->k, "sweeps per halo exchange, or auto (the model picks; needs --machine)")
+        ->capture_default_str();
+    cmd->add_option("--sweep-k", a->sweep_k, "1..K: measure every k up to K and compare with the model");
+    cmd->add_option("--steps", a->steps, "time steps")->capture_default_str();
+    cmd->add_option("--reps", a->reps, "timed repetitions per k")->capture_default_str();
+    cmd->add_option("--threads", a->threads, "OpenMP threads per rank")->capture_default_str();
+    cmd->add_option("--machine", a->machine, "machine file (YAML) for the model");
+    cmd->add_flag("--json", a->json, "print JSON");
+    cmd->add_flag("--check", a->check, "compare the field with a serial reference (bitwise; Himeno's gosa)");
+    cmd->add_flag("--simulate", a->simulate,
+                  "evaluate the model alone for --ranks (and a strong-scaling curve)");
+    cmd->add_option("--max-ranks", a->max_ranks, "--simulate: largest rank count of the scaling curve");
+    cmd->add_option("--alpha", a->alpha, "MPI start-up time in seconds (default: the machine file's)");
+    cmd->add_option("--beta", a->beta, "MPI bandwidth in GB/s (default: the machine file's)");
+    cmd->add_option("--mpirun-args", a->mpirun_args, "extra mpirun arguments (scripts/netns-ranks.sh)");
+    cmd->add_option("--timeout", a->timeout_s, "seconds before mpirun is stopped")->capture_default_str();
+    cmd->callback([a] { run_stencil(*a); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,98 @@
+#include "model/stencil/measured.hpp"
+
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace roofcast::model::stencil {
+
+namespace {
+
+core::Summary summary_of(const nlohmann::json& j, const std::string& label, const std::string& field) {
+    if (!j.is_object() || !j.contains("median") || !j["median"].is_number() || !j.contains("min") ||
+        !j.contains("max") || !j.contains("n") || !j["n"].is_number_integer())
+        throw core::InputError(label, field, "expected a summary {median, min, max, n}");
+    core::Summary s;
+    s.median = j["median"].get<double>();
+    s.min = j["min"].get<double>();
+    s.max = j["max"].get<double>();
+    s.n = j["n"].get<std::size_t>();
+    if (s.median > 0)
+        s.spread = (s.max - s.min) / s.median;
+    return s;
+}
+
+int int_of(const nlohmann::json& j, const std::string& key, const std::string& label) {
+    if (!j.contains(key) || !j[key].is_number_integer())
+        throw core::InputError(label, key, "expected an integer");
+    return j[key].get<int>();
+}
+
+} // namespace
+
+MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string& label) {
+    if (!j.is_object())
+        throw core::InputError(label, "", "expected a JSON object from roofcast-stencil");
+    MeasuredStencil m;
+    if (!j.contains("kernel") || !j["kernel"].is_string())
+        throw core::InputError(label, "kernel", "expected a kernel name");
+    m.kernel = j["kernel"].get<std::string>();
+    m.ranks = int_of(j, "ranks", label);
+    m.threads = int_of(j, "threads", label);
+    m.steps = int_of(j, "steps", label);
+    if (j.contains("library") && j["library"].is_string())
+        m.library = j["library"].get<std::string>();
+    m.sweep_overhead_s =
+        summary_of(j.value("sweep_overhead_seconds", nlohmann::json()), label, "sweep_overhead_seconds");
+    if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
+        throw core::InputError(label, "runs", "expected a non-empty list of runs");
+    for (std::size_t i = 0; i < j["runs"].size(); ++i) {
+        const auto& r = j["runs"][i];
+        const std::string where = fmt::format("runs[{}]", i);
+        MeasuredK k;
+        k.k = int_of(r, "k", label + ": " + where);
+        k.seconds_per_step =
+            summary_of(r.value("seconds_per_step", nlohmann::json()), label, where + ".seconds_per_step");
+        const auto ph = r.value("phase_seconds_per_block", nlohmann::json());
+        for (const auto& name : k_phase_names)
+            k.phase_seconds_per_block[name] =
+                summary_of(ph.is_object() ? ph.value(name, nlohmann::json()) : nlohmann::json(), label,
+                           where + ".phase_seconds_per_block." + name);
+        if (r.contains("check"))
+            k.check = r["check"];
+        m.runs.push_back(std::move(k));
+    }
+    return m;
+}
+
+KComparison compare(const MeasuredStencil& m, const std::vector<KPrediction>& predictions) {
+    KComparison c;
+    std::size_t best_m = 0;
+    for (std::size_t i = 0; i < m.runs.size(); ++i) {
+        KComparison::Row row;
+        row.k = m.runs[i].k;
+        row.measured = m.runs[i];
+        for (const auto& p : predictions)
+            if (p.k == row.k)
+                row.predicted = p;
+        c.rows.push_back(std::move(row));
+        if (m.runs[i].seconds_per_step.median < m.runs[best_m].seconds_per_step.median)
+            best_m = i;
+    }
+    c.best_measured_k = m.runs[best_m].k;
+    const double best_time = m.runs[best_m].seconds_per_step.median;
+    std::optional<std::size_t> best_p;
+    for (std::size_t i = 0; i < c.rows.size(); ++i)
+        if (c.rows[i].predicted &&
+            (!best_p || c.rows[i].predicted->seconds < c.rows[*best_p].predicted->seconds))
+            best_p = i;
+    if (best_p) {
+        c.best_predicted_k = c.rows[*best_p].k;
+        const double t = c.rows[*best_p].measured.seconds_per_step.median;
+        c.predicted_best_excess = best_time > 0 ? t / best_time - 1 : 0.0;
+        c.hit = *c.best_predicted_k == c.best_measured_k || *c.predicted_best_excess <= k_hit_tolerance;
+    }
+    return c;
+}
+
+} // namespace roofcast::model::stencil

@@ -1,0 +1,59 @@
+// What roofcast-stencil measured, read from the JSON document it writes (docs/stencil.md), and the
+// comparison of the model with it. Contract: stencil_run_from_json() accepts exactly the runner's format
+// and throws core::InputError naming the file and field otherwise; compare() pairs each measured k with its
+// prediction and says whether the predicted best k is the measured best or within 5 % of its time.
+#pragma once
+
+#include "core/stats.hpp"
+#include "model/stencil/model.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofcast::model::stencil {
+
+inline const std::vector<std::string> k_phase_names{"inner", "pack", "mpi", "unpack", "boundary"};
+
+struct MeasuredK {
+    int k = 1;
+    core::Summary seconds_per_step;
+    std::map<std::string, core::Summary> phase_seconds_per_block; // k_phase_names
+    std::optional<nlohmann::json> check;                          // the runner's check object
+};
+
+struct MeasuredStencil {
+    std::string kernel;
+    int ranks = 1;
+    int threads = 1;
+    int steps = 1;
+    std::string library;
+    core::Summary sweep_overhead_s;
+    std::vector<MeasuredK> runs;
+};
+
+MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string& label);
+
+// Within this fraction of the measured best time, a predicted best k counts as a hit (the 5 %).
+inline constexpr double k_hit_tolerance = 0.05;
+
+struct KComparison {
+    struct Row {
+        int k = 1;
+        std::optional<KPrediction> predicted;
+        MeasuredK measured;
+    };
+    std::vector<Row> rows;
+    int best_measured_k = 1;
+    std::optional<int> best_predicted_k;
+    // Measured time of the predicted best over the measured best, minus one.
+    std::optional<double> predicted_best_excess;
+    std::optional<bool> hit; // predicted best == measured best, or within k_hit_tolerance of its time
+};
+
+// Predictions may be empty (no machine file): then only the measured side is filled.
+KComparison compare(const MeasuredStencil& m, const std::vector<KPrediction>& predictions);
+
+} // namespace roofcast::model::stencil

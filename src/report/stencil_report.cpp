@@ -1,0 +1,173 @@
+#include "report/stencil_report.hpp"
+
+#include "core/machine.hpp"
+#include "report/format.hpp"
+
+#include <fmt/format.h>
+
+namespace roofcast::report {
+
+namespace {
+
+std::string grid_text(const model::stencil::Index3& n) {
+    return fmt::format("{}x{}x{}", n[2], n[1], n[0]);
+}
+
+std::string header_text(const StencilHeader& h) {
+    std::string s =
+        fmt::format("stencil {} on {} points (NXxNYxNZ), {} rank{} (process grid {}, --decomp {}), "
+                    "{} thread{} per rank, {} steps\n",
+                    h.kernel, grid_text(h.grid), h.ranks, h.ranks == 1 ? "" : "s", grid_text(h.dims),
+                    h.decomp, h.threads, h.threads == 1 ? "" : "s", h.steps);
+    if (h.model_sources.empty())
+        s += "model: no --machine given, no prediction\n";
+    for (const auto& m : h.model_sources)
+        s += "model: " + m + "\n";
+    return s;
+}
+
+std::string us(double s) {
+    return fmt::format("{:.2f}", s * 1e6);
+}
+
+nlohmann::json phases_json(const model::stencil::PhaseTimes& t) {
+    return {{"inner", t.inner},   {"pack", t.pack},         {"mpi", t.comm},
+            {"unpack", t.unpack}, {"boundary", t.boundary}, {"block", t.block()}};
+}
+
+} // namespace
+
+std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::MeasuredStencil& m,
+                                 const model::stencil::KComparison& c) {
+    std::string s = header_text(h);
+    s += fmt::format("MPI library: {}\n", m.library.empty() ? "?" : m.library);
+    s +=
+        fmt::format("per-sweep constant (one-point sweep): {:.3g} ns median (min {:.3g} .. max {:.3g}, n {})",
+                    m.sweep_overhead_s.median * 1e9, m.sweep_overhead_s.min * 1e9,
+                    m.sweep_overhead_s.max * 1e9, m.sweep_overhead_s.n);
+    s += "\n";
+    s += "times per step in us; phases: medians per block over blocks and repetitions (slowest rank)\n";
+    s += fmt::format("{:>3} {:>11} {:>11} {:>21} {:>10} {:>9} {:>9} {:>9} {:>9}  {}\n", "k", "predicted",
+                     "measured", "(min .. max, n)", "inner", "pack", "mpi", "unpack", "boundary", "check");
+    for (const auto& r : c.rows) {
+        const auto& ms = r.measured.seconds_per_step;
+        const auto& ph = r.measured.phase_seconds_per_block;
+        std::string check = "-";
+        if (r.measured.check) {
+            const auto& j = *r.measured.check;
+            check = j.value("bitwise_equal", false)
+                        ? "bitwise equal"
+                        : fmt::format("{} points differ", j.value("points_differing", 0L));
+            if (j.contains("gosa_within_tolerance"))
+                check += fmt::format(", gosa {} (rel. diff {:.1e})",
+                                     j.value("gosa_within_tolerance", false) ? "ok" : "OFF",
+                                     j.value("gosa_relative_difference", 0.0));
+        }
+        s += fmt::format("{:>3} {:>11} {:>11} {:>21} {:>10} {:>9} {:>9} {:>9} {:>9}  {}\n", r.k,
+                         r.predicted ? us(r.predicted->seconds_per_step) : std::string("-"), us(ms.median),
+                         fmt::format("({} .. {}, {})", us(ms.min), us(ms.max), ms.n),
+                         us(ph.at("inner").median), us(ph.at("pack").median), us(ph.at("mpi").median),
+                         us(ph.at("unpack").median), us(ph.at("boundary").median), check);
+    }
+    s += fmt::format("best measured k = {}", c.best_measured_k);
+    if (c.best_predicted_k)
+        s += fmt::format(", best predicted k = {}: {} (its measured time is {:+.1f} % of the best)",
+                         *c.best_predicted_k,
+                         *c.best_predicted_k == c.best_measured_k ? "the measured best"
+                         : *c.hit                                 ? "within 5 % of the measured best"
+                                                                  : "MISSED (more than 5 % slower)",
+                         100 * *c.predicted_best_excess);
+    s += "\n";
+    return s;
+}
+
+nlohmann::json stencil_sweep_json(const StencilHeader& h, const model::stencil::MeasuredStencil& m,
+                                  const model::stencil::KComparison& c) {
+    nlohmann::json j;
+    j["kernel"] = h.kernel;
+    j["grid"] = {h.grid[2], h.grid[1], h.grid[0]};
+    j["process_grid"] = {h.dims[2], h.dims[1], h.dims[0]};
+    j["decomp"] = h.decomp;
+    j["ranks"] = h.ranks;
+    j["threads"] = h.threads;
+    j["steps"] = h.steps;
+    j["library"] = m.library;
+    j["model_sources"] = h.model_sources;
+    j["sweep_constant_seconds"] = core::summary_to_json(m.sweep_overhead_s);
+    j["sweep"] = nlohmann::json::array();
+    for (const auto& r : c.rows) {
+        nlohmann::json row;
+        row["k"] = r.k;
+        row["predicted_seconds_per_step"] =
+            r.predicted ? nlohmann::json(r.predicted->seconds_per_step) : nlohmann::json(nullptr);
+        if (r.predicted)
+            row["predicted_phase_seconds_per_block"] = phases_json(r.predicted->first_block);
+        row["measured_seconds_per_step"] = r.measured.seconds_per_step.median;
+        row["measured_seconds_per_step_spread"] = core::summary_to_json(r.measured.seconds_per_step);
+        nlohmann::json ph;
+        for (const auto& [name, sum] : r.measured.phase_seconds_per_block)
+            ph[name] = core::summary_to_json(sum);
+        row["phase_seconds_per_block"] = ph;
+        if (r.measured.check)
+            row["check"] = *r.measured.check;
+        j["sweep"].push_back(row);
+    }
+    j["best_measured_k"] = c.best_measured_k;
+    j["best_predicted_k"] =
+        c.best_predicted_k ? nlohmann::json(*c.best_predicted_k) : nlohmann::json(nullptr);
+    j["predicted_best_hit"] = c.hit ? nlohmann::json(*c.hit) : nlohmann::json(nullptr);
+    j["predicted_best_excess"] =
+        c.predicted_best_excess ? nlohmann::json(*c.predicted_best_excess) : nlohmann::json(nullptr);
+    return j;
+}
+
+std::string format_stencil_simulation(const StencilSimulation& sim) {
+    std::string s = header_text(sim.header);
+    s += "simulation: the model alone, one rank per node (nothing is run)\n";
+    s += fmt::format("{:>3} {:>16} {:>12} {:>12} {:>12} {:>12}\n", "k", "us per step", "inner", "pack+unpack",
+                     "mpi", "boundary");
+    for (const auto& p : sim.choice.all)
+        s += fmt::format("{:>3} {:>16} {:>12} {:>12} {:>12} {:>12}\n", p.k, us(p.seconds_per_step),
+                         us(p.first_block.inner), us(p.first_block.pack + p.first_block.unpack),
+                         us(p.first_block.comm), us(p.first_block.boundary));
+    s += fmt::format("predicted best k = {} at {} ranks: {:.1f} % faster than k = 1\n", sim.choice.best_k,
+                     sim.header.ranks, 100 * sim.choice.gain_over_k1);
+    s += "strong scaling (best k per rank count):\n";
+    s += fmt::format("{:>7} {:>12} {:>14} {:>7} {:>16} {:>8} {:>10}\n", "ranks", "grid", "us/step k=1",
+                     "best k", "us/step best k", "gain", "speed-up");
+    const double t1 = sim.scaling.empty() ? 0 : sim.scaling.front().seconds_per_step_best;
+    for (const auto& p : sim.scaling)
+        s += fmt::format("{:>7} {:>12} {:>14} {:>7} {:>16} {:>7.1f}% {:>10.1f}\n", p.ranks, grid_text(p.dims),
+                         us(p.seconds_per_step_k1), p.best_k, us(p.seconds_per_step_best), 100 * p.gain,
+                         p.seconds_per_step_best > 0 ? t1 / p.seconds_per_step_best : 0.0);
+    return s;
+}
+
+nlohmann::json stencil_simulation_json(const StencilSimulation& sim) {
+    nlohmann::json j;
+    j["kernel"] = sim.header.kernel;
+    j["grid"] = {sim.header.grid[2], sim.header.grid[1], sim.header.grid[0]};
+    j["process_grid"] = {sim.header.dims[2], sim.header.dims[1], sim.header.dims[0]};
+    j["ranks"] = sim.header.ranks;
+    j["threads"] = sim.header.threads;
+    j["steps"] = sim.header.steps;
+    j["model_sources"] = sim.header.model_sources;
+    j["sweep"] = nlohmann::json::array();
+    for (const auto& p : sim.choice.all)
+        j["sweep"].push_back({{"k", p.k},
+                              {"predicted_seconds_per_step", p.seconds_per_step},
+                              {"predicted_phase_seconds_per_block", phases_json(p.first_block)}});
+    j["best_predicted_k"] = sim.choice.best_k;
+    j["gain_over_k1"] = sim.choice.gain_over_k1;
+    j["strong_scaling"] = nlohmann::json::array();
+    for (const auto& p : sim.scaling)
+        j["strong_scaling"].push_back({{"ranks", p.ranks},
+                                       {"process_grid", {p.dims[2], p.dims[1], p.dims[0]}},
+                                       {"seconds_per_step_k1", p.seconds_per_step_k1},
+                                       {"best_k", p.best_k},
+                                       {"seconds_per_step_best", p.seconds_per_step_best},
+                                       {"gain_over_k1", p.gain}});
+    return j;
+}
+
+} // namespace roofcast::report

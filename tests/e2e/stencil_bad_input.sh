@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# End to end: bad input of `roofcast stencil` fails before anything runs, with one error line and a
+# non-zero exit: a halo wider than the local blocks (naming the limit), blocks too thin for any halo,
+# k < 1, an unknown kernel or decomposition, a bad grid, --k auto without a machine, mpirun or the runner
+# missing.
+set -uo pipefail
+roofcast=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+source "$(dirname "$0")/lib/expect_error.sh"
+
+expect_error stencil "the halo width k*r = 3 must be smaller than the smallest local extent 3" \
+    --kernel jacobi7 --grid 12x12x12 --ranks 4 --k 3
+expect_error stencil "use k <= 2" --kernel jacobi7 --grid 12x12x12 --ranks 4 --k 3
+expect_error stencil "the halo width k*r = 4" --kernel himeno --grid 12x12x12 --ranks 4 --sweep-k 1..4
+expect_error stencil "too thin for a halo" --kernel jacobi7 --grid 8x8x8 --ranks 9 --decomp z
+expect_error stencil "expected k >= 1" --kernel jacobi7 --grid 8x8x8 --k 0
+expect_error stencil "expected k >= 1" --kernel jacobi7 --grid 8x8x8 --k -2
+expect_error stencil "expected jacobi7 or himeno" --kernel heat5 --grid 8x8x8
+expect_error stencil "expected z or 3d" --kernel jacobi7 --grid 8x8x8 --decomp 2d
+expect_error stencil "--grid" --kernel jacobi7 --grid 8x8
+expect_error stencil "--grid" --kernel jacobi7 --grid 8x2x8
+expect_error stencil "--sweep-k" --kernel jacobi7 --grid 8x8x8 --sweep-k 1..0
+expect_error stencil "--k auto needs a machine file" --kernel jacobi7 --grid 8x8x8 --k auto
+expect_error stencil "--ranks" --kernel jacobi7 --grid 8x8x8 --ranks 0
+expect_error stencil "mpi.alpha_s" --kernel jacobi7 --grid 64x64x64 --ranks 8 --simulate \
+    --machine "$src/data/machines/example-caches.yaml"
+# mpirun missing (PATH without it) and the runner missing.
+mkdir -p "$tmp/empty"
+# (ROOFCAST_STENCIL names some executable, so that the check does not depend on an MPI build.)
+out=$(env PATH="$tmp/empty" ROOFCAST_STENCIL="$(type -P true)" "$roofcast" stencil --kernel jacobi7 --grid 8x8x8 2>&1 >/dev/null)
+rc=$?
+if [[ $rc -eq 0 || $(grep -c "roofcast: error: stencil: no mpirun on PATH" <<<"$out") -ne 1 ]]; then
+    echo "mpirun missing: expected one error line and a non-zero exit, got $rc: $out"
+    fail=1
+fi
+ROOFCAST_STENCIL="$tmp/empty/none" expect_error stencil "roofcast-stencil was not found" --kernel jacobi7 --grid 8x8x8
+exit $fail

@@ -1,0 +1,191 @@
+// The deep-halo geometry and the model that picks k, on cases computed by hand.
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "model/stencil/geometry.hpp"
+#include "model/stencil/measured.hpp"
+#include "model/stencil/model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ms = roofcast::model::stencil;
+
+TEST(StencilGeometry, PartitionGivesTheRemainderToTheFirstBlocks) {
+    EXPECT_EQ(ms::partition(10, 3, 0), (std::pair<long, long>{0, 4}));
+    EXPECT_EQ(ms::partition(10, 3, 1), (std::pair<long, long>{4, 7}));
+    EXPECT_EQ(ms::partition(10, 3, 2), (std::pair<long, long>{7, 10}));
+}
+
+TEST(StencilGeometry, ProcessGrids) {
+    EXPECT_EQ(ms::process_grid({64, 64, 64}, 8, "3d"), (ms::Index3{2, 2, 2}));
+    EXPECT_EQ(ms::process_grid({64, 64, 64}, 6, "z"), (ms::Index3{6, 1, 1}));
+    // 12 = 3 x 2 x 2: the 3 goes to the longest dimension (x here), then the 2s to the largest blocks.
+    EXPECT_EQ(ms::process_grid({16, 16, 48}, 12, "3d"), (ms::Index3{2, 2, 3}));
+    EXPECT_EQ(ms::smallest_split_extent({10, 9, 9}, {3, 1, 1}), 3);
+}
+
+TEST(StencilGeometry, ShellAndInnerCoverTheExtendedBoxOnce) {
+    const ms::Box outer{{0, 0, 0}, {6, 5, 4}};
+    const ms::Box inner{{1, 1, 1}, {5, 3, 3}};
+    long cells = 0;
+    for (const auto& b : ms::shell(outer, inner))
+        cells += b.cells();
+    EXPECT_EQ(cells, outer.cells() - inner.cells());
+    EXPECT_EQ(ms::shell(outer, ms::Box{}).size(), 1u);
+}
+
+TEST(StencilGeometry, HaloMessagesOfASlabAndACube) {
+    // Rank (0,0,0) of 2x2x2: neighbours at +z, +y, +x, three edges and one corner.
+    const auto g = ms::rank_geometry({8, 8, 8}, {2, 2, 2}, {0, 0, 0});
+    const auto msgs = ms::halo_messages(g, 2);
+    EXPECT_EQ(msgs.size(), 7u);
+    long cells = 0;
+    for (const auto& m : msgs)
+        cells += m.cells;
+    EXPECT_EQ(cells, 3 * (2 * 4 * 4) + 3 * (2 * 2 * 4) + 2 * 2 * 2);
+}
+
+namespace {
+
+// n = 10 x 5 x 5 points (z y x) in two z slabs: rank 0 owns z 0..4, the updated points z 1..8, y, x 1..3.
+ms::StencilProblem slab_problem(int steps) {
+    ms::StencilProblem p;
+    p.kernel = "jacobi7";
+    p.n = {10, 5, 5};
+    p.dims = {2, 1, 1};
+    p.steps = steps;
+    return p;
+}
+
+ms::CostInputs unit_costs(double alpha) {
+    ms::CostInputs c;
+    c.seconds_per_cell = 1;
+    c.sweep_constant_s = 0;
+    c.copy_bytes_per_second = 800;
+    c.alpha_s = alpha;
+    c.beta_bytes_per_second = 100;
+    c.element_bytes = 8;
+    return c;
+}
+
+} // namespace
+
+TEST(StencilModel, BlockTimesByHand) {
+    const auto p = slab_problem(4);
+    const auto g = ms::rank_geometry(p.n, p.dims, {0, 0, 0});
+    // k = 1: updated owned points z 1..4 (36), inner z 1..3 (27), shell z 4 (9); one message of 25 values
+    // = 200 B: comm 10 + 200/100 = 12, pack = unpack = 2 * 200 / 800 = 0.5.
+    const auto t1 = ms::block_times(p, g, unit_costs(10), 1);
+    EXPECT_DOUBLE_EQ(t1.inner, 27);
+    EXPECT_DOUBLE_EQ(t1.boundary, 9);
+    EXPECT_DOUBLE_EQ(t1.comm, 12);
+    EXPECT_DOUBLE_EQ(t1.pack, 0.5);
+    EXPECT_DOUBLE_EQ(t1.block(), 0.5 + 27 + 0.5 + 9);
+    // k = 2: sweep 0 computes z 1..5 (45) of which z 1..3 inner (27); sweep 1 z 1..4 (36), inner z 1..2
+    // (18); a message of 50 values = 400 B: comm 14, pack = unpack = 1.
+    const auto t2 = ms::block_times(p, g, unit_costs(10), 2);
+    EXPECT_DOUBLE_EQ(t2.inner, 45);
+    EXPECT_DOUBLE_EQ(t2.boundary, 36);
+    EXPECT_DOUBLE_EQ(t2.comm, 14);
+    EXPECT_DOUBLE_EQ(t2.block(), 1 + 45 + 1 + 36);
+    // The per-sweep constant counts calls: k = 1 has 3 inner pieces (one per plane) and one shell box.
+    auto c = unit_costs(10);
+    c.sweep_constant_s = 1;
+    const auto t1c = ms::block_times(p, g, c, 1);
+    EXPECT_DOUBLE_EQ(t1c.inner, 30);
+    EXPECT_DOUBLE_EQ(t1c.boundary, 10);
+}
+
+TEST(StencilModel, LatencyMakesDeepHalosPay) {
+    const auto p = slab_problem(4);
+    EXPECT_EQ(ms::max_k(p), 4);
+    // alpha = 10: compute hides the message; k = 1 (37 per step) beats k = 2 (83 per two steps).
+    const auto cheap = ms::choose_k(p, unit_costs(10), 2);
+    EXPECT_DOUBLE_EQ(cheap.all[0].seconds_per_step, 37);
+    EXPECT_DOUBLE_EQ(cheap.all[1].seconds_per_step, 41.5);
+    EXPECT_EQ(cheap.best_k, 1);
+    EXPECT_DOUBLE_EQ(cheap.gain_over_k1, 0);
+    // alpha = 100: k = 1 blocks take 0.5 + 102 + 0.5 + 9 = 112, k = 2 blocks 1 + 104 + 1 + 36 = 142.
+    const auto slow = ms::choose_k(p, unit_costs(100), 2);
+    EXPECT_DOUBLE_EQ(slow.all[0].seconds, 4 * 112.0);
+    EXPECT_DOUBLE_EQ(slow.all[1].seconds, 2 * 142.0);
+    EXPECT_EQ(slow.best_k, 2);
+    EXPECT_DOUBLE_EQ(slow.gain_over_k1, (448.0 - 284.0) / 448.0);
+}
+
+TEST(StencilModel, ShortLastBlock) {
+    // 3 steps at k = 2: one block of 2 sweeps and one of 1.
+    const auto p = slab_problem(3);
+    const auto t = ms::predict_k(p, unit_costs(10), 2);
+    EXPECT_DOUBLE_EQ(t.seconds, 83 + 37);
+    EXPECT_THROW(ms::predict_k(p, unit_costs(10), 5), std::invalid_argument);
+    EXPECT_THROW(ms::predict_k(p, unit_costs(10), 0), std::invalid_argument);
+}
+
+TEST(StencilModel, CompareCountsAHitWithinFivePercent) {
+    ms::MeasuredStencil m;
+    for (int k = 1; k <= 3; ++k) {
+        ms::MeasuredK r;
+        r.k = k;
+        r.seconds_per_step.median = k == 1 ? 10 : k == 2 ? 9 : 9.3;
+        m.runs.push_back(r);
+    }
+    std::vector<ms::KPrediction> pred(3);
+    for (int k = 1; k <= 3; ++k) {
+        pred[static_cast<std::size_t>(k - 1)].k = k;
+        pred[static_cast<std::size_t>(k - 1)].seconds = 10.0 - k; // the model prefers k = 3
+    }
+    auto c = ms::compare(m, pred);
+    EXPECT_EQ(c.best_measured_k, 2);
+    EXPECT_EQ(*c.best_predicted_k, 3);
+    EXPECT_NEAR(*c.predicted_best_excess, 9.3 / 9 - 1, 1e-12);
+    EXPECT_TRUE(*c.hit);
+    m.runs[2].seconds_per_step.median = 9.6; // 6.7 % slower than the best
+    c = ms::compare(m, pred);
+    EXPECT_FALSE(*c.hit);
+    EXPECT_FALSE(ms::compare(m, {}).hit.has_value());
+}
+
+TEST(StencilModel, RunnerOutputIsChecked) {
+    EXPECT_THROW(ms::stencil_run_from_json(nlohmann::json::array(), "x.json"), roofcast::core::InputError);
+    nlohmann::json j{{"kernel", "jacobi7"},
+                     {"ranks", 2},
+                     {"threads", 1},
+                     {"steps", 4},
+                     {"sweep_overhead_seconds", {{"median", 1e-6}, {"min", 1e-6}, {"max", 2e-6}, {"n", 3}}},
+                     {"runs", nlohmann::json::array()}};
+    try {
+        ms::stencil_run_from_json(j, "x.json");
+        FAIL() << "an empty run list was accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "runs");
+    }
+}
+
+TEST(StencilModel, MachineCosts) {
+    const auto m =
+        roofcast::core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    auto p = slab_problem(4);
+    p.n = {64, 64, 64};
+    ms::MachineCostOptions o;
+    o.threads = 8;
+    o.ranks_per_node = 1;
+    // The example machine has no mpi section: the figures must be given.
+    try {
+        ms::machine_costs(p, m, o);
+        FAIL() << "no MPI figures were accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "mpi.alpha_s");
+    }
+    o.alpha_s = 2e-6;
+    o.beta_gbs = 5;
+    const auto one = ms::machine_costs(p, m, o);
+    EXPECT_DOUBLE_EQ(one.inputs.alpha_s, 2e-6);
+    EXPECT_DOUBLE_EQ(one.inputs.beta_bytes_per_second, 5e9);
+    EXPECT_GT(one.inputs.seconds_per_cell, 0);
+    // Two ranks of 8 threads on 8 cores: the same aggregate rate shared by two ranks.
+    o.ranks_per_node = 2;
+    const auto two = ms::machine_costs(p, m, o);
+    EXPECT_DOUBLE_EQ(two.inputs.seconds_per_cell, 2 * one.inputs.seconds_per_cell);
+    EXPECT_DOUBLE_EQ(two.inputs.copy_bytes_per_second, one.inputs.copy_bytes_per_second / 2);
+    EXPECT_THROW(ms::element_bytes("heat5"), roofcast::core::InputError);
+}
