@@ -121,12 +121,6 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
 
 } // namespace
 
-const std::vector<std::string>& roof_kernel_preference() {
-    static const std::vector<std::string> k{"triad", "copy",     "load",   "update",
-                                            "store", "triad_nt", "copy_nt"};
-    return k;
-}
-
 void validate_machine_options(const MachineOptions& opt) {
     for (const auto& k : opt.kernels)
         stream_kernel(k, "--kernels");
@@ -259,10 +253,11 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                               sets[li].rule));
         }
     }
-    // The roof the models use: the first kernel of roof_kernel_preference() measured, largest thread count.
+    // The roof the models use: the first kernel of core::roof_kernel_preference() measured, largest thread
+    // count.
     const int roof_threads = plan.threads.back();
     for (auto& level : m.levels)
-        for (const auto& k : roof_kernel_preference()) {
+        for (const auto& k : core::roof_kernel_preference()) {
             const auto it = std::find_if(
                 level.measurements.begin(), level.measurements.end(),
                 [&](const core::BandwidthPoint& p) { return p.kernel == k && p.threads == roof_threads; });
@@ -279,7 +274,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // working sets the level serves.
     if (!plan.sweep_kernels.empty()) {
         std::string k = plan.sweep_kernels.front();
-        for (const auto& pref : roof_kernel_preference())
+        for (const auto& pref : core::roof_kernel_preference())
             if (std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), pref) !=
                 plan.sweep_kernels.end()) {
                 k = pref;

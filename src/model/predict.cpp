@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "model/bandwidth.hpp"
 #include "model/derived.hpp"
 #include "model/overlap.hpp"
 
@@ -13,13 +14,6 @@
 namespace roofcast::model {
 
 namespace {
-
-// Fraction of requested bytes that are written, per bandwidth kernel of the machine file
-// (load: a[i] read; store: a[i] written; copy a=b; update a=a*s; triad a=b+s*c). Used to pick the
-// measured bandwidth whose read/write mix best matches the workload.
-const std::map<std::string, double> k_write_fraction{
-    {"load", 0.0},        {"store", 1.0},   {"copy", 0.5},          {"update", 0.5},
-    {"triad", 1.0 / 3.0}, {"copy_nt", 0.5}, {"triad_nt", 1.0 / 3.0}};
 
 constexpr double k_tie = 1e-12; // relative difference of times treated as equal
 
@@ -89,11 +83,6 @@ void compute_roofs(Context& c) {
     }
 }
 
-struct Bandwidth {
-    double gbs = 0;
-    std::string source;
-};
-
 // Write fraction of the workload at a level, when the kernel form tells it.
 std::optional<double> write_fraction(const Context& c, const std::string& level) {
     auto w = c.traffic.write_bytes.find(level);
@@ -103,70 +92,25 @@ std::optional<double> write_fraction(const Context& c, const std::string& level)
     return w->second / b->second;
 }
 
-std::optional<Bandwidth> measured(const Context& c, const core::Level& lv) {
-    const std::optional<double> want = write_fraction(c, lv.name);
-    const core::BandwidthPoint* best = nullptr;
-    double best_score = std::numeric_limits<double>::infinity();
-    for (const auto& p : lv.measurements) {
-        if (p.threads != c.threads)
-            continue;
-        auto wf = k_write_fraction.find(p.kernel);
-        // Without a known mix, the STREAM triad is the reference (McCalpin, STREAM benchmark).
-        double score = want ? std::fabs(wf->second - *want) : (p.kernel == "triad" ? 0.0 : 1.0);
-        const bool nt_kernel = p.kernel.size() > 3 && p.kernel.substr(p.kernel.size() - 3) == "_nt";
-        if (nt_kernel != c.k.nt_stores)
-            score += 0.5; // same mix but the other store kind: a worse match
-        if (score < best_score) {
-            best_score = score;
-            best = &p;
-        }
-    }
-    if (!best)
+// Where the kernel sits on a level's bandwidth curve: its traffic volume when the curve is over
+// volume and the iteration count is known, else its working set (none when unknown).
+std::optional<double> curve_position(const Context& c, const core::Level& lv) {
+    if (!lv.curve)
         return std::nullopt;
-    // Kernel traffic counts moved bytes (write-allocate included): use the moved bandwidth.
-    Bandwidth b{best->gbs.median * best->moved_per_requested,
-                fmt::format("measured {}, {}", best->kernel, thread_text(best->threads))};
-    if (best->gbs.noisy)
-        b.source += " (noisy)";
-    return b;
-}
-
-Bandwidth from_curve(const Context& c, const core::Level& lv) {
-    const core::BandwidthCurve& cv = *lv.curve;
-    std::optional<double> x;
     const auto iterations = iterations_of(c.k);
-    if (cv.x == "volume" && iterations)
-        x = c.traffic.bytes.at(lv.name) * *iterations;
-    else
-        x = working_set_of(c.k);
-    if (!x) {
-        // No size known: the curve's plateau (its largest point) is the conservative choice.
-        const double at = cv.points.empty() ? 0.0 : cv.points.back().first;
-        return {cv.eval(at),
-                fmt::format("curve at {} (largest point; kernel size unknown)", core::format_size(at))};
-    }
-    return {cv.eval(*x), fmt::format("curve at {}", core::format_size(*x))};
+    if (lv.curve->x == "volume" && iterations)
+        return c.traffic.bytes.at(lv.name) * *iterations;
+    return working_set_of(c.k);
 }
 
-// Bandwidth choice per level (see docs/models.md, "Which bandwidth"): the mixed model prefers the
-// calibrated effective bandwidth; then a measurement at this thread count whose read/write mix best
-// matches the workload; then the entered/measured roof; then the bandwidth curve.
-Bandwidth bandwidth_for(const Context& c, const core::Level& lv, bool prefer_effective) {
-    if (prefer_effective && lv.effective_bandwidth_gbs)
-        return {*lv.effective_bandwidth_gbs, "calibrated effective"};
-    if (auto b = measured(c, lv))
-        return *b;
-    if (lv.bandwidth_gbs) {
-        std::string src = core::to_string(lv.source);
-        if (!lv.bandwidth_kernel.empty())
-            src += " " + lv.bandwidth_kernel;
-        if (lv.bandwidth && lv.bandwidth->noisy)
-            src += " (noisy)";
-        return {*lv.bandwidth_gbs, src};
-    }
-    if (lv.curve)
-        return from_curve(c, lv);
-    return {*lv.effective_bandwidth_gbs, "calibrated effective"};
+BandwidthNeed need_for(const Context& c, const core::Level& lv, bool prefer_effective) {
+    BandwidthNeed n;
+    n.threads = c.threads;
+    n.write_fraction = write_fraction(c, lv.name);
+    n.nt_stores = c.k.nt_stores;
+    n.prefer_effective = prefer_effective;
+    n.curve_at = curve_position(c, lv);
+    return n;
 }
 
 core::LevelTerm term_for(const Context& c, const core::Level& lv, bool prefer_effective, bool timed) {
@@ -174,7 +118,7 @@ core::LevelTerm term_for(const Context& c, const core::Level& lv, bool prefer_ef
     t.level = lv.name;
     t.bytes_per_iteration = c.traffic.bytes.at(lv.name);
     t.intensity = intensity(c.k.flops_per_iteration, t.bytes_per_iteration);
-    const Bandwidth b = bandwidth_for(c, lv, prefer_effective);
+    const ChosenBandwidth b = choose_bandwidth(lv, need_for(c, lv, prefer_effective));
     t.bandwidth_gbs = b.gbs;
     t.bandwidth_source = b.source;
     if (timed)
@@ -474,7 +418,7 @@ Analysis analyse(const KernelSpec& k, const core::Machine& m, const PredictOptio
     a.traffic = c.traffic;
     bool thread_specific = true;
     for (const auto& lv : m.levels)
-        if (!measured(c, lv))
+        if (!measured_bandwidth(lv, need_for(c, lv, false)))
             thread_specific = false;
     for (const auto& name : models) {
         ModelDetail d = name == "roofline"       ? roofline(c)
