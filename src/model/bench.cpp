@@ -183,7 +183,7 @@ std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::Kern
         if (r.suite != "calibrate")
             scored.push_back(r);
     std::vector<core::AccuracySummary> out;
-    for (const auto& model : k_model_names)
+    for (const auto& model : model_names())
         out.push_back(core::accuracy_of(scored, model));
     return out;
 }
@@ -205,7 +205,7 @@ std::vector<core::AccuracySummary> accuracy_on_mixed_valid(const std::vector<cor
         members.push_back(std::move(copy));
     }
     std::vector<core::AccuracySummary> out;
-    for (const auto& model : k_model_names)
+    for (const auto& model : model_names())
         out.push_back(core::accuracy_of(members, model));
     return out;
 }

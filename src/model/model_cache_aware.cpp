@@ -1,0 +1,67 @@
+#include "model/model.hpp"
+
+#include "core/units.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace roofcast::model {
+
+namespace {
+
+// Cache-aware roofline (Ilic, Pratas & Sousa, "Cache-aware Roofline model: Upgrading the loft",
+// IEEE Computer Architecture Letters 13(1), 2014, Sect. II): one intensity seen from the core,
+// I_C = flops / (all bytes the core loads and stores), and one roof per level, P_level = min(P_peak,
+// B_level * I_C), B_level measured with the data resident in that level. The prediction takes the level
+// where the data resides (the farthest level with traffic).
+ModelDetail cache_aware(const ModelContext& c) {
+    ModelDetail d;
+    d.prediction.model = "cache-aware";
+    d.peak_gflops = c.peak;
+    d.compute = compute_roof(c, false);
+    const double core_bytes = c.traffic.bytes.at(c.m.levels.front().name);
+    d.core_intensity = intensity(c.k.flops_per_iteration, core_bytes);
+    std::string resident = c.m.levels.front().name;
+    for (const auto& lv : c.m.levels)
+        if (c.traffic.bytes.at(lv.name) > 0)
+            resident = lv.name;
+    for (const auto& lv : c.m.levels) {
+        core::LevelTerm t = term_for(c, lv, false, false);
+        // Every level's roof sees the core's bytes: t_level = D_core / B_level.
+        t.bytes_per_iteration = core_bytes;
+        t.intensity = d.core_intensity;
+        const double t_level = core_bytes / (*t.bandwidth_gbs * core::k_giga);
+        const double t_res = std::max(t_level, d.compute.seconds_per_iteration);
+        d.residency.emplace_back(lv.name, t_res > 0 ? c.k.flops_per_iteration / t_res / core::k_giga : 0.0);
+        if (lv.name == resident)
+            t.seconds_per_iteration = t_level;
+        d.prediction.terms.push_back(t);
+    }
+    finish(d, c);
+    d.prediction.notes.push_back(
+        fmt::format("assumes one level serves all data: every byte the core issues comes from {} (the "
+                    "farthest level with traffic); reuse in closer levels is not credited",
+                    resident));
+    return d;
+}
+
+class CacheAware final : public Model {
+public:
+    std::string_view name() const override { return "cache-aware"; }
+    std::string_view formula() const override {
+        return "P = min(P_peak, B_level x I_core), data resident in one level";
+    }
+    std::string_view caption() const override { return "Ilic, Pratas & Sousa, IEEE CAL 2014"; }
+    int summary_rank() const override { return 2; }
+    ModelDetail analyse(const ModelContext& c) const override { return cache_aware(c); }
+};
+
+} // namespace
+
+const Model& cache_aware_model() {
+    static const CacheAware k_model;
+    return k_model;
+}
+
+} // namespace roofcast::model
