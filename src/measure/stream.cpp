@@ -130,15 +130,9 @@ std::uint64_t stream_elements_per_thread(const StreamDescriptor& d, int threads,
 }
 
 std::string stream_isa() {
-    switch (best_isa()) {
-    case Isa::avx512:
-        return "avx512";
-    case Isa::avx2:
-        return "avx2";
-    case Isa::sse:
-        break;
-    }
-    return "sse";
+    // Names in the order of the Isa enumerators.
+    static constexpr std::array<const char*, 3> k_names{"avx512", "avx2", "sse"};
+    return k_names[static_cast<std::size_t>(best_isa())];
 }
 
 void pin_to_slot(int slot) {

@@ -39,17 +39,15 @@ struct ModelContext {
 };
 
 // One performance model: its name (the `--model` value), a one-line formula and a caption (its source)
-// for the tables, and the analysis itself. Adding a model: one model_<name>.cpp implementing this,
-// one line in model_registry.cpp, one test (docs/extending.md).
-class Model {
-public:
-    virtual ~Model() = default;
-    virtual std::string_view name() const = 0;
-    virtual std::string_view formula() const = 0;
-    virtual std::string_view caption() const = 0;
-    // Preference for one-model summaries (run summary, bench bottleneck): lower first.
-    virtual int summary_rank() const = 0;
-    virtual ModelDetail analyse(const ModelContext& c) const = 0;
+// for the tables, its preference for one-model summaries (run summary: lower first) and the analysis
+// itself. Adding a model: one model_<name>.cpp defining its Model, one line in model_registry.cpp, one
+// test (docs/extending.md).
+struct Model {
+    std::string_view name;
+    std::string_view formula;
+    std::string_view caption;
+    int summary_rank = 0;
+    ModelDetail (*analyse)(const ModelContext& c) = nullptr;
 };
 
 // Every model, in table order (roofline, hierarchical, cache-aware, mixed).
@@ -69,5 +67,7 @@ void set_time(ModelDetail& d, const ModelContext& c, double t);
 void finish(ModelDetail& d, const ModelContext& c);
 // The compute roof a model uses: the peak, or the effective rate.
 ComputeRoof compute_roof(const ModelContext& c, bool effective);
+// A model's detail before its terms: its name, the peak and its compute roof (effective or peak).
+ModelDetail start_detail(const ModelContext& c, std::string_view model, bool effective_compute);
 
 } // namespace roofcast::model

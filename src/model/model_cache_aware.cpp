@@ -16,10 +16,7 @@ namespace {
 // B_level * I_C), B_level measured with the data resident in that level. The prediction takes the level
 // where the data resides (the farthest level with traffic).
 ModelDetail cache_aware(const ModelContext& c) {
-    ModelDetail d;
-    d.prediction.model = "cache-aware";
-    d.peak_gflops = c.peak;
-    d.compute = compute_roof(c, false);
+    ModelDetail d = start_detail(c, "cache-aware", false);
     const double core_bytes = c.traffic.bytes.at(c.m.levels.front().name);
     d.core_intensity = intensity(c.k.flops_per_iteration, core_bytes);
     std::string resident = c.m.levels.front().name;
@@ -46,22 +43,10 @@ ModelDetail cache_aware(const ModelContext& c) {
     return d;
 }
 
-class CacheAware final : public Model {
-public:
-    std::string_view name() const override { return "cache-aware"; }
-    std::string_view formula() const override {
-        return "P = min(P_peak, B_level x I_core), data resident in one level";
-    }
-    std::string_view caption() const override { return "Ilic, Pratas & Sousa, IEEE CAL 2014"; }
-    int summary_rank() const override { return 2; }
-    ModelDetail analyse(const ModelContext& c) const override { return cache_aware(c); }
-};
-
 } // namespace
 
-const Model& cache_aware_model() {
-    static const CacheAware k_model;
-    return k_model;
-}
+extern const Model k_cache_aware_model{"cache-aware",
+                                       "P = min(P_peak, B_level x I_core), data resident in one level",
+                                       "Ilic, Pratas & Sousa, IEEE CAL 2014", 2, cache_aware};
 
 } // namespace roofcast::model

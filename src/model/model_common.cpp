@@ -87,4 +87,12 @@ ComputeRoof compute_roof(const ModelContext& c, bool effective) {
     return r;
 }
 
+ModelDetail start_detail(const ModelContext& c, std::string_view model, bool effective_compute) {
+    ModelDetail d;
+    d.prediction.model = std::string(model);
+    d.peak_gflops = c.peak;
+    d.compute = compute_roof(c, effective_compute);
+    return d;
+}
+
 } // namespace roofcast::model

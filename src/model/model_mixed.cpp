@@ -19,10 +19,7 @@ namespace {
 // overlap exponent p in the machine file the terms combine as (sum t_i^p)^(1/p) instead of the max
 // (overlap.hpp; the max is its limit p -> infinity).
 ModelDetail mixed(const ModelContext& c) {
-    ModelDetail d;
-    d.prediction.model = "mixed";
-    d.peak_gflops = c.peak;
-    d.compute = compute_roof(c, true);
+    ModelDetail d = start_detail(c, "mixed", true);
     const auto& levels = c.m.levels;
     const bool l1_untimed = levels.size() > 1;
     for (std::size_t i = 0; i < levels.size(); ++i)
@@ -111,22 +108,10 @@ ModelDetail mixed(const ModelContext& c) {
     return d;
 }
 
-class Mixed final : public Model {
-public:
-    std::string_view name() const override { return "mixed"; }
-    std::string_view formula() const override {
-        return "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff";
-    }
-    std::string_view caption() const override { return "memory and cache access mixed in one loop"; }
-    int summary_rank() const override { return 0; }
-    ModelDetail analyse(const ModelContext& c) const override { return mixed(c); }
-};
-
 } // namespace
 
-const Model& mixed_model() {
-    static const Mixed k_model;
-    return k_model;
-}
+extern const Model k_mixed_model{
+    "mixed", "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff",
+    "memory and cache access mixed in one loop", 0, mixed};
 
 } // namespace roofcast::model

@@ -24,10 +24,7 @@ std::string optimisation_for(const core::ComputeCeiling& cc) {
 // multicore architectures", CACM 52(4), 2009, Fig. 1): P = min(P_peak, B_MEM * I_MEM), ridge at
 // I = P_peak / B_MEM; the ceilings below the roof name the optimisations needed (Sect. 4).
 ModelDetail roofline(const ModelContext& c) {
-    ModelDetail d;
-    d.prediction.model = "roofline";
-    d.peak_gflops = c.peak;
-    d.compute = compute_roof(c, false);
+    ModelDetail d = start_detail(c, "roofline", false);
     const core::Level& mem = c.m.levels.back();
     d.prediction.terms.push_back(term_for(c, mem, false, true));
     finish(d, c);
@@ -70,20 +67,9 @@ ModelDetail roofline(const ModelContext& c) {
     return d;
 }
 
-class Roofline final : public Model {
-public:
-    std::string_view name() const override { return "roofline"; }
-    std::string_view formula() const override { return "P = min(P_peak, B_MEM x I_MEM)"; }
-    std::string_view caption() const override { return "Williams, Waterman & Patterson, CACM 2009"; }
-    int summary_rank() const override { return 3; }
-    ModelDetail analyse(const ModelContext& c) const override { return roofline(c); }
-};
-
 } // namespace
 
-const Model& roofline_model() {
-    static const Roofline k_model;
-    return k_model;
-}
+extern const Model k_roofline_model{"roofline", "P = min(P_peak, B_MEM x I_MEM)",
+                                    "Williams, Waterman & Patterson, CACM 2009", 3, roofline};
 
 } // namespace roofcast::model

@@ -16,7 +16,7 @@ std::string model_heading(const std::string& name) {
     const model::Model* m = model::find_model(name);
     if (m == nullptr)
         return name;
-    return fmt::format("{} ({}): {}", name, m->caption(), m->formula());
+    return fmt::format("{} ({}): {}", name, m->caption, m->formula);
 }
 
 std::string num(double v) {

@@ -13,10 +13,10 @@ namespace {
 std::vector<std::string> summary_order() {
     std::vector<const model::Model*> ms = model::model_registry();
     std::stable_sort(ms.begin(), ms.end(),
-                     [](const auto* a, const auto* b) { return a->summary_rank() < b->summary_rank(); });
+                     [](const auto* a, const auto* b) { return a->summary_rank < b->summary_rank; });
     std::vector<std::string> names;
     for (const auto* m : ms)
-        names.emplace_back(m->name());
+        names.emplace_back(m->name);
     return names;
 }
 // Bytes per iteration at the farthest level that moves data, the level measured_gbs refers to (level
