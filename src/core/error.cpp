@@ -14,6 +14,7 @@ std::string compose(const std::string& file, const std::string& field, const std
 } // namespace
 
 InputError::InputError(std::string file, std::string field, std::string message)
-    : Error(compose(file, field, message)), m_file(std::move(file)), m_field(std::move(field)) {}
+    : Error(compose(file, field, message)), m_file(std::move(file)), m_field(std::move(field)),
+      m_message(std::move(message)) {}
 
 } // namespace roofcast::core

@@ -123,19 +123,19 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
 
 void validate_machine_options(const MachineOptions& opt) {
     for (const auto& k : opt.kernels)
-        stream_kernel(k, "--kernels");
+        stream_kernel(k, "kernels");
     for (int t : opt.threads)
         if (t < 1)
-            throw core::InputError("", "--threads", fmt::format("expected thread counts >= 1, got {}", t));
+            throw core::InputError("", "threads", fmt::format("expected thread counts >= 1, got {}", t));
     if (opt.max_size) {
         const auto avail = available_memory_bytes();
         if (*opt.max_size < k_min_max_size)
-            throw core::InputError("", "--max-size",
+            throw core::InputError("", "max_size",
                                    fmt::format("expected at least {}, got {} bytes",
                                                core::format_size(static_cast<double>(k_min_max_size)),
                                                *opt.max_size));
         if (avail && *opt.max_size > *avail / 2)
-            throw core::InputError("", "--max-size",
+            throw core::InputError("", "max_size",
                                    fmt::format("expected at most half of the available memory ({}), got {}",
                                                core::format_size(static_cast<double>(*avail / 2)),
                                                core::format_size(static_cast<double>(*opt.max_size))));
@@ -143,7 +143,7 @@ void validate_machine_options(const MachineOptions& opt) {
     for (const auto& isa : opt.isas)
         if (std::find(known_isas().begin(), known_isas().end(), isa) == known_isas().end())
             throw core::InputError(
-                "", "--isa",
+                "", "isa",
                 fmt::format("unknown ISA '{}', expected one of {}", isa, fmt::join(known_isas(), ", ")));
 }
 
@@ -312,7 +312,7 @@ core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int thre
                                              std::uint64_t working_set_bytes, bool quick) {
     const StreamDescriptor& d = stream_kernel(kernel, "KERNEL");
     if (threads < 1)
-        throw core::InputError("", "--threads", fmt::format("expected a thread count >= 1, got {}", threads));
+        throw core::InputError("", "threads", fmt::format("expected a thread count >= 1, got {}", threads));
     constexpr std::uint64_t k_min_point = 4096;
     const auto avail = available_memory_bytes();
     if (working_set_bytes < k_min_point || (avail && working_set_bytes > *avail / 2))

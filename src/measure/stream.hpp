@@ -26,7 +26,7 @@ using core::StreamKernel;
 // The one table of kernels, in the order they are reported.
 const std::array<StreamDescriptor, core::k_stream_kernel_count>& stream_kernels();
 // Looks a kernel up by name; throws core::InputError(field = `what`) listing the valid names.
-const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what = "--kernels");
+const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what = "kernels");
 
 // Bytes per element asked for by the program (reads + writes), and actually moved between a cache
 // level and the one below it: write-allocate adds a read of every written line that is not

@@ -67,7 +67,7 @@ std::vector<std::string> requested_models(const PredictOptions& o) {
             continue;
         }
         if (std::find(model_names().begin(), model_names().end(), name) == model_names().end())
-            throw core::InputError("", "--model",
+            throw core::InputError("", "model",
                                    "unknown model '" + name + "', expected " + model_list_text());
         if (std::find(out.begin(), out.end(), name) == out.end())
             out.push_back(name);
@@ -94,12 +94,12 @@ int resolve_threads(const core::Machine& m, int threads) {
 Analysis analyse(const KernelSpec& k, const core::Machine& m, const PredictOptions& o) {
     const std::vector<std::string> models = requested_models(o);
     if (o.threads < 0)
-        throw core::InputError("", "--threads", "expected a thread count >= 1 (or 0 for all cores)");
+        throw core::InputError("", "threads", "expected a thread count >= 1 (or 0 for all cores)");
     ModelContext c(k, m, o.machine_file.empty() ? m.name : o.machine_file);
     c.threads = resolve_threads(m, o.threads);
     c.cores = m.topology ? m.topology->cores : c.threads;
     if (c.threads > c.cores)
-        throw core::InputError("", "--threads",
+        throw core::InputError("", "threads",
                                fmt::format("expected at most {} threads (the machine's cores)", c.cores));
     compute_roofs(c);
     c.traffic = derive_traffic(k, m, c.threads, c.machine_label);

@@ -85,7 +85,7 @@ Selection parse_selection(const std::string& text) {
         return Selection::loo;
     if (text == "mape")
         return Selection::mape;
-    throw core::InputError("", "--select", fmt::format("expected forecast, loo or mape, got '{}'", text));
+    throw core::InputError("", "select", fmt::format("expected forecast, loo or mape, got '{}'", text));
 }
 
 const char* to_string(Selection s) {
