@@ -23,8 +23,8 @@ to_gbs() { awk '{ f = 1; if ($2 ~ /^T/) f = 1000; else if ($2 ~ /^M/) f = 0.001;
 
 for chart in roofline.svg roofline-hierarchical.svg; do
     svg=$work/rep/$chart
-    threads=$(grep -o '[0-9]* threads\?</title>\|, [0-9]* threads\?<' "$svg" | head -1 | grep -o '[0-9]*' | head -1 || true)
-    [[ -n $threads ]] || threads=$(grep -o ', [0-9]* thread' "$svg" | head -1 | grep -o '[0-9]*')
+    # The chart title ends with "<precision>, <n> thread(s)": the thread count of the roofs.
+    threads=$(grep -o '· [a-z]*, [0-9]* threads\?<' "$svg" | head -1 | grep -o '[0-9][0-9]*' || true)
     [[ -n $threads ]] || fail "$chart: no thread count in the title"
     json=$("$bin" predict "$src/data/kernels/triad.yaml" --machine "$machine" --threads "$threads" \
         --model hierarchical --json)
