@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
 #include "core/error.hpp"
 #include "roofcast/version.hpp"
 
@@ -36,6 +37,9 @@ int run(int argc, char** argv) {
         fmt::print(stderr, "roofcast: error: {}\n", core::terminal_safe(e.what()));
         fmt::print(stderr, "Run with --help for usage.\n");
         return 2;
+    } catch (const core::InputError& e) {
+        fmt::print(stderr, "roofcast: error: {}\n", describe(e));
+        return 1;
     } catch (const core::Error& e) {
         fmt::print(stderr, "roofcast: error: {}\n", core::terminal_safe(e.what()));
         return 1;

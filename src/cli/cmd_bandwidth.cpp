@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "core/machine.hpp"
+#include "core/stream_catalogue.hpp"
 #include "core/units.hpp"
 #include "measure/machine_run.hpp"
 #include "report/format.hpp"
@@ -47,7 +48,7 @@ void add_bandwidth_command(CLI::App& app) {
         "bandwidth",
         "Measure one bandwidth kernel at one working set, as `roofcast machine` measures a level");
     auto a = std::make_shared<BandwidthArgs>();
-    cmd->add_option("KERNEL", a->kernel, "load, store, copy, triad, update, copy_nt or triad_nt")->required();
+    cmd->add_option("KERNEL", a->kernel, "one of " + core::stream_kernel_names(", "))->required();
     cmd->add_option("SIZE", a->size, "total working set of all threads, e.g. 32KiB, 40MiB")->required();
     cmd->add_option("--threads", a->threads, "threads, pinned one per core (default 1)");
     cmd->add_flag("--quick", a->quick, "fewer, shorter epochs");

@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
+#include "core/stream_catalogue.hpp"
 #include "core/units.hpp"
 #include "measure/machine_run.hpp"
 #include "report/machine_table.hpp"
@@ -69,8 +70,7 @@ void add_machine_command(CLI::App& app) {
     cmd->add_flag("--json", a->json, "print the machine file as JSON on stdout instead of the table");
     cmd->add_option("--threads", a->threads, "thread counts, e.g. 1,2 (default: 1 and all cores)")
         ->delimiter(',');
-    cmd->add_option("--kernels", a->kernels,
-                    "bandwidth kernels: load,store,copy,triad,update,copy_nt,triad_nt")
+    cmd->add_option("--kernels", a->kernels, "bandwidth kernels: " + core::stream_kernel_names(","))
         ->delimiter(',');
     cmd->add_option("--isa", a->isas, "compute ISAs: scalar,sse,avx2,avx512 (default: all supported)")
         ->delimiter(',');

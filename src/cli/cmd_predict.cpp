@@ -50,9 +50,7 @@ void add_predict_command(CLI::App& app) {
     auto args = std::make_shared<PredictArgs>();
     cmd->add_option("KERNEL", args->kernel, "kernel file (YAML)")->required();
     cmd->add_option("--machine", args->machine, "machine file (YAML)")->required();
-    cmd->add_option("--model", args->models,
-                    "roofline, hierarchical, cache-aware, mixed or all (default all)")
-        ->delimiter(',');
+    cmd->add_option("--model", args->models, model::model_list_text() + " (default all)")->delimiter(',');
     cmd->add_option("--threads", args->threads, "threads the prediction is for (default: all cores)");
     cmd->add_flag("--json", args->json, "print JSON instead of tables");
     cmd->add_flag("--explain", args->explain, "print the derivation in words with the formulas used");

@@ -16,7 +16,8 @@ std::string compose(const std::string& file, const std::string& field, const std
 } // namespace
 
 InputError::InputError(std::string file, std::string field, std::string message)
-    : Error(compose(file, field, message)), m_file(std::move(file)), m_field(std::move(field)) {}
+    : Error(compose(file, field, message)), m_file(std::move(file)), m_field(std::move(field)),
+      m_message(std::move(message)) {}
 
 std::string terminal_safe(std::string_view text, std::size_t max_chars) {
     std::string out;

@@ -14,16 +14,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Bad user input: a data file or an option value. `file` may be empty for command-line options.
+// Bad user input: a data file or an option value. `file` may be empty for option values; library code
+// then names the option by its field (`threads`, `max_size`), never by a command-line flag: the CLI
+// translates fields to its flags (cli/flags.hpp).
 class InputError : public Error {
 public:
     InputError(std::string file, std::string field, std::string message);
     const std::string& file() const { return m_file; }
     const std::string& field() const { return m_field; }
+    const std::string& message() const { return m_message; } // what() without file and field
 
 private:
     std::string m_file;
     std::string m_field;
+    std::string m_message;
 };
 
 // A capability this machine lacks (no counters, no MPI, ...). Callers decide whether to fall back.

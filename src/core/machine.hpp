@@ -58,7 +58,7 @@ struct ComputeCeiling {
 };
 
 struct BandwidthPoint {
-    std::string kernel; // load, store, copy, triad, update, copy_nt, triad_nt
+    std::string kernel; // a name of the kernel catalogue (core/stream_catalogue.hpp)
     int threads = 1;
     std::uint64_t working_set_bytes = 0;
     Summary gbs;                    // requested (application) bytes per second, decimal GB/s

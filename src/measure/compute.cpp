@@ -123,13 +123,13 @@ std::vector<std::string> select_isas(const std::vector<std::string>& requested) 
     const std::vector<std::string> avail = available_isas();
     if (requested.empty())
         return avail;
-    require_known(requested, known_isas(), "--isa", "ISA");
+    require_known(requested, known_isas(), "isa", "ISA");
     std::vector<std::string> out;
     for (const std::string& isa : known_isas()) {
         if (std::find(requested.begin(), requested.end(), isa) == requested.end())
             continue;
         if (std::find(avail.begin(), avail.end(), isa) == avail.end())
-            throw core::InputError("", "--isa",
+            throw core::InputError("", "isa",
                                    fmt::format("ISA '{}' is not supported by this CPU (available: {})", isa,
                                                fmt::join(avail, ", ")));
         out.push_back(isa);
@@ -305,8 +305,8 @@ ClockReading measure_clock(int samples) {
 }
 
 ComputeResult measure_compute(const ComputeOptions& opt) {
-    require_known(opt.precisions, known_precisions(), "--precision", "precision");
-    require_known(opt.ops, known_ops(), "--op", "op");
+    require_known(opt.precisions, known_precisions(), "precision", "precision");
+    require_known(opt.ops, known_ops(), "op", "op");
     ComputeResult res;
     res.isas = select_isas(opt.isas);
     const std::vector<std::string> precisions = in_known_order(opt.precisions, known_precisions());
@@ -322,8 +322,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
     }
     for (int n : threads)
         if (n < 1)
-            throw core::InputError("", "--threads",
-                                   fmt::format("expected a positive thread count, got {}", n));
+            throw core::InputError("", "threads", fmt::format("expected a positive thread count, got {}", n));
 
     // The calling thread becomes OpenMP thread 0 and reads the clock: keep it on the first core for the
     // whole run, and give its affinity back afterwards.
@@ -404,7 +403,7 @@ CeilingPoint measure_ceiling_point(const std::string& precision, const std::stri
     o.quick = quick;
     ComputeResult r = measure_compute(o);
     if (r.ceilings.empty())
-        throw core::InputError("", "--isa",
+        throw core::InputError("", "isa",
                                fmt::format("no {} {} {} kernel runs on this CPU", precision, isa, op));
     CeilingPoint p;
     p.ceiling = r.ceilings.front();
@@ -418,7 +417,7 @@ CeilingPoint measure_ceiling_point(const std::string& precision, const std::stri
 
 KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick) {
     if (threads < 1)
-        throw core::InputError("", "--threads",
+        throw core::InputError("", "threads",
                                fmt::format("expected a positive thread count, got {}", threads));
     if (!kernel.available_on_this_cpu())
         throw core::Unsupported(fmt::format("{} {} {} kernel: the CPU lacks {}", kernel.decl.precision,

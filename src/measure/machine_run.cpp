@@ -121,27 +121,21 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
 
 } // namespace
 
-const std::vector<std::string>& roof_kernel_preference() {
-    static const std::vector<std::string> k{"triad", "copy",     "load",   "update",
-                                            "store", "triad_nt", "copy_nt"};
-    return k;
-}
-
 void validate_machine_options(const MachineOptions& opt) {
     for (const auto& k : opt.kernels)
-        stream_kernel(k, "--kernels");
+        stream_kernel(k, "kernels");
     for (int t : opt.threads)
         if (t < 1)
-            throw core::InputError("", "--threads", fmt::format("expected thread counts >= 1, got {}", t));
+            throw core::InputError("", "threads", fmt::format("expected thread counts >= 1, got {}", t));
     if (opt.max_size) {
         const auto avail = available_memory_bytes();
         if (*opt.max_size < k_min_max_size)
-            throw core::InputError("", "--max-size",
+            throw core::InputError("", "max_size",
                                    fmt::format("expected at least {}, got {} bytes",
                                                core::format_size(static_cast<double>(k_min_max_size)),
                                                *opt.max_size));
         if (avail && *opt.max_size > *avail / 2)
-            throw core::InputError("", "--max-size",
+            throw core::InputError("", "max_size",
                                    fmt::format("expected at most half of the available memory ({}), got {}",
                                                core::format_size(static_cast<double>(*avail / 2)),
                                                core::format_size(static_cast<double>(*opt.max_size))));
@@ -149,7 +143,7 @@ void validate_machine_options(const MachineOptions& opt) {
     for (const auto& isa : opt.isas)
         if (std::find(known_isas().begin(), known_isas().end(), isa) == known_isas().end())
             throw core::InputError(
-                "", "--isa",
+                "", "isa",
                 fmt::format("unknown ISA '{}', expected one of {}", isa, fmt::join(known_isas(), ", ")));
 }
 
@@ -259,10 +253,11 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                               sets[li].rule));
         }
     }
-    // The roof the models use: the first kernel of roof_kernel_preference() measured, largest thread count.
+    // The roof the models use: the first kernel of core::roof_kernel_preference() measured, largest thread
+    // count.
     const int roof_threads = plan.threads.back();
     for (auto& level : m.levels)
-        for (const auto& k : roof_kernel_preference()) {
+        for (const auto& k : core::roof_kernel_preference()) {
             const auto it = std::find_if(
                 level.measurements.begin(), level.measurements.end(),
                 [&](const core::BandwidthPoint& p) { return p.kernel == k && p.threads == roof_threads; });
@@ -279,7 +274,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // working sets the level serves.
     if (!plan.sweep_kernels.empty()) {
         std::string k = plan.sweep_kernels.front();
-        for (const auto& pref : roof_kernel_preference())
+        for (const auto& pref : core::roof_kernel_preference())
             if (std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), pref) !=
                 plan.sweep_kernels.end()) {
                 k = pref;
@@ -317,7 +312,7 @@ core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int thre
                                              std::uint64_t working_set_bytes, bool quick) {
     const StreamDescriptor& d = stream_kernel(kernel, "KERNEL");
     if (threads < 1)
-        throw core::InputError("", "--threads", fmt::format("expected a thread count >= 1, got {}", threads));
+        throw core::InputError("", "threads", fmt::format("expected a thread count >= 1, got {}", threads));
     constexpr std::uint64_t k_min_point = 4096;
     const auto avail = available_memory_bytes();
     if (working_set_bytes < k_min_point || (avail && working_set_bytes > *avail / 2))

@@ -30,10 +30,10 @@ struct MachineOptions {
 // 2: MPI ping-pong and level curves.
 inline constexpr int k_measurement_revision = 2;
 
-// Kernel used for a level's roof (Level::bandwidth_gbs), first available of this list, measured
-// with the largest thread count: triad is the STREAM convention for sustainable bandwidth
-// (Williams, Waterman & Patterson, CACM 2009, section 2 uses STREAM for the memory roof).
-const std::vector<std::string>& roof_kernel_preference();
+// Kernel used for a level's roof (Level::bandwidth_gbs): the first of core::roof_kernel_preference()
+// (the catalogue's roof ranks) measured with the largest thread count; triad is the STREAM convention
+// for sustainable bandwidth (Williams, Waterman & Patterson, CACM 2009, section 2 uses STREAM for the
+// memory roof).
 
 // Throws core::InputError (field = the option) for unknown kernels, thread counts < 1, or a
 // max_size outside [64 KiB, half of the available memory].

@@ -42,20 +42,6 @@ constexpr std::uint64_t k_block_elements = 64;
 // page offset (4K aliasing stalls loads behind stores on Intel cores).
 constexpr std::uint64_t k_array_pad_bytes = 320;
 
-// Kernels, in report order. Write-allocate: a store to a line that is not resident first reads it
-// (read-for-ownership), so copy moves 8 B read + 8 B allocate + 8 B written per 16 B requested;
-// non-temporal stores write full lines without allocating them; update writes the line it read.
-// (STREAM counts requested bytes only: McCalpin, "Memory Bandwidth and Machine Balance", 1995.)
-const std::array<StreamDescriptor, 7> k_kernels{{
-    {StreamKernel::load, "load", "s += a[i]", 1, 8, 0, 0, 1, false},
-    {StreamKernel::store, "store", "a[i] = s", 1, 0, 8, 8, 0, false},
-    {StreamKernel::copy, "copy", "a[i] = b[i]", 2, 8, 8, 8, 0, false},
-    {StreamKernel::triad, "triad", "a[i] = b[i] + s*c[i]", 3, 16, 8, 8, 2, false},
-    {StreamKernel::update, "update", "a[i] = s*a[i]", 1, 8, 8, 0, 1, false},
-    {StreamKernel::copy_nt, "copy_nt", "a[i] = b[i] (non-temporal store)", 2, 8, 8, 0, 0, true},
-    {StreamKernel::triad_nt, "triad_nt", "a[i] = b[i] + s*c[i] (non-temporal store)", 3, 16, 8, 0, 2, true},
-}};
-
 enum class Isa { avx512, avx2, sse };
 
 Isa best_isa() {
@@ -102,17 +88,14 @@ ThreadArrays arrays_in(double* base, std::uint64_t n, int arrays) {
 
 } // namespace
 
-const std::array<StreamDescriptor, 7>& stream_kernels() {
-    return k_kernels;
+const std::array<StreamDescriptor, core::k_stream_kernel_count>& stream_kernels() {
+    return core::k_stream_catalogue;
 }
 
 const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what) {
-    for (const auto& d : k_kernels)
-        if (d.name == name)
-            return d;
-    std::string list;
-    for (const auto& d : k_kernels)
-        list += (list.empty() ? "" : ", ") + std::string(d.name);
+    if (const StreamDescriptor* d = core::find_stream_kernel(name))
+        return *d;
+    const std::string list = core::stream_kernel_names(", ");
     throw core::InputError("", std::string(what),
                            "unknown kernel '" + std::string(name) + "', expected one of " + list);
 }
@@ -147,15 +130,9 @@ std::uint64_t stream_elements_per_thread(const StreamDescriptor& d, int threads,
 }
 
 std::string stream_isa() {
-    switch (best_isa()) {
-    case Isa::avx512:
-        return "avx512";
-    case Isa::avx2:
-        return "avx2";
-    case Isa::sse:
-        break;
-    }
-    return "sse";
+    // Names in the order of the Isa enumerators.
+    static constexpr std::array<const char*, 3> k_names{"avx512", "avx2", "sse"};
+    return k_names[static_cast<std::size_t>(best_isa())];
 }
 
 void pin_to_slot(int slot) {
@@ -163,6 +140,12 @@ void pin_to_slot(int slot) {
     // other code in between, e.g. an AffinityGuard restoring the main thread's mask.
     static const std::vector<int> cpus = core_cpus();
     pin_current_thread(cpus[static_cast<std::size_t>(slot) % cpus.size()]);
+}
+
+void pin_team(int threads) {
+    omp_set_dynamic(0);
+#pragma omp parallel num_threads(std::max(1, threads))
+    pin_to_slot(omp_get_thread_num());
 }
 
 StreamBuffers::StreamBuffers(int threads, std::uint64_t max_working_set_bytes)

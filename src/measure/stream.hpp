@@ -1,13 +1,14 @@
-// Streaming bandwidth kernels (load, store, copy, triad, update and the non-temporal copy_nt and
-// triad_nt), their one descriptor table, and the function that turns a timing into requested and
-// actually moved bytes per second. Kernels run OpenMP-parallel with one thread pinned per core,
-// first-touch placement (each thread allocates and initialises its own 64-byte aligned chunk) and
-// one parallel region per timing epoch. They are written with explicit vectors of the widest ISA
+// The streaming engine of the bandwidth kernels of the catalogue (core/stream_catalogue.hpp: load,
+// store, copy, triad, update, copy_nt, triad_nt): buffers, pinning, timing, and the function that turns a
+// timing into requested and actually moved bytes per second. Kernels run OpenMP-parallel with one thread
+// pinned per core, first-touch placement (each thread allocates and initialises its own 64-byte aligned
+// chunk) and one parallel region per timing epoch. They are written with explicit vectors of the widest ISA
 // the CPU supports (runtime dispatch) and a compiler barrier between repetitions, so that no
 // optimisation fuses repetitions and every repetition really moves its bytes.
 #pragma once
 
 #include "core/machine.hpp"
+#include "core/stream_catalogue.hpp"
 #include "measure/harness.hpp"
 
 #include <array>
@@ -18,26 +19,14 @@
 
 namespace roofcast::measure {
 
-enum class StreamKernel { load, store, copy, triad, update, copy_nt, triad_nt };
-
-// What one element (one index i, double precision) of a kernel asks for and moves.
-struct StreamDescriptor {
-    StreamKernel kernel;
-    std::string_view name;
-    std::string_view formula;
-    int arrays;         // distinct arrays making up the working set
-    int bytes_read;     // requested reads per element
-    int bytes_written;  // requested writes per element
-    int write_allocate; // extra bytes read to allocate written lines (0 with non-temporal stores
-                        // or when the written line was already read, as in update)
-    int flops;          // floating-point operations per element
-    bool nontemporal;   // stores bypass the caches
-};
+// The descriptors live in the kernel catalogue (core/stream_catalogue.hpp); measure uses them by name.
+using core::StreamDescriptor;
+using core::StreamKernel;
 
 // The one table of kernels, in the order they are reported.
-const std::array<StreamDescriptor, 7>& stream_kernels();
+const std::array<StreamDescriptor, core::k_stream_kernel_count>& stream_kernels();
 // Looks a kernel up by name; throws core::InputError(field = `what`) listing the valid names.
-const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what = "--kernels");
+const StreamDescriptor& stream_kernel(std::string_view name, std::string_view what = "kernels");
 
 // Bytes per element asked for by the program (reads + writes), and actually moved between a cache
 // level and the one below it: write-allocate adds a read of every written line that is not
@@ -95,5 +84,8 @@ double run_stream_kernel(StreamKernel k, double* a, const double* b, const doubl
 
 // Pins the calling thread to the slot-th physical core of core_cpus() (wrapping).
 void pin_to_slot(int slot);
+// Pins thread t of an OpenMP team of `threads` to slot t (pin_to_slot), with dynamic teams off: the one
+// placement of every measuring team (the bandwidth kernels and the suite's runners).
+void pin_team(int threads);
 
 } // namespace roofcast::measure

@@ -36,8 +36,7 @@ measure::HarnessOptions harness_for(bool quick) {
 
 int rounds_for(const BenchOptions& o) {
     if (o.rounds < 0)
-        throw core::InputError("", "--rounds",
-                               "expected a round count >= 1, got " + std::to_string(o.rounds));
+        throw core::InputError("", "rounds", "expected a round count >= 1, got " + std::to_string(o.rounds));
     return o.rounds > 0 ? o.rounds : o.quick ? 1 : 3;
 }
 
@@ -45,7 +44,7 @@ int rounds_for(const BenchOptions& o) {
 
 int bench_threads(const BenchOptions& o, const core::Machine& m) {
     if (o.threads < 0)
-        throw core::InputError("", "--threads",
+        throw core::InputError("", "threads",
                                "expected a thread count >= 1, got " + std::to_string(o.threads));
     if (o.threads > 0)
         return o.threads;
@@ -60,7 +59,7 @@ int bench_threads(const BenchOptions& o, const core::Machine& m) {
 std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machine& m, int threads) {
     const bool all = o.suite == "all";
     if (!all && std::find(k_suite_names.begin(), k_suite_names.end(), o.suite) == k_suite_names.end())
-        throw core::InputError("", "--suite",
+        throw core::InputError("", "suite",
                                "unknown suite '" + o.suite + "'; valid: " + join(k_suite_names) + ", all");
     std::vector<SuiteKernel> cat = suite_catalogue(m, threads, o.machine_file);
     std::vector<SuiteKernel> out;
@@ -72,8 +71,7 @@ std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machi
             std::vector<std::string> names;
             for (const auto& k : cat)
                 names.push_back(k.name);
-            throw core::InputError("", "--kernel",
-                                   "unknown kernel '" + o.kernel + "'; valid: " + join(names));
+            throw core::InputError("", "kernel", "unknown kernel '" + o.kernel + "'; valid: " + join(names));
         }
         return out;
     }
@@ -183,7 +181,7 @@ std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::Kern
         if (r.suite != "calibrate")
             scored.push_back(r);
     std::vector<core::AccuracySummary> out;
-    for (const auto& model : k_model_names)
+    for (const auto& model : model_names())
         out.push_back(core::accuracy_of(scored, model));
     return out;
 }
@@ -205,7 +203,7 @@ std::vector<core::AccuracySummary> accuracy_on_mixed_valid(const std::vector<cor
         members.push_back(std::move(copy));
     }
     std::vector<core::AccuracySummary> out;
-    for (const auto& model : k_model_names)
+    for (const auto& model : model_names())
         out.push_back(core::accuracy_of(members, model));
     return out;
 }

@@ -17,7 +17,9 @@
 
 namespace roofcast::model {
 
-inline const std::vector<std::string> k_model_names{"roofline", "hierarchical", "cache-aware", "mixed"};
+// Names of the registered models in table order (model/model.hpp), and "roofline, ..., mixed or all".
+const std::vector<std::string>& model_names();
+std::string model_list_text();
 
 struct PredictOptions {
     int threads = 0;                 // 0 = all cores of the machine

@@ -38,7 +38,7 @@ std::string optional_pct(const std::optional<double>& v) {
 std::string format_bench_table(const model::BenchReport& r) {
     std::string out;
     out += fmt::format("{:<18} {:<34} {:>8} {:<5}", "kernel", "measured GFLOP/s (min..max) n", "GB/s", "");
-    for (const auto& m : model::k_model_names)
+    for (const auto& m : model::model_names())
         out += fmt::format(" {:>16}", m);
     out += "  bottleneck\n";
     for (const auto& k : r.results.kernels) {
@@ -46,7 +46,7 @@ std::string format_bench_table(const model::BenchReport& r) {
         out += fmt::format("{:<18} {:<34} {:>8} {:<5}", k.name, rate_cell(k.measured_gflops),
                            k.measured_gbs ? fmt::format("{:.2f}", k.measured_gbs->median) : "-",
                            noisy ? "NOISY" : "");
-        for (const auto& m : model::k_model_names)
+        for (const auto& m : model::model_names())
             out += fmt::format(" {:>16}", prediction_cell(find_prediction(k, m)));
         const core::Prediction* b = find_prediction(k, "mixed");
         if (!b)

@@ -2,6 +2,7 @@
 
 #include "core/results.hpp"
 #include "core/units.hpp"
+#include "model/model.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -10,16 +11,13 @@ namespace roofcast::report {
 
 namespace {
 
-const std::map<std::string, std::string> k_formula{
-    {"roofline", "P = min(P_peak, B_MEM x I_MEM)"},
-    {"hierarchical", "P = min(P_peak, min over levels of B_level x I_level)"},
-    {"cache-aware", "P = min(P_peak, B_level x I_core), data resident in one level"},
-    {"mixed", "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff"}};
-
-const std::map<std::string, std::string> k_source{{"roofline", "Williams, Waterman & Patterson, CACM 2009"},
-                                                  {"hierarchical", "one roof per memory level"},
-                                                  {"cache-aware", "Ilic, Pratas & Sousa, IEEE CAL 2014"},
-                                                  {"mixed", "memory and cache access mixed in one loop"}};
+// "model (caption): formula", from the model's registry entry.
+std::string model_heading(const std::string& name) {
+    const model::Model* m = model::find_model(name);
+    if (m == nullptr)
+        return name;
+    return fmt::format("{} ({}): {}", name, m->caption, m->formula);
+}
 
 std::string num(double v) {
     return fmt::format("{:.4g}", v);
@@ -74,7 +72,7 @@ std::string format_prediction_tables(const model::Analysis& a) {
         out += "  traffic: " + n + "\n";
     for (const auto& d : a.models) {
         const auto& p = d.prediction;
-        out += fmt::format("\n== {} ({}): {}\n", p.model, k_source.at(p.model), k_formula.at(p.model));
+        out += fmt::format("\n== {}\n", model_heading(p.model));
         out += fmt::format("  {:<8} {:>10} {:>9} {:>12}  {:<36} {:>11}\n", "level", "bytes/it", "flop/B",
                            "bandwidth", "source", "time/it");
         for (const auto& t : p.terms) {
@@ -138,7 +136,7 @@ std::string format_explanation(const model::Analysis& a) {
     const double f = a.flops_per_iteration;
     for (const auto& d : a.models) {
         const auto& p = d.prediction;
-        out += fmt::format("\n{} ({}): {}\n", p.model, k_source.at(p.model), k_formula.at(p.model));
+        out += fmt::format("\n{}\n", model_heading(p.model));
         const std::string peak =
             fmt::format("P_peak = {} GFLOP/s ({})", num(d.peak_gflops), d.compute.source);
         if (p.model == "roofline" || p.model == "hierarchical") {

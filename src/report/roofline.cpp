@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "model/bandwidth.hpp"
 #include "report/format.hpp"
 
 #include <algorithm>
@@ -564,26 +565,14 @@ Roofs roofs_for(const core::Machine& m, int threads, const std::string& precisio
     for (const auto& l : m.levels) {
         MemoryRoof mr;
         mr.level = l.name;
-        const core::BandwidthPoint* point = nullptr;
-        for (const auto& p : l.measurements)
-            if (p.threads == threads && (l.bandwidth_kernel.empty() || p.kernel == l.bandwidth_kernel))
-                if (!point || p.gbs.median > point->gbs.median)
-                    point = &p;
-        if (point) {
-            mr.gbs = point->gbs.median;
-            mr.source = fmt::format("{}, {} thread{}", point->kernel, threads, threads == 1 ? "" : "s");
-            mr.measured = point->gbs;
-        } else if (l.bandwidth_gbs) {
-            mr.gbs = *l.bandwidth_gbs;
-            mr.source = "bandwidth_gbs, " + core::to_string(l.source);
-            mr.measured = l.bandwidth;
-        } else if (l.effective_bandwidth_gbs) {
-            mr.gbs = *l.effective_bandwidth_gbs;
-            mr.source = "effective_bandwidth_gbs";
-        } else {
-            r.notes.push_back(l.name + " has no single bandwidth figure (curve only): no roof drawn");
-            continue;
-        }
+        // The roof a prediction of the reference workload (read/write mix unknown) uses at this thread
+        // count: the models' one choice (model/bandwidth.hpp), never a second rule here.
+        model::BandwidthNeed need;
+        need.threads = threads;
+        const model::ChosenBandwidth b = model::choose_bandwidth(l, need);
+        mr.gbs = b.gbs;
+        mr.source = b.source;
+        mr.measured = b.measured;
         mr.ridge = r.top() / mr.gbs;
         r.memory.push_back(mr);
     }

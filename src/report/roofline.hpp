@@ -31,7 +31,7 @@ struct ComputeRoof {
 struct MemoryRoof {
     std::string level;  // L1, L2, L3, MEM
     double gbs = 0;     // bandwidth of the roof
-    std::string source; // "load, 2 threads" or "bandwidth_gbs (entered)"
+    std::string source; // as the predictions say it: "measured triad, 2 threads", "entered", ...
     double ridge = 0;   // intensity where this roof meets the top compute roof [FLOP/byte]
     std::optional<core::Summary> measured;
 };
@@ -50,7 +50,9 @@ struct Roofs {
 // ISA's balanced add+mul ceiling (what a kernel without FMA can reach); the theoretical peak as a dashed
 // line when above the measured roof and `threads` uses every core. Falls back to the nearest measured
 // thread count (noted) and, without ceilings, to the machine's effective/peak rate. Per level, the
-// bandwidth measured with the level's kernel at `threads`, else the level's bandwidth_gbs.
+// bandwidth the models use for a workload of unknown read/write mix at `threads`
+// (model::choose_bandwidth: the roof kernel measured at that count, in moved bytes; else the level's
+// bandwidth_gbs, its curve's plateau or its effective bandwidth).
 Roofs roofs_for(const core::Machine& m, int threads, const std::string& precision);
 
 // The thread count and precision shared by most kernels of a results file (1 and double when empty).

@@ -1,14 +1,24 @@
 #include "report/run_summary.hpp"
 
+#include "model/model.hpp"
 #include "report/format.hpp"
 
-#include <array>
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace roofcast::report {
 
 namespace {
-constexpr std::array<const char*, 4> k_model_order{"mixed", "hierarchical", "cache-aware", "roofline"};
+// The registered models by summary preference (mixed, hierarchical, cache-aware, roofline).
+std::vector<std::string> summary_order() {
+    std::vector<const model::Model*> ms = model::model_registry();
+    std::stable_sort(ms.begin(), ms.end(),
+                     [](const auto* a, const auto* b) { return a->summary_rank < b->summary_rank; });
+    std::vector<std::string> names;
+    for (const auto* m : ms)
+        names.emplace_back(m->name);
+    return names;
+}
 // Bytes per iteration at the farthest level that moves data, the level measured_gbs refers to (level
 // names L1 < L2 < L3 < MEM sort in hierarchy order).
 double farthest_level_bytes(const core::KernelResult& k) {
@@ -21,7 +31,8 @@ double farthest_level_bytes(const core::KernelResult& k) {
 } // namespace
 
 const core::Prediction* summary_prediction(const core::KernelResult& k) {
-    for (const char* model : k_model_order)
+    static const std::vector<std::string> k_model_order = summary_order();
+    for (const auto& model : k_model_order)
         for (const auto& p : k.predictions)
             if (p.model == model && p.valid)
                 return &p;

@@ -40,32 +40,32 @@ TEST(MeasureCompute, UnknownNamesAreInputErrorsNamingTheOption) {
     ComputeOptions o;
     o.isas = {"avx1024"};
     std::string msg = roofcast::test::input_error_of([&] { measure_compute(o); });
-    EXPECT_NE(msg.find("--isa"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'isa'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("avx1024"), std::string::npos) << msg;
     EXPECT_NE(msg.find("scalar, sse, avx2, avx512"), std::string::npos) << msg;
 
     o = {};
     o.precisions = {"double", "half"};
     msg = roofcast::test::input_error_of([&] { measure_compute(o); });
-    EXPECT_NE(msg.find("--precision"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'precision'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("'half'"), std::string::npos) << msg;
 
     o = {};
     o.ops = {"div"};
     msg = roofcast::test::input_error_of([&] { measure_compute(o); });
-    EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'op'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("'div'"), std::string::npos) << msg;
 
     o = {};
     o.ops = {};
     msg = roofcast::test::input_error_of([&] { measure_compute(o); });
-    EXPECT_NE(msg.find("--op"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'op'"), std::string::npos) << msg;
 
     o = {};
     o.isas = {"scalar"};
     o.threads = {1, 0};
     msg = roofcast::test::input_error_of([&] { measure_compute(o); });
-    EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'threads'"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
 }
 
@@ -253,7 +253,7 @@ TEST(TheoreticalPeak, NotDerivedWithoutFma) {
 TEST(MeasurePeakKernel, RejectsBadThreadCounts) {
     const PeakKernel* k = find_peak_kernel("scalar", "double", "add");
     const std::string msg = roofcast::test::input_error_of([&] { measure_peak_kernel(*k, 0, true); });
-    EXPECT_NE(msg.find("--threads"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("field 'threads'"), std::string::npos) << msg;
 }
 
 TEST(MeasureClock, KeepsEverySampleAndTheTscCrossCheck) {

@@ -364,13 +364,13 @@ TEST(BadInput, EachNamesFileAndField) {
     EXPECT_NE(test::input_error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"),
                                  machine_from(k_measured), {5, {}, false, ""});
-              }).find("field '--threads': expected at most 4 threads"),
+              }).find("field 'threads': expected at most 4 threads"),
               std::string::npos);
     // Unknown model name.
     EXPECT_NE(test::input_error_of([&] {
                   model::analyse(kernel_from(head + "bytes_per_iteration: {MEM: 8}\n"), pub,
                                  {0, {"ecm"}, false, ""});
-              }).find("field '--model': unknown model 'ecm'"),
+              }).find("field 'model': unknown model 'ecm'"),
               std::string::npos);
 }
 

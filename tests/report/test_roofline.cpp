@@ -32,12 +32,12 @@ TEST(Roofs, FixtureTwoThreads) {
     EXPECT_EQ(r.compute[3].label, "scalar FMA");
     EXPECT_TRUE(r.compute[4].theoretical);
     EXPECT_DOUBLE_EQ(r.compute[4].gflops, 185.6);
-    // Memory roofs from the 2-thread measurements with each level's kernel.
+    // Memory roofs: the bandwidths the models choose at 2 threads (model::choose_bandwidth).
     ASSERT_EQ(r.memory.size(), 4u);
     EXPECT_DOUBLE_EQ(r.memory[0].gbs, 370.0);
-    EXPECT_EQ(r.memory[0].source, "load, 2 threads");
+    EXPECT_EQ(r.memory[0].source, "measured load, 2 threads");
     EXPECT_DOUBLE_EQ(r.memory[3].gbs, 17.8);
-    EXPECT_EQ(r.memory[3].source, "triad, 2 threads");
+    EXPECT_EQ(r.memory[3].source, "measured triad, 2 threads");
     // Ridge I* = P / B: 171 / 17.8 = 9.6067... and 171 / 370 = 0.46216...
     EXPECT_NEAR(r.memory[3].ridge, 9.60674, 1e-5);
     EXPECT_NEAR(r.memory[0].ridge, 0.462162, 1e-6);
@@ -57,7 +57,7 @@ TEST(Roofs, OneThreadHasNoTheoreticalPeakAndOtherCountsFallBack) {
     ASSERT_FALSE(four.notes.empty());
     EXPECT_NE(four.notes[0].find("using those with 2"), std::string::npos);
     EXPECT_DOUBLE_EQ(four.memory[0].gbs, 188.0);
-    EXPECT_EQ(four.memory[0].source, "bandwidth_gbs, measured");
+    EXPECT_EQ(four.memory[0].source, "measured load");
 }
 
 TEST(Roofs, HandWrittenMachineUsesEffectivePeak) {

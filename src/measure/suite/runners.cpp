@@ -1,12 +1,11 @@
 #include "measure/suite/runners.hpp"
 
+#include "measure/stream.hpp"
 #include "measure/suite/aligned.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,24 +15,12 @@ namespace roofcast::measure::suite {
 
 namespace {
 
-std::vector<int> allowed_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set))
-                cpus.push_back(c);
-    }
-    return cpus;
-}
-
 // Times `call()`, which every thread of a team of `threads` runs once per call of the kernel (bodies
 // end without a barrier, see kernels.hpp). One parallel region per epoch keeps fork/join out of the
 // samples; its closing barrier ends the epoch.
 template <class Call> Measurement time_team(const SuiteOptions& opt, Call&& call) {
     const int threads = std::max(1, opt.threads);
-    pin_threads(threads);
+    pin_team(threads);
     auto body = [&](std::uint64_t reps) {
 #pragma omp parallel num_threads(threads)
         {
@@ -215,23 +202,6 @@ void stream_init(double* a, double* b, double* c, std::size_t n) {
         b[i] = 1.0;
         c[i] = 2.0;
     }
-}
-
-int pin_threads(int threads) {
-    // The process's CPU set as it was before any pinning: read once, because pinning narrows the
-    // calling (master) thread's own mask to one CPU.
-    static const std::vector<int> cpus = allowed_cpus();
-    if (cpus.empty())
-        return 1;
-    omp_set_dynamic(0);
-#pragma omp parallel num_threads(std::max(1, threads))
-    {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpus[static_cast<std::size_t>(omp_get_thread_num()) % cpus.size()], &one);
-        pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-    }
-    return static_cast<int>(cpus.size());
 }
 
 Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Workspace& ws) {

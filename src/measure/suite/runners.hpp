@@ -1,8 +1,9 @@
 // Measurement of the built-in kernel suite: each runner allocates its arrays 64-byte aligned, writes
 // them first with the same threads and static schedule as the timed loop (first touch), pins the
-// OpenMP threads one per allowed CPU, and times whole calls with the one harness (measure/harness.hpp),
-// one parallel region per epoch. Runners only measure: sizes come from the caller (the catalogue
-// chooses them from the machine's caches) and no runner knows flops or bytes.
+// OpenMP threads one per physical core with the bandwidth kernels' placement (measure::pin_team), and
+// times whole calls with the one harness (measure/harness.hpp), one parallel region per epoch. Runners only
+// measure: sizes come from the caller (the catalogue chooses them from the machine's caches) and no runner
+// knows flops or bytes.
 #pragma once
 
 #include "measure/harness.hpp"
@@ -52,10 +53,6 @@ struct Grid3 {
 
 // First touch of the three STREAM/calibration arrays, with the loop construct of their bodies.
 void stream_init(double* a, double* b, double* c, std::size_t n);
-
-// Pins thread t of an OpenMP team of `threads` to the t-th CPU this process may run on (wrapping
-// around when there are more threads than CPUs). Returns the number of CPUs available.
-int pin_threads(int threads);
 
 // The two calibration loops: the copy with stores (calibration_body; memory, whose traffic in the
 // mixed model streams one load and one store) and the read-only sum (calibration_load_body; the cache

@@ -33,7 +33,7 @@
 namespace roofcast::model::scale {
 
 enum class Selection { forecast, loo, mape };
-Selection parse_selection(const std::string& text); // InputError(field "--select") on bad text
+Selection parse_selection(const std::string& text); // InputError(field "select") on bad text
 const char* to_string(Selection s);
 
 enum class Family { constant, pmnf, linear, inverse, logarithmic, exponential, piecewise };

@@ -1,0 +1,45 @@
+// The one choice of a level's bandwidth. Every prediction asks choose_bandwidth() for each level it
+// times and records the answer in its core::LevelTerm; the roofline charts draw the answer for the
+// reference workload, so a chart never shows a roof the models would not use (docs/models.md, "Which
+// bandwidth"; docs/design.md, "One choice of bandwidth").
+//
+// Contract: pure function of the level and the workload's needs; the bandwidth is in moved bytes per
+// second (write-allocate included, the unit of kernel traffic), decimal GB/s. A level without any
+// figure (no measurement, roof, curve or effective bandwidth) is a core::InputError naming the level.
+#pragma once
+
+#include "core/machine.hpp"
+
+#include <optional>
+#include <string>
+
+namespace roofcast::model {
+
+// What a workload asks of a level's bandwidth.
+struct BandwidthNeed {
+    int threads = 1;
+    // Fraction of the level's bytes that are writes, when the kernel form tells it; without it the
+    // catalogue's roof kernel (STREAM triad) is the reference.
+    std::optional<double> write_fraction;
+    bool nt_stores = false;        // the workload writes with non-temporal stores
+    bool prefer_effective = false; // the mixed model: a calibrated effective bandwidth comes first
+    // Where on the level's bandwidth curve the workload sits (bytes); none: the curve's largest point.
+    std::optional<double> curve_at;
+};
+
+struct ChosenBandwidth {
+    double gbs = 0;                        // moved bytes, decimal GB/s
+    std::string source;                    // "measured triad, 2 threads", "entered", "curve at 1 MiB", ...
+    std::optional<core::Summary> measured; // spread of the figure in moved bytes, when it is a measurement
+};
+
+// The measurement at the need's thread count whose read/write mix best matches the workload (the
+// roof kernel when the mix is unknown; the other store kind counts as a worse match), if any.
+std::optional<ChosenBandwidth> measured_bandwidth(const core::Level& lv, const BandwidthNeed& need);
+
+// The bandwidth choice (docs/models.md, "Which bandwidth"): the calibrated effective bandwidth when
+// preferred; then measured_bandwidth(); then the entered/measured roof (bandwidth_gbs); then the
+// bandwidth curve; then the calibrated effective bandwidth.
+ChosenBandwidth choose_bandwidth(const core::Level& lv, const BandwidthNeed& need);
+
+} // namespace roofcast::model

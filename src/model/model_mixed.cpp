@@ -1,0 +1,117 @@
+#include "model/model.hpp"
+
+#include "core/units.hpp"
+#include "model/overlap.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace roofcast::model {
+
+namespace {
+
+// Mixed memory+cache model: t = max(t_MEM, t_L3, t_L2, t_C), t_level = D_level / B_level,
+// t_C = flops / P_eff; P = flops / t; C_p = flops / (t * P_peak). L1 is not timed; the L1-reuse
+// validity limits of the machine file apply instead (defaults: memory-bound L1_short < 10 n_MEM and
+// L1_long < 8 (n_MEM + n_cache); cache-bound L1_long < n_MEM + n_cache). Switch from memory- to
+// cache-bound where t_cache = t_MEM, i.e. n_cache = (B_cache / B_MEM - 1) * n_MEM. With a calibrated
+// overlap exponent p in the machine file the terms combine as (sum t_i^p)^(1/p) instead of the max
+// (overlap.hpp; the max is its limit p -> infinity).
+ModelDetail mixed(const ModelContext& c) {
+    ModelDetail d = start_detail(c, "mixed", true);
+    const auto& levels = c.m.levels;
+    const bool l1_untimed = levels.size() > 1;
+    for (std::size_t i = 0; i < levels.size(); ++i)
+        d.prediction.terms.push_back(term_for(c, levels[i], true, !(l1_untimed && i == 0)));
+    finish(d, c);
+    if (c.m.overlap_exponent) {
+        // Partial overlap (overlap.hpp): t = (t_C^p + sum t_level^p)^(1/p), p calibrated; the bottleneck
+        // stays the largest term.
+        core::Prediction& p = d.prediction;
+        std::vector<double> ts{d.compute.seconds_per_iteration};
+        for (const auto& term : p.terms)
+            if (term.seconds_per_iteration)
+                ts.push_back(*term.seconds_per_iteration);
+        const double t_max = p.seconds_per_iteration;
+        const double t = overlap_norm(ts, c.m.overlap_exponent);
+        d.overlap_exponent = c.m.overlap_exponent;
+        set_time(d, c, t);
+        p.notes.push_back(
+            fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with p = {:.3g} (machine "
+                        "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
+                        *c.m.overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
+    }
+    if (l1_untimed)
+        d.prediction.notes.push_back(levels.front().name +
+                                     " is not timed: its reuse is covered by the validity limits");
+
+    const core::LevelTerm& mem = d.prediction.terms.back();
+    const auto& acc = c.traffic.accesses;
+    auto count = [&](const std::string& key) -> std::optional<double> {
+        auto it = acc.find(key);
+        if (acc.empty())
+            return std::nullopt;
+        return it == acc.end() ? 0.0 : it->second;
+    };
+    const auto n_mem = count("MEM");
+    double n_cache_total = 0;
+    double n_through = 0;
+    double t_cache_max = 0;
+    for (std::size_t i = levels.size() - 1; i-- > (l1_untimed ? 1 : 0);) {
+        const core::LevelTerm& term = d.prediction.terms[i];
+        Threshold th;
+        th.level = term.level;
+        th.bandwidth_ratio = *term.bandwidth_gbs / *mem.bandwidth_gbs;
+        th.bytes_actual = term.bytes_per_iteration;
+        th.bytes_threshold = th.bandwidth_ratio * mem.bytes_per_iteration;
+        th.cache_bound = th.bytes_actual > th.bytes_threshold;
+        if (n_mem) {
+            n_through += *count(term.level);
+            th.n_actual = n_through;
+            th.n_threshold = (th.bandwidth_ratio - 1) * *n_mem;
+        }
+        n_cache_total = n_through;
+        t_cache_max = std::max(t_cache_max, term.seconds_per_iteration.value_or(0.0));
+        d.thresholds.push_back(th);
+    }
+    std::reverse(d.thresholds.begin(), d.thresholds.end());
+
+    const bool memory_bound = mem.seconds_per_iteration.value_or(0.0) >= t_cache_max * (1 - k_tie);
+    const auto l1_short = count("L1_short");
+    const auto l1_long = count("L1_long");
+    if (n_mem && l1_short && l1_long) {
+        const core::ValidityLimits& v = c.m.validity;
+        if (memory_bound) {
+            d.validity.push_back({fmt::format("L1_short < {:g} x n_MEM", v.l1_short_per_mem), *l1_short,
+                                  v.l1_short_per_mem * *n_mem, *l1_short < v.l1_short_per_mem * *n_mem});
+            d.validity.push_back({fmt::format("L1_long < {:g} x (n_MEM + n_cache)", v.l1_long_per_traffic),
+                                  *l1_long, v.l1_long_per_traffic * (*n_mem + n_cache_total),
+                                  *l1_long < v.l1_long_per_traffic * (*n_mem + n_cache_total)});
+        } else {
+            d.validity.push_back({fmt::format("L1_long < {:g} x (n_MEM + n_cache)", v.l1_long_cache_bound),
+                                  *l1_long, v.l1_long_cache_bound * (*n_mem + n_cache_total),
+                                  *l1_long < v.l1_long_cache_bound * (*n_mem + n_cache_total)});
+        }
+        for (const auto& chk : d.validity) {
+            if (!chk.ok) {
+                d.prediction.valid = false;
+                d.prediction.notes.push_back(
+                    fmt::format("outside validity ({}-bound): {} fails, {:g} >= {:g}",
+                                memory_bound ? "memory" : "cache", chk.rule, chk.value, chk.limit));
+            }
+        }
+    } else {
+        d.prediction.notes.push_back(
+            "L1 reuse counts unknown for this kernel form: validity limits not checked");
+    }
+    return d;
+}
+
+} // namespace
+
+extern const Model k_mixed_model{
+    "mixed", "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff",
+    "memory and cache access mixed in one loop", 0, mixed};
+
+} // namespace roofcast::model

@@ -1,0 +1,33 @@
+#include "model/model.hpp"
+
+#include <algorithm>
+
+namespace roofcast::model {
+
+// Each model, defined in its own model_<name>.cpp.
+extern const Model k_roofline_model, k_hierarchical_model, k_cache_aware_model, k_mixed_model;
+
+const std::vector<const Model*>& model_registry() {
+    // Table order. A new model: its declaration above and one entry here.
+    static const std::vector<const Model*> k_models{&k_roofline_model, &k_hierarchical_model,
+                                                    &k_cache_aware_model, &k_mixed_model};
+    return k_models;
+}
+
+const Model* find_model(std::string_view name) {
+    const auto& all = model_registry();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Model* m) { return m->name == name; });
+    return it == all.end() ? nullptr : *it;
+}
+
+const std::vector<std::string>& model_names() {
+    static const std::vector<std::string> k_names = [] {
+        std::vector<std::string> names;
+        for (const Model* m : model_registry())
+            names.emplace_back(m->name);
+        return names;
+    }();
+    return k_names;
+}
+
+} // namespace roofcast::model

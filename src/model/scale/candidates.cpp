@@ -1,0 +1,129 @@
+#include "model/scale/fit_detail.hpp"
+
+#include <cmath>
+
+namespace roofcast::model::scale::detail {
+
+namespace {
+
+// Listing order of the near-best contenders (model-selection uncertainty, intervals.cpp): the basis
+// columns, then the constant, the exponential and the piecewise family.
+enum Listing { k_list_columns = 0, k_list_constant = 1, k_list_exponential = 2, k_list_piecewise = 3 };
+
+// The constant c0 (one coefficient).
+class ConstantFamily final : public CandidateFamily {
+public:
+    void contend(const Contest& c, std::vector<Contender>& out) const override {
+        const double* y = c.p.ys.data();
+        const auto fit_on = [&](const int* idx, int m) {
+            return std::optional<Model>(constant_model(mean_of(y, idx, m)));
+        };
+        const int n = static_cast<int>(c.all.size());
+        out.push_back(
+            {score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 1), k_list_constant,
+             [y, &c, n] { return std::optional<Model>(constant_model(mean_of(y, c.all.data(), n))); }});
+    }
+};
+
+// Every two-coefficient column of the basis: the PMNF terms and the linear, inverse and logarithmic
+// families. Scored straight from the precomputed column (no Model per fold): the hot loop.
+class ColumnFamily final : public CandidateFamily {
+public:
+    void contend(const Contest& c, std::vector<Contender>& out) const override {
+        const int n = static_cast<int>(c.all.size());
+        const double* y = c.p.ys.data();
+        for (const auto& cand : c.basis.candidates()) {
+            const double* b = c.basis.column(cand);
+            double s = 0.0;
+            bool ok = true;
+            if (c.sel == Selection::mape || c.folds.test.empty()) {
+                const Line l = fit_line(b, y, c.all.data(), n, cand.family);
+                ok = l.ok;
+                for (int i = 0; ok && i < n; ++i)
+                    s += relative_error(l.c0 + l.c1 * b[i], y[i], c.p.scale);
+                s /= n;
+            } else {
+                for (std::size_t k = 0; ok && k < c.folds.test.size(); ++k) {
+                    const auto& tr = c.folds.train[k];
+                    const Line l = fit_line(b, y, tr.data(), static_cast<int>(tr.size()), cand.family);
+                    ok = l.ok;
+                    const int t = c.folds.test[k];
+                    s += relative_error(l.c0 + l.c1 * b[t], y[t], c.p.scale);
+                }
+                s /= static_cast<double>(c.folds.test.size());
+            }
+            const Basis::Cand* member = &cand;
+            out.push_back({ok && std::isfinite(s) ? s : k_inf, k_list_columns,
+                           [member, b, y, &c, n]() -> std::optional<Model> {
+                               const Line full = fit_line(b, y, c.all.data(), n, member->family);
+                               if (!full.ok)
+                                   return std::nullopt;
+                               return line_model(*member, full);
+                           }});
+        }
+    }
+};
+
+// a·b^(-x) + c (three coefficients), from three points on.
+class ExponentialFamily final : public CandidateFamily {
+public:
+    void contend(const Contest& c, std::vector<Contender>& out) const override {
+        const int n = static_cast<int>(c.all.size());
+        if (n < 3)
+            return;
+        const double* x = c.basis.x().data();
+        const double* y = c.p.ys.data();
+        const ExpCoef full = fit_exponential(x, y, c.all.data(), n, std::nan(""));
+        if (!full.ok)
+            return;
+        const double rho = std::log(full.r);
+        const auto to_model = [](const ExpCoef& e) {
+            Model m;
+            m.family = Family::exponential;
+            m.coef = {e.a, std::exp(e.r), e.c};
+            return m;
+        };
+        const auto fit_on = [&](const int* idx, int m) -> std::optional<Model> {
+            if (m == n)
+                return to_model(full);
+            const ExpCoef e = fit_exponential(x, y, idx, m, rho);
+            if (!e.ok)
+                return std::nullopt;
+            return to_model(e);
+        };
+        const Model whole = to_model(full);
+        out.push_back({score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 3),
+                       k_list_exponential, [whole] { return std::optional<Model>(whole); }});
+    }
+};
+
+// Segmented models, only with enough points for two segments of three.
+class PiecewiseFamily final : public CandidateFamily {
+public:
+    void contend(const Contest& c, std::vector<Contender>& out) const override {
+        if (c.all.size() < 6)
+            return;
+        const auto fit_on = [&](const int* idx, int m) {
+            return fit_piecewise(c.basis, c.p.ys.data(), idx, m);
+        };
+        const double s = score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 6);
+        std::optional<Model> whole =
+            fit_piecewise(c.basis, c.p.ys.data(), c.all.data(), static_cast<int>(c.all.size()));
+        const double score = whole ? s : k_inf; // no fit on all points: not a contender
+        out.push_back({score, k_list_piecewise, [whole] { return whole; }});
+    }
+};
+
+} // namespace
+
+const std::vector<const CandidateFamily*>& candidate_families() {
+    static const ConstantFamily k_constant;
+    static const ColumnFamily k_columns;
+    static const ExponentialFamily k_exponential;
+    static const PiecewiseFamily k_piecewise;
+    static const std::vector<const CandidateFamily*> k_families{&k_constant, &k_columns, &k_exponential,
+                                                                &k_piecewise};
+    return k_families;
+}
+
+} // namespace roofcast::model::scale::detail
