@@ -26,6 +26,7 @@ int run(int argc, char** argv) {
     add_machine_command(app);
     add_bandwidth_command(app);
     add_ceiling_command(app);
+    add_profile_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

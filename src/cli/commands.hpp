@@ -16,5 +16,6 @@ void add_run_command(CLI::App& app);
 void add_machine_command(CLI::App& app);
 void add_bandwidth_command(CLI::App& app);
 void add_ceiling_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 } // namespace roofcast::cli
