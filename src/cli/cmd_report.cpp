@@ -1,7 +1,11 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/profile.hpp"
+#include "model/profile_regions.hpp"
 #include "report/html.hpp"
+#include "report/profile_regions.hpp"
 
 #include <fmt/format.h>
 
@@ -11,13 +15,30 @@ void add_report_command(CLI::App& app) {
     struct Options {
         std::string file;
         std::string dir = "roofcast-report";
+        std::string machine; // for a profile
     };
     auto opts = std::make_shared<Options>();
     auto* cmd =
         app.add_subcommand("report", "Write the HTML report and charts of a results file into a directory");
     cmd->add_option("FILE", opts->file, "results file (JSON) written by roofcast run or bench")->required();
     cmd->add_option("-o,--output", opts->dir, "directory to write (default roofcast-report)");
+    cmd->add_option("--machine", opts->machine, "machine file for a profile's regions (roofcast profile)");
     cmd->callback([opts] {
+        if (core::read_file(opts->file).find("\"roofcast-profile\"") != std::string::npos) {
+            // A profile: its regions with known flops and bytes as kernels under the machine's roofs.
+            if (opts->machine.empty())
+                throw core::InputError(opts->file, "", "a profile needs --machine FILE");
+            const DataFile m = load_data_file(opts->machine);
+            const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
+            if (!machine)
+                throw core::InputError(opts->machine, "machine", "expected a machine file");
+            auto placement = model::place_profile(core::load_profile(opts->file), *machine);
+            fmt::print("{}", report::region_verdicts(placement));
+            placement.results.notes = placement.omitted;
+            report::write_report_dir(opts->dir, placement.results);
+            fmt::print("report written to {}/index.html\n", opts->dir);
+            return;
+        }
         const DataFile data = load_data_file(opts->file);
         if (!data.results)
             throw core::InputError(opts->file, "", "expected a results file (JSON), got a machine file");

@@ -58,4 +58,30 @@ fi
 "$bin" profile --backend time --ranks 2 --param ranks=4 -o "$tmp/t4.json" -- "$tmp/app" 100000 > /dev/null
 "$bin" scale "$tmp/t1.json" "$tmp/t2.json" "$tmp/t4.json" > "$tmp/scale.txt" || fail "scale: $(cat "$tmp/scale.txt")"
 grep -q 'main->heavy' "$tmp/scale.txt" || fail "scale lacks main->heavy: $(cat "$tmp/scale.txt")"
+# The regions with declared flops and bytes on the roofline of a machine, with the mixed model's verdict.
+"$bin" plot "$tmp/t2.json" --machine "$src/data/machines/example-caches.yaml" -o "$tmp/t2.svg" > "$tmp/plot.txt"
+grep -q '^main->heavy .*-bound at .*(flops declared, bytes declared)' "$tmp/plot.txt" || fail "verdict: $(cat "$tmp/plot.txt")"
+grep -q 'not placed: main: flops and bytes unknown' "$tmp/plot.txt" || fail "omitted region"
+grep -q 'main-&gt;heavy' "$tmp/t2.svg" || fail "region not in the chart"
+"$bin" report "$tmp/t2.json" --machine "$src/data/machines/example-caches.yaml" -o "$tmp/rep" > /dev/null
+grep -q 'main-&gt;heavy' "$tmp/rep/index.html" || fail "region not in the report"
+
+# A TAU directory (two ranks, TIME and PAPI_L1_DCM) imported, validated and read by scale.
+for r in 0 1; do
+    mkdir -p "$tmp/tau/MULTI__TIME" "$tmp/tau/MULTI__PAPI_L1_DCM"
+    printf '2 templated_functions_MULTI_TIME\n# Name Calls Subrs Excl Incl ProfileCalls #\n"main" 1 1 100 3000 0 GROUP="TAU_DEFAULT"\n"main => dot" 5 0 2900 2900 0 GROUP="TAU_CALLPATH"\n0 aggregates\n' \
+        > "$tmp/tau/MULTI__TIME/profile.$r.0.0"
+    printf '1 templated_functions_MULTI_PAPI_L1_DCM\n# Name Calls Subrs Excl Incl ProfileCalls\n"main => dot" 5 0 %d %d 0 GROUP="TAU_CALLPATH"\n' \
+        $((1000 + r)) $((1000 + r)) > "$tmp/tau/MULTI__PAPI_L1_DCM/profile.$r.0.0"
+done
+"$bin" profile --import-tau "$tmp/tau" -o "$tmp/tau.json" > /dev/null
+"$bin" validate "$tmp/tau.json" | grep -q 'roofcast profile' || fail "validate tau"
+python3 - "$tmp/tau.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x["metrics"] for x in d["functions"]}
+assert d["backend"] == "tau" and d["parameters"] == {"ranks": 2}, d
+assert f["main->dot"]["PAPI_L1_DCM"]["per_rank"] == [[1000, 1001]], f["main->dot"]
+assert abs(f["main->dot"]["time"]["per_rank"][0][0] - 0.0029) < 1e-12, f["main->dot"]["time"]
+PY
 echo "ok"
