@@ -29,6 +29,14 @@ assert heavy["time"]["origin"] == "counted" and len(heavy["time"]["per_rank"][0]
 PY
 "$bin" validate "$tmp/t2.json" | grep -q 'roofcast profile' || fail "validate"
 
+# --repeat: one per_rank row per run; auto says which backend it picked and why.
+"$bin" profile --backend time --repeat 2 -o "$tmp/rep.json" -- "$tmp/app" 1000 > /dev/null
+python3 -c "
+import json, sys; d = json.load(open(sys.argv[1])); m = d['functions'][0]['metrics']['time']
+assert d['run']['repetitions'] == 2 and len(m['per_rank']) == 2 and len(m['per_rank'][0]) == 1, d" "$tmp/rep.json"
+"$bin" profile -o "$tmp/auto.json" -- "$tmp/app" 1000 > "$tmp/auto.log"
+grep -Eq '^backend: (papi|perf|cachegrind|time) \(.+\)$' "$tmp/auto.log" || fail "auto: $(cat "$tmp/auto.log")"
+
 # cachegrind at 1 and 2 ranks: per-function simulated counts of every rank.
 if command -v valgrind >/dev/null; then
     for r in 1 2; do

@@ -20,6 +20,12 @@ std::string demangle(const std::string& name) {
     return status == 0 && out ? std::string(out.get()) : name;
 }
 
+bool valgrind_decode_failure(const std::string& log) {
+    return log.find("unhandled instruction bytes") != std::string::npos ||
+           log.find("valgrind: Unrecognised instruction") != std::string::npos ||
+           log.find("signal 4 (SIGILL)") != std::string::npos;
+}
+
 namespace {
 
 std::vector<std::string_view> words(std::string_view s) {

@@ -48,6 +48,10 @@ struct CacheGeometry {
 CacheGeometry cache_geometry(const std::string& level, std::uint64_t size_bytes, int associativity,
                              std::uint32_t line_bytes);
 
+// True when a valgrind log shows it could not decode the program's instructions (valgrind 3.19 and AVX-512):
+// "unhandled instruction bytes" or the program ending with SIGILL under valgrind.
+bool valgrind_decode_failure(const std::string& log);
+
 // C++ demangling (abi::__cxa_demangle) of a name that is mangled ("_Z..."); other names unchanged.
 std::string demangle(const std::string& name);
 

@@ -385,8 +385,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
         std::string tool_log;
         for (int r = 0; r < nranks && caches; ++r)
             tool_log += read_or_empty(tmp.path() / fmt::format("valgrind.{}.log", r));
-        if (caches && (tool_log.find("unhandled instruction") != std::string::npos ||
-                       tool_log.find("signal 4 (SIGILL)") != std::string::npos))
+        if (caches && valgrind_decode_failure(tool_log))
             throw core::Error(fmt::format(
                 "{}: valgrind cannot decode an instruction of the program (AVX-512?): rebuild it for "
                 "x86-64-v3 (-march=x86-64-v3) to profile with cachegrind, or use --backend time or perf",

@@ -78,6 +78,16 @@ TEST(Cachegrind, GeometryKeepsValidAndRoundsOthers) {
     EXPECT_EQ(ll.valgrind_arg(), fmt::format("{},{},64", ll.size_bytes, ll.associativity));
 }
 
+TEST(Cachegrind, RecognisesValgrindsDecodeFailure) {
+    // The shape of valgrind 3.19's log on an AVX-512 instruction (EVEX prefix 0x62).
+    const std::string log = "==123== Cachegrind, a cache and branch-prediction profiler\n"
+                            "vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0xFD 0x48 0x58 0xC0\n"
+                            "==123== valgrind: Unrecognised instruction at address 0x401136.\n"
+                            "==123== Process terminating with default action of signal 4 (SIGILL)\n";
+    EXPECT_TRUE(valgrind_decode_failure(log));
+    EXPECT_FALSE(valgrind_decode_failure("==1== I refs: 100\n==1== D1 misses: 3\n"));
+}
+
 TEST(Demangle, DemanglesOnlyMangledNames) {
     EXPECT_EQ(demangle("_Z3fooi"), "foo(int)");
     EXPECT_EQ(demangle("dot_product_"), "dot_product_"); // a Fortran name as gfortran emits it
