@@ -12,7 +12,7 @@
 # instructions, which on these small problems is dominated by MPI start-up (ld.so, getenv, Open MPI). Counts are simulated, so oversubscribed ranks are fine; the costs
 # are wall time x min(ranks, cores) of runs on this loaded 2-core machine, so they are noisy.
 # Env: ROOFCAST_MACHINE (machine file for the cache geometry; default hwloc's reported sizes),
-#      REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment), SIZES / SIZE_TARGET (size experiment).
+#      EXPERIMENTS ("ranks size", default both), REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment), SIZES / SIZE_TARGET (size experiment).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-$here/build/release}")
@@ -97,16 +97,19 @@ run_app() { # label command-with-size-placeholder...
     local label=$1
     shift
     local cmd=("$@")
-    echo
-    echo "== $label: towards ranks (size ${n_ranks}, ${iters} iterations): 1,2,4,8 -> 16, 32"
-    local subst=("${cmd[@]//@N@/$n_ranks}")
-    for r in 1 2 4 8 16 32; do
-        profile "$r" "ranks=$r" "$out/$label-r$r.json" "${subst[@]}"
-    done
-    for t in 16 32; do
-        echo " target $t ranks:"
-        evaluate "$label-r$t" "${cmd[0]}" "$out/$label-r$t.json" "$out/$label"-r{1,2,4,8}.json
-    done
+    if [[ " ${EXPERIMENTS:-ranks size} " == *" ranks "* ]]; then
+        echo
+        echo "== $label: towards ranks (size ${n_ranks}, ${iters} iterations): 1,2,4,8 -> 16, 32"
+        local subst=("${cmd[@]//@N@/$n_ranks}")
+        for r in 1 2 4 8 16 32; do
+            profile "$r" "ranks=$r" "$out/$label-r$r.json" "${subst[@]}"
+        done
+        for t in 16 32; do
+            echo " target $t ranks:"
+            evaluate "$label-r$t" "${cmd[0]}" "$out/$label-r$t.json" "$out/$label"-r{1,2,4,8}.json
+        done
+    fi
+    [[ " ${EXPERIMENTS:-ranks size} " == *" size "* ]] || return 0
     echo
     echo "== $label: towards size (2 ranks): ${sizes} -> ${size_target}"
     local files=()
