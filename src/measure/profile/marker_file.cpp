@@ -103,6 +103,10 @@ std::map<int, MarkerFile> read_marker_dir(const std::string& dir, std::vector<st
         long pid = 0;
         if (std::sscanf(name.c_str(), "marker.%d.%ld.json", &rank, &pid) != 2)
             continue;
+        if (e.file_size(ec) > k_marker_max_file_bytes)
+            throw core::InputError(
+                e.path().string(), "",
+                fmt::format("expected a marker file under {} bytes", k_marker_max_file_bytes));
         MarkerFile m = parse_marker_file(core::read_file(e.path()), e.path().string());
         if (out.count(m.rank)) {
             warnings.push_back(

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 namespace roofcast::measure::profile {
 
 inline constexpr std::size_t k_marker_max_regions = 100000;
+inline constexpr std::uintmax_t k_marker_max_file_bytes = std::uintmax_t{256} << 20;
 
 struct MarkerRegion {
     std::string path; // "main->solve->dot"

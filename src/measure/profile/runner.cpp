@@ -35,7 +35,14 @@ const std::vector<std::string> k_papi_presets = {"PAPI_L1_DCM", "PAPI_L2_TCM", "
 // The rank of this process as the launcher set it (same order as the marker library, contract §Activation).
 const char* k_rank_expr = "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}";
 
+// Tool outputs larger than this are refused rather than read into memory.
+constexpr std::uintmax_t k_max_tool_output = std::uintmax_t{1} << 30;
+
 std::string read_or_empty(const fs::path& p) {
+    std::error_code ec;
+    if (const auto size = fs::file_size(p, ec); !ec && size > k_max_tool_output)
+        throw core::Error(fmt::format("{}: {} bytes of tool output, more than the {} roofcast reads",
+                                      p.string(), size, k_max_tool_output));
     try {
         return core::read_file(p);
     } catch (const core::Error&) {
