@@ -109,7 +109,9 @@ void add_plot_command(CLI::App& app) {
     auto opts = std::make_shared<PlotOptions>();
     auto* cmd =
         app.add_subcommand("plot", "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
-    cmd->add_option("FILE", opts->file, "results file (JSON) or machine file (YAML)")->required();
+    cmd->add_option("FILE", opts->file,
+                    "results file (JSON), machine file (YAML) or profile (with --machine)")
+        ->required();
     cmd->add_option("-o,--output", opts->output, "SVG file to write")->required();
     cmd->add_option("--view", opts->view, "roofline (default), hierarchical or bandwidth")
         ->check(CLI::IsMember({"roofline", "hierarchical", "bandwidth"}));
