@@ -1,7 +1,7 @@
 /* roofcast marker API: named, nested regions in a user's own program, timed per thread and written to one
  * JSON file per process, so `roofcast profile` can place each region on the roofline and in the scaling
- * forecast. Usable from C, C++ and Fortran; link the shared library `roofcast-marker`
- * (CMake: find_package(roofcast REQUIRED) and target_link_libraries(app roofcast::marker)).
+ * forecast. Usable from C (C89 and later), C++ (C++11 and later) and Fortran; link the shared library
+ * `roofcast-marker` (CMake: find_package(roofcast REQUIRED) and target_link_libraries(app roofcast::marker)).
  *
  * Contract (the file format is described in docs/formats-marker.md):
  * - Activation: the library reads the environment once, when it is loaded. ROOFCAST_MARKER_OUTPUT=<dir>
@@ -60,7 +60,8 @@ ROOFCAST_MARKER_EXPORT int roofcast_marker_active_(void);
 #ifdef __cplusplus
 } /* extern "C" */
 
-namespace roofcast::marker {
+namespace roofcast {
+namespace marker { /* nested the C++11 way: the header serves C++11 and later */
 
 /* A region open for the lifetime of a scope: `roofcast::marker::Region r("solve");`. */
 class Region {
@@ -74,7 +75,8 @@ private:
     const char* m_name;
 };
 
-} // namespace roofcast::marker
+} // namespace marker
+} // namespace roofcast
 #endif
 
 #endif /* ROOFCAST_MARKER_H */

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 namespace roofcast::marker::detail {
@@ -51,6 +52,14 @@ Config config_from_env() {
     Config config;
     if (const char* dir = std::getenv("ROOFCAST_MARKER_OUTPUT"); dir != nullptr) {
         config.output_dir = dir;
+        // Relative to the directory the program started in, even if it changes directory before exit.
+        std::error_code ec;
+        if (!config.output_dir.empty() && config.output_dir[0] != '/') {
+            const auto cwd = std::filesystem::current_path(ec);
+            if (!ec) {
+                config.output_dir = (cwd / config.output_dir).string();
+            }
+        }
     }
     if (const char* events = std::getenv("ROOFCAST_MARKER_PAPI"); events != nullptr) {
         config.papi_requested = split_commas(events);

@@ -51,10 +51,10 @@ Node* entry_parent(ThreadState& t) {
 void read_counters(ThreadState& t, long long* values) {
     if (t.event_set >= 0 && !papi_read(t.event_set, values)) {
         Registry& r = registry();
-        std::lock_guard lock(r.mutex);
+        std::lock_guard lock(r.papi_mutex);
         r.counting.store(false);
-        if (r.papi.error.empty()) {
-            r.papi.error = "PAPI_read failed on thread " + std::to_string(t.index);
+        if (r.papi_failure.empty()) {
+            r.papi_failure = "PAPI_read failed on thread " + std::to_string(t.index);
         }
     }
 }
@@ -69,10 +69,10 @@ void begin(std::string_view name) {
             std::string error;
             t.event_set = papi_thread_start(r.papi, error);
             if (t.event_set < 0) {
-                std::lock_guard registry_lock(r.mutex);
+                std::lock_guard papi_lock(r.papi_mutex);
                 r.counting.store(false);
-                if (r.papi.error.empty()) {
-                    r.papi.error = error;
+                if (r.papi_failure.empty()) {
+                    r.papi_failure = error;
                 }
             }
         }
@@ -201,6 +201,7 @@ void initialise() {
         r.threads.clear();
         r.config = config_from_env();
         r.papi = PapiSetup{};
+        r.papi_failure.clear();
         r.counting.store(false);
         r.main_thread = std::this_thread::get_id();
         r.next_index.store(0);

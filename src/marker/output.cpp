@@ -184,7 +184,10 @@ void write_output(bool at_exit) {
     doc["threads"] = entered;
     doc["papi_events"] = counting ? r.papi.events : std::vector<std::string>{};
     if (!r.config.papi_requested.empty() && !counting) {
-        doc["papi_error"] = r.papi.error.empty() ? std::string("PAPI counting failed") : r.papi.error;
+        std::lock_guard papi_lock(r.papi_mutex);
+        doc["papi_error"] = !r.papi.error.empty()     ? r.papi.error
+                            : !r.papi_failure.empty() ? r.papi_failure
+                                                      : std::string("PAPI counting failed");
     }
     auto regions = nlohmann::ordered_json::array();
     for (const std::string& path : merged.order) {

@@ -92,6 +92,10 @@ struct Registry {
     Config config;
     PapiSetup papi;
     std::atomic<bool> counting{false}; // PAPI counting on; switched off for good at the first failure
+    // A thread holding its own mutex may record a counting failure: that takes papi_mutex, never `mutex`
+    // (the writer holds `mutex` while it takes the threads' mutexes), so the two orders cannot deadlock.
+    std::mutex papi_mutex;
+    std::string papi_failure; // the first failure after set-up (guarded by papi_mutex)
     std::thread::id main_thread;
     std::atomic<int> next_index{0};
     std::atomic<Node*> main_current{nullptr}; // innermost open region of the main thread

@@ -331,6 +331,50 @@ TEST_F(Marker, OutputDirectoryIsCreated) {
     EXPECT_TRUE(fs::exists(sub / ("marker.0." + std::to_string(getpid()) + ".json")));
 }
 
+TEST_F(Marker, RelativeOutputDirectoryIsTakenFromTheStartDirectory) {
+    const fs::path start = fs::current_path();
+    fs::current_path(m_dir);
+    setenv("ROOFCAST_MARKER_OUTPUT", "rel", 1);
+    roofcast_marker_testing_reinit();
+    fs::create_directory(m_dir / "elsewhere");
+    fs::current_path(m_dir / "elsewhere");
+    roofcast_region_begin("a");
+    roofcast_region_end("a");
+    roofcast_marker_flush();
+    fs::current_path(start);
+    EXPECT_TRUE(fs::exists(m_dir / "rel" / ("marker.0." + std::to_string(getpid()) + ".json")));
+}
+
+TEST_F(Marker, UnwritableOutputIsAMessageNotACrash) {
+    setenv("ROOFCAST_MARKER_OUTPUT", "/proc/roofcast-no-such-dir/out", 1);
+    roofcast_marker_testing_reinit();
+    roofcast_region_begin("a");
+    roofcast_region_end("a");
+    testing::internal::CaptureStderr();
+    roofcast_marker_flush();
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(err.rfind("roofcast-marker: cannot write the marker file: /proc/roofcast-no-such-dir/out: ", 0),
+              0u)
+        << err;
+}
+
+TEST_F(Marker, NamesAreEscapedAndInvalidUtf8Replaced) {
+    roofcast_marker_testing_reinit();
+    const char* name = "say \"hi\"\n\xff";
+    roofcast_region_begin(name);
+    roofcast_region_end(name);
+    roofcast_marker_flush();
+    const json doc = read_only_file();
+    ASSERT_EQ(doc.at("regions").size(), 1u);
+    EXPECT_EQ(doc.at("regions")[0].at("name"), "say \"hi\"\n\xef\xbf\xbd"); // U+FFFD for the bad byte
+}
+
+TEST_F(Marker, EmptyOutputVariableIsInactive) {
+    setenv("ROOFCAST_MARKER_OUTPUT", "", 1);
+    roofcast_marker_testing_reinit();
+    EXPECT_EQ(roofcast_marker_active(), 0);
+}
+
 struct RankCase {
     std::vector<std::pair<const char*, const char*>> env;
     int rank;
