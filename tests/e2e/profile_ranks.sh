@@ -37,6 +37,23 @@ assert d['run']['repetitions'] == 2 and len(m['per_rank']) == 2 and len(m['per_r
 "$bin" profile -o "$tmp/auto.json" -- "$tmp/app" 1000 > "$tmp/auto.log"
 grep -Eq '^backend: (papi|perf|cachegrind|time) \(.+\)$' "$tmp/auto.log" || fail "auto: $(cat "$tmp/auto.log")"
 
+# The real marker library through an example app, when it was built beside roofcast (CMake found MPI).
+cg=$(dirname "$bin")/roofcast-example-cg
+if [[ -x $cg ]]; then
+    "$bin" profile --backend time --ranks 2 -o "$tmp/cg.json" -- "$cg" --n 16 --iters 3 > /dev/null
+    python3 - "$tmp/cg.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["name"]: x["metrics"] for x in d["functions"]}
+spmv = f["cg->spmv"]
+assert spmv["flops"]["origin"] == "declared" and all(v > 0 for v in spmv["flops"]["per_rank"][0]), spmv
+assert spmv["calls"]["per_rank"] == [[3, 3]], spmv["calls"]
+assert len(spmv["time"]["per_rank"][0]) == 2, spmv["time"]
+PY
+else
+    echo "note: roofcast-example-cg not built (no MPI at configure time): marker-library check skipped"
+fi
+
 # cachegrind at 1 and 2 ranks: per-function simulated counts of every rank.
 if command -v valgrind >/dev/null; then
     for r in 1 2; do
