@@ -10,6 +10,7 @@ packages=(
   libhwloc-dev hwloc libpapi-dev papi-tools libopenmpi-dev openmpi-bin valgrind
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev libgtest-dev
   librsvg2-bin
+  linux-perf
 )
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev)

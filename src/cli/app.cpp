@@ -29,6 +29,7 @@ int run(int argc, char** argv) {
     add_ceiling_command(app);
     add_threads_command(app);
     add_stencil_command(app);
+    add_profile_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

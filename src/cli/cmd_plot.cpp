@@ -3,7 +3,10 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/process.hpp"
+#include "core/profile.hpp"
+#include "model/profile_regions.hpp"
 #include "report/bandwidth.hpp"
+#include "report/profile_regions.hpp"
 #include "report/roofline.hpp"
 
 #include <cerrno>
@@ -22,6 +25,7 @@ struct PlotOptions {
     std::string output;
     std::string view = "roofline";
     bool png = false;
+    std::string machine; // for a profile: the roofs to place its regions under
 };
 
 // Renders svg_path to png_path with rsvg-convert (librsvg2-bin) inside a private temporary directory,
@@ -45,8 +49,26 @@ void render_png(const fs::path& svg_path, const fs::path& png_path) {
     core::write_file_atomic(png_path, core::read_file(rendered));
 }
 
+// A roofcast profile's regions as kernels of a results file under the machine's roofs (docs/profile.md).
+DataFile profile_as_results(const PlotOptions& o) {
+    if (o.machine.empty())
+        throw core::InputError(o.file, "",
+                               "a profile needs --machine FILE for the roofs to place its regions under");
+    const DataFile m = load_data_file(o.machine);
+    const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
+    if (!machine)
+        throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
+    const auto placement = model::place_profile(core::load_profile(o.file), *machine);
+    fmt::print("{}", report::region_verdicts(placement));
+    DataFile d;
+    d.results = placement.results;
+    return d;
+}
+
 void run_plot(const PlotOptions& o) {
-    const DataFile data = load_data_file(o.file);
+    const DataFile data = core::read_file(o.file).find("\"roofcast-profile\"") != std::string::npos
+                              ? profile_as_results(o)
+                              : load_data_file(o.file);
     const core::Machine* machine = data.machine ? &*data.machine : nullptr;
     if (data.results) {
         if (!data.results->machine)
@@ -91,10 +113,14 @@ void add_plot_command(CLI::App& app) {
     auto opts = std::make_shared<PlotOptions>();
     auto* cmd =
         app.add_subcommand("plot", "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
-    cmd->add_option("FILE", opts->file, "results file (JSON) or machine file (YAML)")->required();
+    cmd->add_option("FILE", opts->file,
+                    "results file (JSON), machine file (YAML) or profile (with --machine)")
+        ->required();
     cmd->add_option("-o,--output", opts->output, "SVG file to write")->required();
     cmd->add_option("--view", opts->view, "roofline (default), hierarchical or bandwidth")
         ->check(CLI::IsMember({"roofline", "hierarchical", "bandwidth"}));
+    cmd->add_option("--machine", opts->machine,
+                    "machine file whose roofs a profile's regions are placed under");
     cmd->add_flag("--png", opts->png, "also render a PNG next to the SVG (needs rsvg-convert)");
     cmd->callback([opts] { run_plot(*opts); });
 }

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
+#include "core/profile.hpp"
 #include "core/results.hpp"
 #include "model/kernel.hpp"
 #include "model/scale/dataset.hpp"
@@ -26,7 +27,9 @@ std::string validate_file(const std::string& path) {
     const core::YamlField root = core::YamlField::load_file(path);
     if (root.has("format") && root["format"].as_string() == "roofcast-profile") {
         const auto d = model::scale::read_roofcast_profile(core::read_file(path), path);
-        return fmt::format("roofcast profile, {} series", d.series.size());
+        const core::Profile p = core::load_profile(path); // origins, backend, per-rank shapes (version 2)
+        return fmt::format("roofcast profile v{}, {} series{}", p.format_version, d.series.size(),
+                           p.backend.empty() ? "" : ", backend " + p.backend);
     }
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);

@@ -18,5 +18,6 @@ void add_bandwidth_command(CLI::App& app);
 void add_ceiling_command(CLI::App& app);
 void add_threads_command(CLI::App& app);
 void add_stencil_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 } // namespace roofcast::cli

@@ -484,8 +484,9 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file) 
     if (!fmt_field.is_string() || fmt_field.get<std::string>() != "roofcast-profile")
         throw InputError(file, "format", "expected \"roofcast-profile\"");
     const json& ver = member(root, "format_version", file, "");
-    if (!ver.is_number_integer() || ver.get<int>() != 1)
-        throw InputError(file, "format_version", "expected 1");
+    // Version 2 (written by `roofcast profile`) adds backend, origins and warnings, which scaling ignores.
+    if (!ver.is_number_integer() || (ver.get<int>() != 1 && ver.get<int>() != 2))
+        throw InputError(file, "format_version", "expected 1 or 2");
     Dataset d;
     const json& params = member(root, "parameters", file, "");
     if (!params.is_object())

@@ -1,0 +1,102 @@
+#include "cli/commands.hpp"
+#include "cli/data_file.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/profile.hpp"
+#include "measure/profile/runner.hpp"
+#include "measure/profile/tau.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace roofcast::cli {
+
+namespace {
+
+struct ProfileOptions {
+    std::string backend = "auto";
+    std::string ranks;
+    std::vector<std::string> params;
+    int repeat = 1;
+    std::string machine;
+    std::string output = "profile.json";
+    std::string import_tau;
+    std::vector<std::string> command;
+};
+
+int parse_ranks(const std::string& text) {
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > 65536)
+        throw core::InputError("", "--ranks",
+                               fmt::format("expected a positive integer (1..65536), got '{}'", text));
+    return v;
+}
+
+std::pair<std::string, double> parse_param(const std::string& text) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw core::InputError("", "--param", fmt::format("expected NAME=VALUE, got '{}'", text));
+    const std::string value = text.substr(eq + 1);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v))
+        throw core::InputError("", "--param",
+                               fmt::format("expected a finite number after '=' in '{}'", text));
+    return {text.substr(0, eq), v};
+}
+
+void run_profile_command(const ProfileOptions& o) {
+    core::Profile p;
+    if (!o.import_tau.empty()) {
+        if (!o.command.empty())
+            throw core::InputError("", "--import-tau",
+                                   "expected either --import-tau DIR or a PROGRAM, not both");
+        p = measure::profile::import_tau_directory(o.import_tau);
+    } else {
+        measure::profile::ProfileRequest req;
+        req.backend = o.backend;
+        req.ranks = o.ranks.empty() ? 0 : parse_ranks(o.ranks);
+        for (const auto& s : o.params)
+            req.parameters.push_back(parse_param(s));
+        if (req.parameters.size() > 2)
+            throw core::InputError("", "--param",
+                                   "expected at most two parameters (roofcast scale fits 1 or 2)");
+        req.repeat = o.repeat;
+        req.command = o.command;
+        if (!o.machine.empty()) {
+            const DataFile d = load_data_file(o.machine);
+            req.machine = d.machine ? d.machine : d.results ? d.results->machine : std::nullopt;
+            if (!req.machine)
+                throw core::InputError(o.machine, "machine",
+                                       "expected a machine file or a results file with one");
+        }
+        p = measure::profile::run_profile(req, [](const std::string& s) { fmt::print("{}\n", s); });
+    }
+    for (const auto& w : p.warnings)
+        fmt::print(stderr, "roofcast: warning: {}\n", w);
+    core::write_file_atomic(o.output, core::profile_to_json(p).dump(1) + "\n");
+    fmt::print("wrote {} ({} functions/regions, {} rank(s), backend {})\n", o.output, p.functions.size(),
+               p.ranks, p.backend);
+}
+
+} // namespace
+
+void add_profile_command(CLI::App& app) {
+    auto o = std::make_shared<ProfileOptions>();
+    auto* cmd = app.add_subcommand("profile", "Profile a program (per function/region, per rank) into a "
+                                              "roofcast profile for `scale`, `plot` and `report`");
+    cmd->add_option("--backend", o->backend, "auto (default), papi, perf, cachegrind or time");
+    cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
+    cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
+    cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");
+    cmd->add_option("--machine", o->machine, "machine file: cache geometry for cachegrind");
+    cmd->add_option("-o,--output", o->output, "profile JSON to write (default profile.json)");
+    cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
+    cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
+    cmd->callback([o] { run_profile_command(*o); });
+}
+
+} // namespace roofcast::cli

@@ -1,0 +1,205 @@
+#include "measure/profile/tau.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+namespace roofcast::measure::profile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool number(std::string_view w, double& v) {
+    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
+    return ec == std::errc() && end == w.data() + w.size();
+}
+
+std::string_view next_word(std::string_view& s) {
+    std::size_t i = 0;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
+        ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t')
+        ++j;
+    const auto w = s.substr(i, j - i);
+    s.remove_prefix(j);
+    return w;
+}
+
+// "main => solve => dot" -> "main->solve->dot"
+std::string call_path(std::string name) {
+    for (std::size_t p; (p = name.find(" => ")) != std::string::npos;)
+        name.replace(p, 4, "->");
+    while (!name.empty() && name.back() == ' ')
+        name.pop_back();
+    return name;
+}
+
+} // namespace
+
+TauFile parse_tau_profile(const std::string& text, const std::string& file) {
+    TauFile out;
+    std::size_t start = 0, lineno = 0;
+    auto next_line = [&](std::string_view& line) {
+        if (start >= text.size())
+            return false;
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        line = std::string_view(text.data() + start, end - start);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        start = end + 1;
+        ++lineno;
+        return true;
+    };
+    std::string_view line;
+    if (!next_line(line))
+        throw core::InputError(file, "line 1", "expected '<n> templated_functions' (empty file)");
+    std::string_view head = line;
+    const auto count_word = next_word(head);
+    const std::string kind(next_word(head));
+    double n = 0;
+    if (!number(count_word, n) || n < 0 || kind.rfind("templated_functions", 0) != 0)
+        throw core::InputError(file, "line 1", "expected '<n> templated_functions[_MULTI_<METRIC>]'");
+    if (n > static_cast<double>(k_tau_max_functions))
+        throw core::InputError(file, "line 1",
+                               fmt::format("expected at most {} functions", k_tau_max_functions));
+    const std::string multi = "templated_functions_MULTI_";
+    out.metric = kind.rfind(multi, 0) == 0 ? kind.substr(multi.size()) : "TIME";
+    if (out.metric.empty())
+        throw core::InputError(file, "line 1", "expected a metric name after templated_functions_MULTI_");
+    if (!next_line(line) || line.rfind("# Name Calls Subrs Excl Incl", 0) != 0)
+        throw core::InputError(file, "line 2",
+                               "expected the header '# Name Calls Subrs Excl Incl ProfileCalls'");
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        const std::string field = fmt::format("line {}", lineno + 1);
+        if (!next_line(line))
+            throw core::InputError(
+                file, field,
+                fmt::format("expected {} function lines, found {}", static_cast<std::size_t>(n), i));
+        // The name is double-quoted and may contain spaces (signatures, "[{file} {line}]", " => ").
+        if (line.empty() || line[0] != '"')
+            throw core::InputError(file, field, "expected a quoted function name");
+        const auto close = line.find('"', 1);
+        if (close == std::string_view::npos)
+            throw core::InputError(file, field, "expected the closing quote of the function name");
+        TauFunction f;
+        f.name = call_path(std::string(line.substr(1, close - 1)));
+        std::string_view rest = line.substr(close + 1);
+        double subrs = 0;
+        if (!number(next_word(rest), f.calls) || !number(next_word(rest), subrs) ||
+            !number(next_word(rest), f.exclusive) || !number(next_word(rest), f.inclusive))
+            throw core::InputError(file, field, "expected numbers: Calls Subrs Excl Incl");
+        out.functions.push_back(std::move(f));
+    }
+    return out; // aggregates and user events follow; not imported
+}
+
+core::Profile import_tau_directory(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw core::InputError(dir, "", "expected a TAU profile directory (profile.N.C.T files)");
+    // metric -> list of (node, thread, file)
+    std::map<std::string, std::vector<std::pair<fs::path, std::string>>> by_metric;
+    std::size_t files = 0;
+    auto scan = [&](const fs::path& d, const std::string& metric_hint) {
+        for (const auto& e : fs::directory_iterator(d, ec)) {
+            const std::string name = e.path().filename().string();
+            if (name.rfind("profile.", 0) != 0 || !e.is_regular_file())
+                continue;
+            if (++files > k_tau_max_files)
+                throw core::InputError(dir, "",
+                                       fmt::format("expected at most {} profile files", k_tau_max_files));
+            by_metric[metric_hint].emplace_back(e.path(), name);
+        }
+    };
+    scan(dir, "");
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_directory() && e.path().filename().string().rfind("MULTI__", 0) == 0)
+            scan(e.path(), e.path().filename().string().substr(7));
+    if (files == 0)
+        throw core::InputError(dir, "", "no TAU profile.N.C.T files here or in MULTI__*/ subdirectories");
+
+    // function -> metric -> rank -> (sum over threads or max)
+    std::map<std::string, std::map<std::string, std::map<int, double>>> values;
+    std::set<int> nodes;
+    std::map<int, double> top_inclusive_s; // per rank, the largest inclusive time (the whole run)
+    std::vector<std::string> order;
+    for (const auto& [hint, list] : by_metric)
+        for (const auto& [path, name] : list) {
+            // profile.<node>.<context>.<thread>
+            int node = 0, context = 0, thread = 0;
+            if (std::sscanf(name.c_str(), "profile.%d.%d.%d", &node, &context, &thread) != 3 || node < 0 ||
+                node >= static_cast<int>(core::k_profile_max_ranks))
+                throw core::InputError(path.string(), "",
+                                       "expected a file name profile.<node>.<context>.<thread>");
+            if (fs::file_size(path, ec) > k_tau_max_file_bytes)
+                throw core::InputError(path.string(), "", "file too large for a TAU profile");
+            const TauFile tf = parse_tau_profile(core::read_file(path), path.string());
+            const std::string metric = tf.metric == "TIME" ? "time" : tf.metric;
+            nodes.insert(node);
+            for (const auto& f : tf.functions) {
+                auto& slot = values[f.name];
+                if (slot.empty())
+                    order.push_back(f.name);
+                auto& v = slot[metric][node];
+                if (metric == "time") {
+                    v = std::max(v, f.exclusive * 1e-6);
+                    top_inclusive_s[node] = std::max(top_inclusive_s[node], f.inclusive * 1e-6);
+                } else {
+                    v += f.exclusive;
+                }
+            }
+        }
+    core::Profile p;
+    p.backend = "tau";
+    p.backend_reason = "imported from " + dir;
+    p.ranks = static_cast<int>(nodes.size());
+    p.parameters = {{"ranks", static_cast<double>(p.ranks)}};
+    p.cores = p.ranks;
+    p.exit_status = 0;
+    double wall = 0;
+    for (const auto& [n, s] : top_inclusive_s)
+        wall = std::max(wall, s);
+    if (wall > 0)
+        p.wall_seconds = wall;
+    else
+        p.cores.reset(); // no TIME metric: the run's cost is unknown
+    const std::vector<int> ranks(nodes.begin(), nodes.end());
+    std::size_t partial = 0;
+    for (const auto& name : order) {
+        core::ProfileFunction f;
+        f.name = name;
+        bool missing = false;
+        for (const auto& [metric, by_rank] : values[name]) {
+            core::ProfileMetric m;
+            m.origin = core::MetricOrigin::counted; // TAU's timers and PAPI counters
+            m.aggregate = metric == "time" ? "max" : "sum";
+            m.unit = metric == "time" ? "seconds" : "count";
+            std::vector<double> row;
+            for (int r : ranks) {
+                const auto it = by_rank.find(r);
+                missing = missing || it == by_rank.end();
+                row.push_back(it == by_rank.end() ? 0.0 : it->second);
+            }
+            m.per_rank.push_back(std::move(row));
+            f.metrics[metric] = std::move(m);
+        }
+        partial += missing ? 1 : 0;
+        p.functions.push_back(std::move(f));
+    }
+    if (partial > 0)
+        p.warnings.push_back(
+            fmt::format("{} function(s) are missing on some ranks: kept, with 0 there", partial));
+    return p;
+}
+
+} // namespace roofcast::measure::profile

@@ -1,0 +1,14 @@
+// Text of the mixed model's verdict for each region of a profile placed on the roofline
+// (model::place_profile): one line per region with its intensity, measured performance, bound,
+// fraction of the bound and bottleneck, then the regions that could not be placed. Pure.
+#pragma once
+
+#include "model/profile_regions.hpp"
+
+#include <string>
+
+namespace roofcast::report {
+
+std::string region_verdicts(const model::ProfilePlacement& p);
+
+} // namespace roofcast::report

@@ -1,0 +1,69 @@
+// Placing a profile's regions on the roofline: which are placed, their intensity and measured
+// performance, and that the verdict is the mixed model's prediction for the same flops and bytes.
+#include "core/machine.hpp"
+#include "core/profile.hpp"
+#include "model/predict.hpp"
+#include "model/profile_regions.hpp"
+
+#include <gtest/gtest.h>
+
+namespace roofcast::model {
+namespace {
+
+core::ProfileMetric metric(core::MetricOrigin o, const std::string& agg, std::vector<double> ranks) {
+    core::ProfileMetric m;
+    m.origin = o;
+    m.aggregate = agg;
+    m.per_rank = {std::move(ranks)};
+    return m;
+}
+
+TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 2}};
+    p.ranks = 2;
+    p.cores = 2;
+    core::ProfileFunction dot{"main->dot", "region", {}};
+    dot.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e9, 1e9});
+    dot.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {8e9, 8e9});
+    dot.metrics["time"] = metric(core::MetricOrigin::counted, "max", {0.5, 1.0});
+    core::ProfileFunction halo{"main->halo", "region", {}};
+    halo.metrics["time"] = metric(core::MetricOrigin::counted, "max", {0.1, 0.1});
+    core::ProfileFunction sim{"kernel", "function", {}};
+    sim.metrics["LL_MISS_BYTES"] = metric(core::MetricOrigin::simulated, "sum", {6.4e3, 6.4e3});
+    p.functions = {dot, halo, sim};
+
+    const ProfilePlacement out = place_profile(p, m);
+    ASSERT_EQ(out.verdicts.size(), 1u);
+    const RegionVerdict& v = out.verdicts[0];
+    EXPECT_EQ(v.name, "main->dot");
+    EXPECT_DOUBLE_EQ(v.intensity, 2e9 / 16e9);
+    ASSERT_TRUE(v.measured_gflops);
+    EXPECT_DOUBLE_EQ(*v.measured_gflops, 2e9 / 1.0 * 1e-9); // summed flops over the slowest rank's time
+    EXPECT_EQ(v.flops_origin, "declared");
+
+    KernelSpec k;
+    k.name = "main->dot";
+    k.flops_per_iteration = 2e9;
+    k.iterations = 1;
+    k.explicit_bytes["MEM"] = 16e9;
+    PredictOptions o;
+    o.threads = 2;
+    o.models = {"mixed"};
+    const auto pred = predict(k, m, o).at(0);
+    EXPECT_DOUBLE_EQ(v.bound_gflops, pred.gflops);
+    EXPECT_EQ(v.bottleneck, pred.bottleneck);
+    ASSERT_TRUE(v.fraction);
+    EXPECT_DOUBLE_EQ(*v.fraction, *v.measured_gflops / pred.gflops);
+    ASSERT_EQ(out.results.kernels.size(), 1u);
+    EXPECT_EQ(out.results.kernels[0].predictions.at(0).model, "mixed");
+
+    ASSERT_EQ(out.omitted.size(), 2u);
+    EXPECT_EQ(out.omitted[0], "main->halo: flops and bytes unknown");
+    EXPECT_EQ(out.omitted[1], "kernel: flops unknown");
+}
+
+} // namespace
+} // namespace roofcast::model
