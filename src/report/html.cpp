@@ -579,11 +579,15 @@ void write_report_dir(const std::filesystem::path& dir, const core::Results& res
     const std::string hierarchical =
         roofline_chart(results, RooflineView::hierarchical, "roofline-hierarchical").standalone();
     const std::string bandwidth = bandwidth_chart(*results.machine).standalone();
+    const std::string calibration =
+        roofline_chart(results, RooflineView::classic, "roofline-calibration", KernelSet::calibration_only)
+            .standalone();
     // The set is swapped in whole: an interrupted run leaves the old report or the new one.
     core::replace_directory(dir, k_report_files, [&](const std::filesystem::path& staging) {
         core::write_file_atomic(staging / "roofline.svg", roofline);
         core::write_file_atomic(staging / "roofline-hierarchical.svg", hierarchical);
         core::write_file_atomic(staging / "bandwidth.svg", bandwidth);
+        core::write_file_atomic(staging / "roofline-calibration.svg", calibration);
         core::save_results((staging / "results.json").string(), results);
         core::save_machine((staging / "machine.yaml").string(), *results.machine);
         core::write_file_atomic(staging / "index.html", html);

@@ -550,6 +550,15 @@ Box LabelPlacer::place(Box wanted, double step, int max_tries) {
     return wanted;
 }
 
+std::optional<Box> LabelPlacer::try_place(const std::vector<Box>& candidates) {
+    for (const Box& b : candidates)
+        if (free(b)) {
+            m_taken.push_back(b);
+            return b;
+        }
+    return std::nullopt;
+}
+
 Box LabelPlacer::place_first(const std::vector<Box>& candidates) {
     if (candidates.empty())
         return Box{};

@@ -200,6 +200,9 @@ public:
     // Returns (and reserves) the first free candidate; when none is free, the candidate inside the bounds
     // that overlaps the placed boxes least.
     Box place_first(const std::vector<Box>& candidates);
+    // Returns (and reserves) the first free candidate, or nullopt when every one overlaps something
+    // placed or leaves the bounds: the caller then falls back (a numbered marker, a legend entry).
+    std::optional<Box> try_place(const std::vector<Box>& candidates);
     bool free(const Box& b) const;
 
 private:

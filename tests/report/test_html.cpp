@@ -30,11 +30,12 @@ TEST(HtmlReport, FixtureStructure) {
     EXPECT_TRUE(root->by_name("img").empty());
     EXPECT_EQ(html.find("url(http"), std::string::npos);
     EXPECT_EQ(html.find("src="), std::string::npos);
-    // Three inline charts; the classic roofline has one dot per placeable kernel (5 of 6).
+    // Three inline charts; the classic roofline has one dot per placeable kernel but the calibration
+    // loop daxpy_l2 (4 of 6).
     EXPECT_EQ(root->by_name("svg").size(), 3u);
     const auto* roofline = by_id(*root, "fig-roofline");
     ASSERT_NE(roofline, nullptr);
-    EXPECT_EQ(roofline->by_class("dot").size(), 5u);
+    EXPECT_EQ(roofline->by_class("dot").size(), 4u);
     EXPECT_EQ(roofline->by_class("roof-memory").size(), 4u);
     // Prediction table: one row per kernel; one derivation per kernel.
     const auto* predictions = by_id(*root, "predictions");
@@ -125,12 +126,12 @@ TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
     const auto results = test::fixture_results();
     report::write_report_dir(dir, results);
     for (const char* f : {"index.html", "roofline.svg", "roofline-hierarchical.svg", "bandwidth.svg",
-                          "results.json", "machine.yaml"})
+                          "results.json", "machine.yaml", "roofline-calibration.svg"})
         EXPECT_TRUE(fs::exists(dir / f)) << f;
     int entries = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
         ++entries;
-    EXPECT_EQ(entries, 6); // no temporary files left behind
+    EXPECT_EQ(entries, 7); // no temporary files left behind
     EXPECT_EQ(core::load_results((dir / "results.json").string()).kernels.size(), 6u);
     EXPECT_EQ(core::load_machine((dir / "machine.yaml").string()).name, "fixture-icx-2c");
     EXPECT_NO_THROW(parse_xml(core::read_file(dir / "roofline.svg")));
