@@ -186,6 +186,37 @@ std::vector<Warning> collect_warnings(const core::Results& r, const core::Machin
     return w;
 }
 
+// Warnings grouped by kind (the text before its first colon), each group with its count; a group of
+// more than three is collapsed, never cut: a long list of one kind says one thing.
+void warnings_section(std::string& o, const std::vector<Warning>& warnings) {
+    o += "<section id=\"warnings\"><h2>Warnings</h2>\n";
+    if (warnings.empty()) {
+        o += "<p class=\"none\">None: stable clock, every spread below 5 %, every prediction inside its "
+             "model's validity.</p>\n</section>\n";
+        return;
+    }
+    std::vector<std::pair<std::string, std::vector<const Warning*>>> groups;
+    for (const auto& w : warnings) {
+        const auto colon = w.text.find(':');
+        const std::string kind = colon != std::string::npos && colon < 40 ? w.text.substr(0, colon) : "Other";
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == kind; });
+        if (it == groups.end()) {
+            groups.push_back({kind, {}});
+            it = std::prev(groups.end());
+        }
+        it->second.push_back(&w);
+    }
+    for (const auto& [kind, ws] : groups) {
+        o += std::string("<details class=\"warning-group\"") + (ws.size() <= 3 ? " open=\"open\"" : "") +
+             "><summary>" + h(kind) + " <span class=\"badge\">" + std::to_string(ws.size()) +
+             "</span></summary>\n<ul class=\"warnings\">\n";
+        for (const auto* w : ws)
+            o += std::string("<li") + (w->info ? " class=\"info\"" : "") + ">" + h(w->text) + "</li>\n";
+        o += "</ul></details>\n";
+    }
+    o += "</section>\n";
+}
+
 void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs) {
     o += "<section id=\"machine\"><h2>Machine</h2>\n";
     o += "<table class=\"facts\"><tbody>\n";
@@ -359,7 +390,10 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "</section>\n";
 }
 
-void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs) {
+// `full`: with each model's per-level terms (the threshold table is always there). The calibration loops and
+// the members of the mixed family (dozens of rows of one construction) get their summary lines only, which
+// keeps the page small; their terms stay in results.json.
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
     const core::Prediction* best = closest(k);
     o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
          h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
@@ -387,6 +421,9 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
     // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
     const double top = roofs.top();
     const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
+    if (!full)
+        o += "<p class=\"muted\">" + h(k.suite == "mixed" ? "Mixed family member" : "Calibration loop") +
+             ": the per-level terms of each model are in results.json.</p>\n";
     if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
              "and no "
@@ -437,6 +474,8 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
              h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
                            core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
              "</p>\n";
+        if (!full)
+            continue;
         for (const auto& n : p.notes)
             o += "<p>" + h(n) + "</p>\n";
         if (p.terms.empty())
@@ -485,8 +524,8 @@ std::string html_report(const core::Results& r) {
         o += " · " + h(r.created);
     if (!r.roofcast_version.empty())
         o += " · roofcast " + h(r.roofcast_version);
-    o += "</p><nav><a href=\"#warnings\">Warnings</a><a href=\"#charts\">Charts</a><a "
-         "href=\"#predictions\">Predictions</a><a href=\"#machine\">Machine</a><a "
+    o += "</p><nav><a href=\"#charts\">Charts</a><a href=\"#predictions\">Predictions</a><a "
+         "href=\"#machine\">Machine</a><a href=\"#warnings\">Warnings</a><a "
          "href=\"#derivations\">Derivations</a></nav></div></header>\n<main class=\"wrap\">\n";
 
     // Summary cards.
@@ -515,20 +554,15 @@ std::string html_report(const core::Results& r) {
                          best_model->n));
     else
         card("Most accurate model", "–", "no measured kernels");
+    // Each model's accuracy, in the headline: the finding a reader comes for.
+    for (const auto& a : r.accuracy)
+        if (a.median_abs_error_pct)
+            card(a.model + " model", fmt::format("{:.1f} %", *a.median_abs_error_pct),
+                 fmt::format("median |error| over {} kernels; max {}", a.n,
+                             a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–"));
+    if (!warnings.empty())
+        card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
     o += "</div></section>\n";
-
-    o += "<section id=\"warnings\"><h2>Warnings</h2>\n";
-    if (warnings.empty()) {
-        o += "<p class=\"none\">None: stable clock, every spread below 5 %, every prediction inside its "
-             "model's "
-             "validity.</p>\n";
-    } else {
-        o += "<ul class=\"warnings\">\n";
-        for (const auto& w : warnings)
-            o += std::string("<li") + (w.info ? " class=\"info\"" : "") + ">" + h(w.text) + "</li>\n";
-        o += "</ul>\n";
-    }
-    o += "</section>\n";
 
     o +=
         "<section id=\"charts\"><h2>Charts</h2>\n<figure id=\"fig-roofline\">" + classic.inline_markup() +
@@ -549,6 +583,7 @@ std::string html_report(const core::Results& r) {
 
     predictions_section(o, r);
     machine_section(o, m, roofs);
+    warnings_section(o, warnings);
 
     o +=
         "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
@@ -558,7 +593,7 @@ std::string html_report(const core::Results& r) {
     if (r.kernels.empty())
         o += "<p class=\"none\">No kernels.</p>\n";
     for (const auto& k : r.kernels)
-        derivation(o, k, roofs);
+        derivation(o, k, roofs, k.suite != "calibrate" && k.suite != "mixed");
     o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
     if (!r.roofcast_version.empty())
         o += " " + h(r.roofcast_version);

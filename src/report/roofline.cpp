@@ -109,7 +109,8 @@ struct PredMark {
     const core::Prediction* p = nullptr;
 };
 
-std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity) {
+std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity,
+                           bool with_predictions = true) {
     std::string t = fmt::format("{} ({}, {}, {} thread{})", k.name, k.suite, k.precision, k.threads,
                                 k.threads == 1 ? "" : "s");
     if (k.measured_gflops)
@@ -122,6 +123,8 @@ std::string kernel_tooltip(const core::KernelResult& k, const std::string& level
         fmt::format("{:g}", k.flops_per_iteration),
         fmt::format("{:g}", k.bytes_per_iteration.count(level) ? k.bytes_per_iteration.at(level) : 0.0));
     for (const auto& p : k.predictions) {
+        if (!with_predictions)
+            break;
         t += fmt::format("\n{}: {}", p.model, gflops_text(p.gflops));
         if (p.error_pct)
             t += fmt::format(" ({:+.1f} %)", *p.error_pct);
@@ -476,16 +479,15 @@ struct Chart {
             tip += "\nbound by " + p.p->bottleneck;
             if (!p.p->valid)
                 tip += "\noutside the model's validity range";
-            for (const auto& n : p.p->notes)
-                tip += "\n" + n;
             doc.marker(svg::marker(p.model + 1), at, 4.5, colour(p.kernel), false, tip,
                        p.p->valid ? "prediction" : "prediction invalid");
             placer.reserve({at.x - 5, at.y - 5, 10, 10});
         }
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
+            // Each prediction marker carries its own tooltip: the dot's lists none.
             doc.marker(series(m.kernel).marker, at, k_dot_radius - 1, colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x, false), "dot");
             placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
         }
     }
@@ -538,8 +540,9 @@ struct Chart {
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
             const double r = m.level == "MEM" || by_kernel[m.kernel].size() == 1 ? k_dot_radius - 1 : 3.5;
+            // The predictions are listed once per kernel (on its largest dot), not once per level.
             doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x, r > 4), "dot");
             placer.reserve({at.x - r - 1, at.y - r - 1, 2 * r + 2, 2 * r + 2});
         }
     }

@@ -41,9 +41,9 @@ TEST(HtmlReport, FixtureStructure) {
     const auto* predictions = by_id(*root, "predictions");
     ASSERT_NE(predictions, nullptr);
     EXPECT_EQ(predictions->by_name("table")[0]->by_name("tbody")[0]->by_name("tr").size(), 6u);
-    EXPECT_EQ(root->by_name("details").size(), 6u);
-    // Warnings: unstable clock, the noisy ceiling, the noisy sweep point, the noisy kernel, and the
-    // mixed model outside its validity for dgemm_blocked.
+    EXPECT_EQ(by_id(*root, "derivations")->by_name("details").size(), 6u);
+    // Warnings, grouped by kind with a count each (collapsed past three): unstable clock, the noisy ceiling,
+    // the noisy sweep point, the noisy kernel, and the mixed model outside its validity for dgemm_blocked.
     const std::string warnings = by_id(*root, "warnings")->all_text();
     EXPECT_NE(warnings.find("Unstable clock"), std::string::npos);
     EXPECT_NE(warnings.find("1 compute ceiling with spread above 5 %"), std::string::npos);
@@ -51,6 +51,16 @@ TEST(HtmlReport, FixtureStructure) {
     EXPECT_NE(warnings.find("stencil_3d7pt measured"), std::string::npos);
     EXPECT_NE(warnings.find("Outside model validity: dgemm_blocked with the mixed model"), std::string::npos);
     EXPECT_NE(warnings.find("stream_copy omitted"), std::string::npos);
+    std::string groups;
+    for (const auto* g : by_id(*root, "warnings")->by_name("summary"))
+        groups += g->all_text() + ";";
+    EXPECT_NE(groups.find("High spread 3;"), std::string::npos) << groups;
+    EXPECT_NE(groups.find("Outside model validity 1;"), std::string::npos) << groups;
+    // Headline, charts and tables come before the warnings; the derivations last.
+    std::string order;
+    for (const auto* sec : root->by_name("section"))
+        order += sec->attr("id") + " ";
+    EXPECT_EQ(order, "summary charts predictions machine warnings derivations ");
     // Machine summary: ceilings table has all 18 measured ceilings, the noisy one flagged.
     const auto* machine = by_id(*root, "machine");
     ASSERT_NE(machine, nullptr);
@@ -116,7 +126,7 @@ TEST(HtmlReport, EmptyResultsAndMissingMachine) {
     r.machine = test::fixture_machine();
     const auto root = parse_xml(report::html_report(r));
     EXPECT_NE(by_id(*root, "predictions")->all_text().find("no kernels"), std::string::npos);
-    EXPECT_EQ(root->by_name("details").size(), 0u);
+    EXPECT_EQ(by_id(*root, "derivations")->by_name("details").size(), 0u);
 }
 
 TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
