@@ -390,9 +390,9 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "</section>\n";
 }
 
-// `full`: with each model's per-level terms (the threshold table is always there). The calibration loops and
-// the members of the mixed family (dozens of rows of one construction) get their summary lines only, which
-// keeps the page small; their terms stay in results.json.
+// `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
+// calibration loops and the members of the mixed family (dozens of rows of one construction) get their
+// summary lines only, which keeps the page small; their terms stay in results.json.
 void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
     const core::Prediction* best = closest(k);
     o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
@@ -429,10 +429,13 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
              "and no "
              "place on the roofline; its figure of merit is bandwidth.</p>\n";
     } else {
-        o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n<table><thead><tr>"
-             "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
-             "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
-             "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+        // The compact form keeps the conclusion (the "why" line) and leaves out the table.
+        if (full)
+            o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
+                 "charts)</h4>\n<table><thead><tr>"
+                 "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
+                 "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
+                 "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
         std::string bound = "compute";
         double bound_rate = top;
         for (const auto& roof : roofs.memory) {
@@ -445,13 +448,16 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
                 bound_rate = attainable;
                 bound = roof.level;
             }
-            o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
-                 num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
-                 num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
-                 td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
-                 num_td(gflops_text(attainable)) + "</tr>\n";
+            if (full)
+                o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+                     num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+                     num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+                     td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+                     num_td(gflops_text(attainable)) + "</tr>\n";
         }
-        o += "</tbody></table>\n<p class=\"why\">";
+        if (full)
+            o += "</tbody></table>\n";
+        o += "<p class=\"why\">";
         if (bound == "compute")
             o += h(
                 fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "

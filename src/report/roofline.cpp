@@ -466,12 +466,16 @@ struct Chart {
 
     void draw_classic(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
         draw_family_lines(doc, f);
+        // A segment from the measured dot to each prediction makes the error visible at a glance; one
+        // path per series colour keeps a chart of a hundred kernels small.
+        std::map<std::string, std::vector<std::pair<svg::Point, svg::Point>>> stems;
+        for (const auto& p : preds)
+            if (p.measured_y > 0)
+                stems[colour(p.kernel)].push_back({f.to_pixel(p.x, p.measured_y), f.to_pixel(p.x, p.y)});
+        for (const auto& [c, segs] : stems)
+            doc.segments(segs, svg::Style{c, "none", 1, "", 0.45, "prediction-stem"});
         for (const auto& p : preds) {
             const svg::Point at = f.to_pixel(p.x, p.y);
-            // A segment from the measured dot to each prediction makes the error visible at a glance.
-            if (p.measured_y > 0)
-                doc.line(f.to_pixel(p.x, p.measured_y), at,
-                         svg::Style{colour(p.kernel), "none", 1, "", 0.45, "prediction-stem"});
             std::string tip = fmt::format("{} — {} prediction: {}", kernels[p.kernel].name, p.p->model,
                                           gflops_text(p.p->gflops));
             if (p.p->error_pct)
