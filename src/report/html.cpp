@@ -410,7 +410,7 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
         o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
                            spread_text(*k.measured_gflops))) +
              noisy_badge(*k.measured_gflops);
-    if (k.measured_gbs)
+    if (k.measured_gbs && full)
         o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
                            spread_text(*k.measured_gbs)));
     o += "</p>\n";
@@ -423,7 +423,7 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
     const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
     if (!full)
         o += "<p class=\"muted\">" + h(k.suite == "mixed" ? "Mixed family member" : "Calibration loop") +
-             ": the per-level terms of each model are in results.json.</p>\n";
+             ": each model's time per iteration and per-level terms are in results.json.</p>\n";
     if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
              "and no "
@@ -476,12 +476,12 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
         if (!p.valid)
             o += "<span class=\"badge invalid\">OUTSIDE VALIDITY</span>";
         o += "</h4>\n";
+        if (!full)
+            continue;
         o += "<p class=\"muted\">" +
              h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
                            core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
              "</p>\n";
-        if (!full)
-            continue;
         for (const auto& n : p.notes)
             o += "<p>" + h(n) + "</p>\n";
         if (p.terms.empty())

@@ -476,11 +476,11 @@ struct Chart {
             doc.segments(segs, svg::Style{c, "none", 1, "", 0.45, "prediction-stem"});
         for (const auto& p : preds) {
             const svg::Point at = f.to_pixel(p.x, p.y);
-            std::string tip = fmt::format("{} — {} prediction: {}", kernels[p.kernel].name, p.p->model,
+            std::string tip = fmt::format("{} — {} predicts {}", kernels[p.kernel].name, p.p->model,
                                           gflops_text(p.p->gflops));
             if (p.p->error_pct)
-                tip += fmt::format(" ({:+.1f} % vs measured)", *p.p->error_pct);
-            tip += "\nbound by " + p.p->bottleneck;
+                tip += fmt::format(" ({:+.1f} %)", *p.p->error_pct);
+            tip += ", bound by " + p.p->bottleneck;
             if (!p.p->valid)
                 tip += "\noutside the model's validity range";
             doc.marker(svg::marker(p.model + 1), at, 4.5, colour(p.kernel), false, tip,
@@ -545,8 +545,10 @@ struct Chart {
             const svg::Point at = f.to_pixel(m.x, m.y);
             const double r = m.level == "MEM" || by_kernel[m.kernel].size() == 1 ? k_dot_radius - 1 : 3.5;
             // The predictions are listed once per kernel (on its largest dot), not once per level.
-            doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x, r > 4), "dot");
+            const std::string tip = r > 4 ? kernel_tooltip(kernels[m.kernel], m.level, m.x)
+                                          : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name,
+                                                        m.level, intensity_text(m.x));
+            doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true, tip, "dot");
             placer.reserve({at.x - r - 1, at.y - r - 1, 2 * r + 2, 2 * r + 2});
         }
     }
