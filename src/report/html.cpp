@@ -350,8 +350,8 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
     for (const auto& k : r.kernels) {
         const core::Prediction* best = closest(k);
-        o += "<tr><td><a href=\"#" + h(anchor_id(k.name)) + "\">" + h(k.name) + "</a></td>" +
-             num_td(std::to_string(k.threads));
+        o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
+             h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
         if (k.measured_gflops)
             o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
                  h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops) + "</td>";
@@ -570,8 +570,22 @@ std::string html_report(const core::Results& r) {
         card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
     o += "</div></section>\n";
 
+    o += "<section id=\"charts\"><h2>Charts</h2>\n";
+    // Per-suite filter: a checkbox per suite hides its kernels in the charts and the prediction table
+    // (inline script, no library: the page stays self-contained and opens offline).
+    std::vector<std::string> suites;
+    for (const auto& k : r.kernels)
+        if (std::find(suites.begin(), suites.end(), k.suite) == suites.end())
+            suites.push_back(k.suite);
+    if (suites.size() > 1) {
+        o += "<p class=\"filter\">Show:";
+        for (const auto& s : suites)
+            o += " <label><input type=\"checkbox\" checked=\"checked\" data-suite=\"" + h(suite_class(s)) +
+                 "\"/> " + h(s) + "</label>";
+        o += " <span class=\"muted\">(calibration loops: roofline-calibration.svg)</span></p>\n";
+    }
     o +=
-        "<section id=\"charts\"><h2>Charts</h2>\n<figure id=\"fig-roofline\">" + classic.inline_markup() +
+        "<figure id=\"fig-roofline\">" + classic.inline_markup() +
         "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
         "markers each model's prediction (joined to the measurement by a faint stem). Hover a marker for its "
         "numbers.</figcaption></figure>\n";
@@ -606,6 +620,12 @@ std::string html_report(const core::Results& r) {
     o += ". Roofline: Williams, Waterman &amp; Patterson, CACM 52(4), 2009. Hierarchical/cache-aware "
          "roofline: "
          "Ilic, Pratas &amp; Sousa, IEEE CAL 13(1), 2014. Colours: Okabe &amp; Ito palette.</div></footer>\n";
+    // The filter's script: no '<' or '&' in it, so the page stays well-formed XML.
+    o += "<script>\ndocument.querySelectorAll('input[data-suite]').forEach(function (box) {\n"
+         "  box.addEventListener('change', function () {\n"
+         "    document.querySelectorAll('.' + box.getAttribute('data-suite')).forEach(function (e) {\n"
+         "      e.style.display = box.checked ? '' : 'none';\n"
+         "    });\n  });\n});\n</script>\n";
     o += "</body>\n</html>\n";
     return o;
 }

@@ -6,6 +6,7 @@
 #include "report/format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -173,6 +174,7 @@ struct Chart {
     }
     const Series& series(std::size_t kernel) const { return series_of(kernels[kernel].suite); }
     std::string colour(std::size_t kernel) const { return svg::colour(series(kernel).colour); }
+    std::string suite_class(std::size_t kernel) const { return report::suite_class(kernels[kernel].suite); }
 
     void collect_classic() {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -469,11 +471,16 @@ struct Chart {
         // A segment from the measured dot to each prediction makes the error visible at a glance; one
         // path per series colour keeps a chart of a hundred kernels small.
         std::map<std::string, std::vector<std::pair<svg::Point, svg::Point>>> stems;
+        std::map<std::string, std::size_t> stem_kernel;
         for (const auto& p : preds)
-            if (p.measured_y > 0)
-                stems[colour(p.kernel)].push_back({f.to_pixel(p.x, p.measured_y), f.to_pixel(p.x, p.y)});
-        for (const auto& [c, segs] : stems)
-            doc.segments(segs, svg::Style{c, "none", 1, "", 0.45, "prediction-stem"});
+            if (p.measured_y > 0) {
+                stems[kernels[p.kernel].suite].push_back(
+                    {f.to_pixel(p.x, p.measured_y), f.to_pixel(p.x, p.y)});
+                stem_kernel[kernels[p.kernel].suite] = p.kernel;
+            }
+        for (const auto& [suite, segs] : stems)
+            doc.segments(segs, svg::Style{colour(stem_kernel[suite]), "none", 1, "", 0.45,
+                                          "prediction-stem " + suite_class(stem_kernel[suite])});
         for (const auto& p : preds) {
             const svg::Point at = f.to_pixel(p.x, p.y);
             std::string tip = fmt::format("{} — {} predicts {}", kernels[p.kernel].name, p.p->model,
@@ -484,14 +491,15 @@ struct Chart {
             if (!p.p->valid)
                 tip += "\noutside the model's validity range";
             doc.marker(svg::marker(p.model + 1), at, 4.5, colour(p.kernel), false, tip,
-                       p.p->valid ? "prediction" : "prediction invalid");
+                       (p.p->valid ? "prediction " : "prediction invalid ") + suite_class(p.kernel));
             placer.reserve({at.x - 5, at.y - 5, 10, 10});
         }
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
             // Each prediction marker carries its own tooltip: the dot's lists none.
             doc.marker(series(m.kernel).marker, at, k_dot_radius - 1, colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x, false), "dot");
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x, false),
+                       "dot " + suite_class(m.kernel));
             placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
         }
     }
@@ -520,7 +528,8 @@ struct Chart {
             std::vector<svg::Point> pts;
             for (std::size_t k : members)
                 pts.push_back(f.to_pixel(anchor.at(k)->x, anchor.at(k)->y));
-            doc.polyline(pts, svg::Style{colour(members.front()), "none", 1.2, "3 2", 0.7, "family-line"},
+            doc.polyline(pts,
+                         svg::Style{colour(members.front()), "none", 1.2, "3 2", 0.7, "family-line s-mixed"},
                          fmt::format("mixed family {}: {} members, flop level rising left to right", key,
                                      members.size()));
         }
@@ -537,8 +546,8 @@ struct Chart {
                 pts.push_back(f.to_pixel(m->x, m->y));
             // The many members of the mixed family stay in the background.
             const bool family = kernels[k].suite == "mixed";
-            doc.polyline(
-                pts, svg::Style{colour(k), "none", family ? 1 : 1.6, "", family ? 0.35 : 0.8, "kernel-line"});
+            doc.polyline(pts, svg::Style{colour(k), "none", family ? 1 : 1.6, "", family ? 0.35 : 0.8,
+                                         "kernel-line " + suite_class(k)});
         }
         draw_family_lines(doc, f);
         for (const auto& m : marks) {
@@ -548,7 +557,8 @@ struct Chart {
             const std::string tip = r > 4 ? kernel_tooltip(kernels[m.kernel], m.level, m.x)
                                           : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name,
                                                         m.level, intensity_text(m.x));
-            doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true, tip, "dot");
+            doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true, tip,
+                       "dot " + suite_class(m.kernel));
             placer.reserve({at.x - r - 1, at.y - r - 1, 2 * r + 2, 2 * r + 2});
         }
     }
@@ -617,7 +627,7 @@ struct Chart {
             const Mark* m = anchor.at(family_top);
             const std::string text = fmt::format("mixed family ({} kernels)", members);
             if (!place_label(doc, placer, f.to_pixel(m->x, m->y), text, 11.5, "bold",
-                             label_colour(series(family_top).colour), "kernel-label family-label"))
+                             label_colour(series(family_top).colour), "kernel-label family-label s-mixed"))
                 numbered.push_back(text);
         }
         for (const auto& [k, m] : anchor) {
@@ -629,12 +639,13 @@ struct Chart {
                                          ? kernels[k].name + " (" + m->level + ")"
                                          : kernels[k].name;
             const std::string fill = label_colour(series(k).colour);
-            if (place_label(doc, placer, at, name, 11, "bold", fill, "kernel-label"))
+            if (place_label(doc, placer, at, name, 11, "bold", fill, "kernel-label " + suite_class(k)))
                 continue;
             // No room for the name: a number next to the dot, the name in the legend.
             numbered.push_back(name);
             const std::string number = std::to_string(numbered.size());
-            if (!place_label(doc, placer, at, number, 10, "bold", fill, "kernel-label kernel-number"))
+            if (!place_label(doc, placer, at, number, 10, "bold", fill,
+                             "kernel-label kernel-number " + suite_class(k)))
                 numbered.back() += " (no room for its number: see the dot's tooltip)";
         }
     }
@@ -792,6 +803,15 @@ std::string classic_level(const core::KernelResult& k, const core::Machine& m) {
         if (bytes > 0)
             return level;
     return "";
+}
+
+std::string suite_class(const std::string& suite) {
+    std::string c = "s-";
+    for (char ch : suite)
+        c += std::isalnum(static_cast<unsigned char>(ch))
+                 ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
+                 : '-';
+    return c;
 }
 
 svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix) {

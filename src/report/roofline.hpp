@@ -77,6 +77,9 @@ svg::Document roofline_chart(const core::Results& r, RooflineView view,
                              const std::string& id_prefix = "roofline");
 svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix,
                              KernelSet set);
+
+// The CSS class that marks a kernel's elements with its suite ("s-stream"), for the report's filter.
+std::string suite_class(const std::string& suite);
 // Roofs only, for a machine file (thread count: the largest with compute ceilings).
 svg::Document roofline_chart(const core::Machine& m, const std::string& id_prefix = "roofline");
 

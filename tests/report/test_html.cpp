@@ -24,8 +24,14 @@ TEST(HtmlReport, FixtureStructure) {
     const std::string html = report::html_report(test::fixture_results());
     const auto root = parse_xml(html);
     EXPECT_EQ(root->name, "html");
-    // Self-contained: no scripts, no external stylesheets, images or fonts.
-    EXPECT_TRUE(root->by_name("script").empty());
+    // Self-contained: one inline script (the suite filter, nothing to fetch), no external stylesheets,
+    // images or fonts.
+    const auto scripts = root->by_name("script");
+    ASSERT_EQ(scripts.size(), 1u);
+    EXPECT_TRUE(scripts[0]->attr("src").empty());
+    EXPECT_NE(scripts[0]->text.find("data-suite"), std::string::npos);
+    // One filter checkbox per suite of the fixture (stream, calibrate, apps).
+    EXPECT_EQ(by_id(*root, "charts")->by_name("input").size(), 3u);
     EXPECT_TRUE(root->by_name("link").empty());
     EXPECT_TRUE(root->by_name("img").empty());
     EXPECT_EQ(html.find("url(http"), std::string::npos);
