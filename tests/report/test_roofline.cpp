@@ -214,3 +214,34 @@ TEST(RooflineChart, ClassicLevelFallsBackToOutermostCacheWithTraffic) {
     k.bytes_per_iteration.clear();
     EXPECT_EQ(report::classic_level(k, m), "");
 }
+
+TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
+    // 73 kernels of a real `bench --suite all --quick` run: the legend lists series, not kernels; the
+    // mixed family has one label; every other drawn kernel has its name next to its dot or a number whose
+    // name the legend lists; the chart fits a 1200 × 850 window.
+    const auto results = core::load_results(test::fixture("full-suite.json"));
+    ASSERT_EQ(results.kernels.size(), 73u);
+    for (const auto view : {RooflineView::classic, RooflineView::hierarchical}) {
+        const auto doc = report::roofline_chart(results, view);
+        EXPECT_LE(doc.width(), 1200);
+        EXPECT_LE(doc.height(), 850);
+        const auto root = parse_xml(doc.standalone());
+        std::string labels;
+        for (const auto* l : root->by_class("kernel-label"))
+            labels += l->text + ";";
+        std::string legend;
+        for (const auto* l : root->by_class("legend-label"))
+            legend += l->text + ";";
+        EXPECT_LE(root->by_class("legend-label").size(), 20u) << legend;
+        EXPECT_EQ(root->by_class("family-label").size(), 1u);
+        EXPECT_NE(legend.find("mixed family (30)"), std::string::npos) << legend;
+        for (const auto& k : results.kernels) {
+            if (k.suite == "mixed" || k.suite == "calibrate" || !(k.flops_per_iteration > 0))
+                continue;
+            EXPECT_TRUE(labels.find(k.name) != std::string::npos || legend.find(k.name) != std::string::npos)
+                << k.name << " has neither a label nor a legend entry";
+        }
+        EXPECT_EQ(labels.find("calib-"), std::string::npos);
+        EXPECT_EQ(labels.find("3M-"), std::string::npos);
+    }
+}
