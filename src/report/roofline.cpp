@@ -330,8 +330,10 @@ struct Chart {
         else
             draw_hierarchical(doc, f, placer);
         doc.end_group();
-        draw_ridges(doc, f, placer);
-        draw_roof_labels(doc, f, placer);
+        // Texts only (no dots): a roof label that finds no place free of dots may cover dots, never text.
+        svg::LabelPlacer texts(f.area);
+        draw_ridges(doc, f, placer, texts);
+        draw_roof_labels(doc, f, placer, texts);
         draw_kernel_labels(doc, f, placer);
         svg::draw_legend(doc, legend, legend_at, k_font);
         for (std::size_t i = 0; i < notes.size(); ++i)
@@ -380,7 +382,8 @@ struct Chart {
         }
     }
 
-    void draw_ridges(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+    void draw_ridges(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer,
+                     svg::LabelPlacer& texts) const {
         const double top = roofs.top();
         for (const auto& r : roofs.memory) {
             if (!f.x.in_range(r.ridge) || !f.y.in_range(top))
@@ -393,15 +396,18 @@ struct Chart {
             placer.reserve({p.x - 5, p.y - 6, 10, 12});
             const std::string label = intensity_text(r.ridge);
             const double w = svg::text_width(label, 10);
+            texts.reserve({p.x - 5, p.y - 6, 10, 12});
             const svg::Box b = placer.place_first({{p.x - w / 2, p.y + 8, w, 11},
                                                    {p.x + 6, p.y + 6, w, 11},
                                                    {p.x - w - 6, p.y + 6, w, 11},
                                                    {p.x - w / 2, p.y + 20, w, 11}});
+            texts.reserve(b);
             doc.text({b.x + w / 2, b.y + 9}, label, 10, svg::Anchor::middle, "#444", "ridge-label", 0, true);
         }
     }
 
-    void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+    void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer,
+                          svg::LabelPlacer& texts) const {
         for (const auto& r : roofs.memory) {
             const auto seg = svg::clip_segment(f, {f.x.lo, r.gbs * f.x.lo}, {r.ridge, roofs.top()});
             if (!seg)
@@ -420,19 +426,28 @@ struct Chart {
             // Along the line from its lower-left end, lifted 5 px off the line (perpendicular); parallel
             // roofs close together would stack their labels, so each slides along its line until the
             // bounding box of the rotated text is free.
-            for (double along = 14; along + w + 8 < len; along += 12) {
-                const svg::Point p{seg->first.x + ux * along + uy * 5, seg->first.y + uy * along - ux * 5};
-                // Corners of the rotated text: baseline from p along u, glyphs rising along (uy, -ux).
-                const double xs[] = {p.x - uy * 3, p.x + ux * w, p.x + uy * 11, p.x + ux * w + uy * 11};
-                const double ys[] = {p.y + ux * 3, p.y + uy * w, p.y - ux * 11, p.y + uy * w - ux * 11};
-                const auto [x0, x1] = std::minmax_element(std::begin(xs), std::end(xs));
-                const auto [y0, y1] = std::minmax_element(std::begin(ys), std::end(ys));
-                if (!placer.try_place({{*x0, *y0, *x1 - *x0, *y1 - *y0}}))
-                    continue;
-                doc.text(p, label, 11, svg::Anchor::start, k_roof_colour, "roof-label",
-                         std::atan2(dy, dx) * 180 / std::numbers::pi, true);
-                break;
-            }
+            // First pass: a place free of dots and texts; second pass: free of texts (the halo keeps the
+            // label readable over the dots it covers).
+            bool placed = false;
+            for (int pass = 0; pass < 2 && !placed; ++pass)
+                for (double along = 14; along + w + 8 < len; along += 12) {
+                    const svg::Point p{seg->first.x + ux * along + uy * 5,
+                                       seg->first.y + uy * along - ux * 5};
+                    // Corners of the rotated text: baseline from p along u, glyphs rising along (uy, -ux).
+                    const double xs[] = {p.x - uy * 3, p.x + ux * w, p.x + uy * 11, p.x + ux * w + uy * 11};
+                    const double ys[] = {p.y + ux * 3, p.y + uy * w, p.y - ux * 11, p.y + uy * w - ux * 11};
+                    const auto [x0, x1] = std::minmax_element(std::begin(xs), std::end(xs));
+                    const auto [y0, y1] = std::minmax_element(std::begin(ys), std::end(ys));
+                    const svg::Box box{*x0, *y0, *x1 - *x0, *y1 - *y0};
+                    if (pass == 0 ? !placer.free(box) : !texts.free(box))
+                        continue;
+                    placer.reserve(box);
+                    texts.reserve(box);
+                    doc.text(p, label, 11, svg::Anchor::start, k_roof_colour, "roof-label",
+                             std::atan2(dy, dx) * 180 / std::numbers::pi, true);
+                    placed = true;
+                    break;
+                }
         }
         // Ceilings closer than 10 % share one label: two labels would sit on top of each other.
         std::vector<const ComputeRoof*> sorted;
