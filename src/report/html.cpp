@@ -186,6 +186,37 @@ std::vector<Warning> collect_warnings(const core::Results& r, const core::Machin
     return w;
 }
 
+// Warnings grouped by kind (the text before its first colon), each group with its count; a group of
+// more than three is collapsed, never cut: a long list of one kind says one thing.
+void warnings_section(std::string& o, const std::vector<Warning>& warnings) {
+    o += "<section id=\"warnings\"><h2>Warnings</h2>\n";
+    if (warnings.empty()) {
+        o += "<p class=\"none\">None: stable clock, every spread below 5 %, every prediction inside its "
+             "model's validity.</p>\n</section>\n";
+        return;
+    }
+    std::vector<std::pair<std::string, std::vector<const Warning*>>> groups;
+    for (const auto& w : warnings) {
+        const auto colon = w.text.find(':');
+        const std::string kind = colon != std::string::npos && colon < 40 ? w.text.substr(0, colon) : "Other";
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == kind; });
+        if (it == groups.end()) {
+            groups.push_back({kind, {}});
+            it = std::prev(groups.end());
+        }
+        it->second.push_back(&w);
+    }
+    for (const auto& [kind, ws] : groups) {
+        o += std::string("<details class=\"warning-group\"") + (ws.size() <= 3 ? " open=\"open\"" : "") +
+             "><summary>" + h(kind) + " <span class=\"badge\">" + std::to_string(ws.size()) +
+             "</span></summary>\n<ul class=\"warnings\">\n";
+        for (const auto* w : ws)
+            o += std::string("<li") + (w->info ? " class=\"info\"" : "") + ">" + h(w->text) + "</li>\n";
+        o += "</ul></details>\n";
+    }
+    o += "</section>\n";
+}
+
 void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs) {
     o += "<section id=\"machine\"><h2>Machine</h2>\n";
     o += "<table class=\"facts\"><tbody>\n";
@@ -319,8 +350,8 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
     for (const auto& k : r.kernels) {
         const core::Prediction* best = closest(k);
-        o += "<tr><td><a href=\"#" + h(anchor_id(k.name)) + "\">" + h(k.name) + "</a></td>" +
-             num_td(std::to_string(k.threads));
+        o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
+             h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
         if (k.measured_gflops)
             o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
                  h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops) + "</td>";
@@ -359,7 +390,10 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "</section>\n";
 }
 
-void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs) {
+// `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
+// calibration loops and the members of the mixed family (dozens of rows of one construction) get their
+// summary lines only, which keeps the page small; their terms stay in results.json.
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
     const core::Prediction* best = closest(k);
     o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
          h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
@@ -376,7 +410,7 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
         o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
                            spread_text(*k.measured_gflops))) +
              noisy_badge(*k.measured_gflops);
-    if (k.measured_gbs)
+    if (k.measured_gbs && full)
         o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
                            spread_text(*k.measured_gbs)));
     o += "</p>\n";
@@ -387,15 +421,21 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
     // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
     const double top = roofs.top();
     const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
+    if (!full)
+        o += "<p class=\"muted\">" + h(k.suite == "mixed" ? "Mixed family member" : "Calibration loop") +
+             ": each model's time per iteration and per-level terms are in results.json.</p>\n";
     if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
              "and no "
              "place on the roofline; its figure of merit is bandwidth.</p>\n";
     } else {
-        o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n<table><thead><tr>"
-             "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
-             "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
-             "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+        // The compact form keeps the conclusion (the "why" line) and leaves out the table.
+        if (full)
+            o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
+                 "charts)</h4>\n<table><thead><tr>"
+                 "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
+                 "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
+                 "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
         std::string bound = "compute";
         double bound_rate = top;
         for (const auto& roof : roofs.memory) {
@@ -408,13 +448,16 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
                 bound_rate = attainable;
                 bound = roof.level;
             }
-            o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
-                 num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
-                 num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
-                 td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
-                 num_td(gflops_text(attainable)) + "</tr>\n";
+            if (full)
+                o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+                     num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+                     num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+                     td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+                     num_td(gflops_text(attainable)) + "</tr>\n";
         }
-        o += "</tbody></table>\n<p class=\"why\">";
+        if (full)
+            o += "</tbody></table>\n";
+        o += "<p class=\"why\">";
         if (bound == "compute")
             o += h(
                 fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "
@@ -433,6 +476,8 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs)
         if (!p.valid)
             o += "<span class=\"badge invalid\">OUTSIDE VALIDITY</span>";
         o += "</h4>\n";
+        if (!full)
+            continue;
         o += "<p class=\"muted\">" +
              h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
                            core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
@@ -485,8 +530,8 @@ std::string html_report(const core::Results& r) {
         o += " · " + h(r.created);
     if (!r.roofcast_version.empty())
         o += " · roofcast " + h(r.roofcast_version);
-    o += "</p><nav><a href=\"#warnings\">Warnings</a><a href=\"#charts\">Charts</a><a "
-         "href=\"#predictions\">Predictions</a><a href=\"#machine\">Machine</a><a "
+    o += "</p><nav><a href=\"#charts\">Charts</a><a href=\"#predictions\">Predictions</a><a "
+         "href=\"#machine\">Machine</a><a href=\"#warnings\">Warnings</a><a "
          "href=\"#derivations\">Derivations</a></nav></div></header>\n<main class=\"wrap\">\n";
 
     // Summary cards.
@@ -515,23 +560,32 @@ std::string html_report(const core::Results& r) {
                          best_model->n));
     else
         card("Most accurate model", "–", "no measured kernels");
+    // Each model's accuracy, in the headline: the finding a reader comes for.
+    for (const auto& a : r.accuracy)
+        if (a.median_abs_error_pct)
+            card(a.model + " model", fmt::format("{:.1f} %", *a.median_abs_error_pct),
+                 fmt::format("median |error| over {} kernels; max {}", a.n,
+                             a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–"));
+    if (!warnings.empty())
+        card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
     o += "</div></section>\n";
 
-    o += "<section id=\"warnings\"><h2>Warnings</h2>\n";
-    if (warnings.empty()) {
-        o += "<p class=\"none\">None: stable clock, every spread below 5 %, every prediction inside its "
-             "model's "
-             "validity.</p>\n";
-    } else {
-        o += "<ul class=\"warnings\">\n";
-        for (const auto& w : warnings)
-            o += std::string("<li") + (w.info ? " class=\"info\"" : "") + ">" + h(w.text) + "</li>\n";
-        o += "</ul>\n";
+    o += "<section id=\"charts\"><h2>Charts</h2>\n";
+    // Per-suite filter: a checkbox per suite hides its kernels in the charts and the prediction table
+    // (inline script, no library: the page stays self-contained and opens offline).
+    std::vector<std::string> suites;
+    for (const auto& k : r.kernels)
+        if (std::find(suites.begin(), suites.end(), k.suite) == suites.end())
+            suites.push_back(k.suite);
+    if (suites.size() > 1) {
+        o += "<p class=\"filter\">Show:";
+        for (const auto& s : suites)
+            o += " <label><input type=\"checkbox\" checked=\"checked\" data-suite=\"" + h(suite_class(s)) +
+                 "\"/> " + h(s) + "</label>";
+        o += " <span class=\"muted\">(calibration loops: roofline-calibration.svg)</span></p>\n";
     }
-    o += "</section>\n";
-
     o +=
-        "<section id=\"charts\"><h2>Charts</h2>\n<figure id=\"fig-roofline\">" + classic.inline_markup() +
+        "<figure id=\"fig-roofline\">" + classic.inline_markup() +
         "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
         "markers each model's prediction (joined to the measurement by a faint stem). Hover a marker for its "
         "numbers.</figcaption></figure>\n";
@@ -549,6 +603,7 @@ std::string html_report(const core::Results& r) {
 
     predictions_section(o, r);
     machine_section(o, m, roofs);
+    warnings_section(o, warnings);
 
     o +=
         "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
@@ -558,13 +613,19 @@ std::string html_report(const core::Results& r) {
     if (r.kernels.empty())
         o += "<p class=\"none\">No kernels.</p>\n";
     for (const auto& k : r.kernels)
-        derivation(o, k, roofs);
+        derivation(o, k, roofs, k.suite != "calibrate" && k.suite != "mixed");
     o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
     if (!r.roofcast_version.empty())
         o += " " + h(r.roofcast_version);
     o += ". Roofline: Williams, Waterman &amp; Patterson, CACM 52(4), 2009. Hierarchical/cache-aware "
          "roofline: "
          "Ilic, Pratas &amp; Sousa, IEEE CAL 13(1), 2014. Colours: Okabe &amp; Ito palette.</div></footer>\n";
+    // The filter's script: no '<' or '&' in it, so the page stays well-formed XML.
+    o += "<script>\ndocument.querySelectorAll('input[data-suite]').forEach(function (box) {\n"
+         "  box.addEventListener('change', function () {\n"
+         "    document.querySelectorAll('.' + box.getAttribute('data-suite')).forEach(function (e) {\n"
+         "      e.style.display = box.checked ? '' : 'none';\n"
+         "    });\n  });\n});\n</script>\n";
     o += "</body>\n</html>\n";
     return o;
 }
@@ -579,11 +640,15 @@ void write_report_dir(const std::filesystem::path& dir, const core::Results& res
     const std::string hierarchical =
         roofline_chart(results, RooflineView::hierarchical, "roofline-hierarchical").standalone();
     const std::string bandwidth = bandwidth_chart(*results.machine).standalone();
+    const std::string calibration =
+        roofline_chart(results, RooflineView::classic, "roofline-calibration", KernelSet::calibration_only)
+            .standalone();
     // The set is swapped in whole: an interrupted run leaves the old report or the new one.
     core::replace_directory(dir, k_report_files, [&](const std::filesystem::path& staging) {
         core::write_file_atomic(staging / "roofline.svg", roofline);
         core::write_file_atomic(staging / "roofline-hierarchical.svg", hierarchical);
         core::write_file_atomic(staging / "bandwidth.svg", bandwidth);
+        core::write_file_atomic(staging / "roofline-calibration.svg", calibration);
         core::save_results((staging / "results.json").string(), results);
         core::save_machine((staging / "machine.yaml").string(), *results.machine);
         core::write_file_atomic(staging / "index.html", html);

@@ -6,6 +6,7 @@
 #include "report/format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -49,10 +50,12 @@ std::string op_label(const std::string& op) {
     return it == k_labels.end() ? op : it->second;
 }
 
-// Text colour for a palette colour: Okabe–Ito yellow is unreadable as text on white.
+// Text colour for a palette colour: Okabe–Ito yellow and orange are hard to read as text on white.
 std::string label_colour(std::size_t i) {
     const std::string c = svg::colour(i);
-    return c == "#F0E442" ? "#7a7000" : c;
+    if (c == "#F0E442")
+        return "#7a7000";
+    return c == "#E69F00" ? "#9a6500" : c;
 }
 
 const core::ComputeCeiling* best(const std::vector<const core::ComputeCeiling*>& cs) {
@@ -61,6 +64,34 @@ const core::ComputeCeiling* best(const std::vector<const core::ComputeCeiling*>&
         if (!b || c->gflops.median > b->gflops.median)
             b = c;
     return b;
+}
+
+// A visible series: the kernels of one suite share a colour AND a marker shape (so the chart reads in
+// greyscale and with any colour-vision deficiency); the series, not the kernels, make the legend.
+struct Series {
+    std::string label;
+    std::size_t colour = 0; // Okabe–Ito index
+    svg::Marker marker = svg::Marker::circle;
+    bool labelled = true; // each kernel gets its own label (the mixed family is labelled once)
+};
+
+const Series& series_of(const std::string& suite) {
+    static const std::map<std::string, Series> k_series{
+        {"stream", {"STREAM", 0, svg::Marker::circle, true}},
+        {"apps", {"applications", 1, svg::Marker::triangle, true}},
+        {"mixed", {"mixed family", 2, svg::Marker::square, false}},
+        {"user", {"profiled regions", 3, svg::Marker::diamond, true}},
+        {"calibrate", {"calibration loops", 4, svg::Marker::circle, true}}};
+    static const Series k_other{"other kernels", 5, svg::Marker::diamond, true};
+    auto it = k_series.find(suite);
+    return it == k_series.end() ? k_other : it->second;
+}
+
+// The mixed family's sub-series: members with the same neighbour count n and cache (the name up to the
+// flop level, "3M-4L1" of "3M-4L1-12F") are joined in catalogue order, so the n and l structure shows.
+std::string family_key(const std::string& name) {
+    const auto dash = name.rfind('-');
+    return dash == std::string::npos ? name : name.substr(0, dash);
 }
 
 struct Mark {
@@ -79,7 +110,8 @@ struct PredMark {
     const core::Prediction* p = nullptr;
 };
 
-std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity) {
+std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity,
+                           bool with_predictions = true) {
     std::string t = fmt::format("{} ({}, {}, {} thread{})", k.name, k.suite, k.precision, k.threads,
                                 k.threads == 1 ? "" : "s");
     if (k.measured_gflops)
@@ -92,6 +124,8 @@ std::string kernel_tooltip(const core::KernelResult& k, const std::string& level
         fmt::format("{:g}", k.flops_per_iteration),
         fmt::format("{:g}", k.bytes_per_iteration.count(level) ? k.bytes_per_iteration.at(level) : 0.0));
     for (const auto& p : k.predictions) {
+        if (!with_predictions)
+            break;
         t += fmt::format("\n{}: {}", p.model, gflops_text(p.gflops));
         if (p.error_pct)
             t += fmt::format(" ({:+.1f} %)", *p.error_pct);
@@ -124,10 +158,29 @@ struct Chart {
     std::vector<PredMark> preds;
     std::vector<std::string> models;
     std::vector<std::string> notes;
+    KernelSet set = KernelSet::all_but_calibration;
+    std::vector<std::string> numbered; // kernels whose name did not fit: "n name" in the legend
+
+    bool shown(const core::KernelResult& k) const {
+        switch (set) {
+        case KernelSet::all_but_calibration:
+            return k.suite != "calibrate";
+        case KernelSet::calibration_only:
+            return k.suite == "calibrate";
+        case KernelSet::all:
+            break;
+        }
+        return true;
+    }
+    const Series& series(std::size_t kernel) const { return series_of(kernels[kernel].suite); }
+    std::string colour(std::size_t kernel) const { return svg::colour(series(kernel).colour); }
+    std::string suite_class(std::size_t kernel) const { return report::suite_class(kernels[kernel].suite); }
 
     void collect_classic() {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             const core::KernelResult& k = kernels[i];
+            if (!shown(k))
+                continue;
             const std::string level = classic_level(k, machine);
             if (level.empty()) {
                 notes.push_back(k.name + " omitted: no bytes per iteration, so no arithmetic intensity");
@@ -172,6 +225,8 @@ struct Chart {
     void collect_hierarchical() {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             const core::KernelResult& k = kernels[i];
+            if (!shown(k))
+                continue;
             if (!(k.flops_per_iteration > 0)) {
                 notes.push_back(fmt::format("{} omitted: {:g} FLOP per iteration has no positive intensity",
                                             k.name, k.flops_per_iteration));
@@ -203,6 +258,16 @@ struct Chart {
             collect_classic();
         else
             collect_hierarchical();
+        // Two passes: the first finds the kernels whose labels do not fit (numbered markers), the second
+        // lists them in the legend. The plotting area does not depend on the legend, so the placement of
+        // the second pass is the same.
+        draw();
+        return draw();
+    }
+
+    svg::Document draw() {
+        std::vector<std::string> listed = numbered;
+        numbered.clear();
 
         // Axis ranges: every placed value and every ridge, with a margin so nothing sits on the frame.
         std::vector<double> xs, ys;
@@ -239,7 +304,10 @@ struct Chart {
         ya.label = "Performance [GFLOP/s]";
         const svg::Frame f = svg::make_frame({k_plot_x, k_plot_y, k_plot_w, k_plot_h}, xa, ya);
 
-        const std::vector<svg::LegendEntry> legend = legend_entries();
+        std::vector<svg::LegendEntry> legend = legend_entries();
+        for (std::size_t i = 0; i < listed.size(); ++i)
+            legend.push_back(
+                {fmt::format("{}  {}", i + 1, listed[i]), "#555555", std::nullopt, true, false, ""});
         const svg::Point legend_at{k_plot_x + k_plot_w + k_legend_gap, k_plot_y};
         const svg::Box lb = svg::legend_box(legend, legend_at, k_font);
         const double notes_top = k_plot_y + k_plot_h + 62;
@@ -262,8 +330,10 @@ struct Chart {
         else
             draw_hierarchical(doc, f, placer);
         doc.end_group();
-        draw_ridges(doc, f, placer);
-        draw_roof_labels(doc, f, placer);
+        // Texts only (no dots): a roof label that finds no place free of dots may cover dots, never text.
+        svg::LabelPlacer texts(f.area);
+        draw_ridges(doc, f, placer, texts);
+        draw_roof_labels(doc, f, placer, texts);
         draw_kernel_labels(doc, f, placer);
         svg::draw_legend(doc, legend, legend_at, k_font);
         for (std::size_t i = 0; i < notes.size(); ++i)
@@ -312,7 +382,8 @@ struct Chart {
         }
     }
 
-    void draw_ridges(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+    void draw_ridges(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer,
+                     svg::LabelPlacer& texts) const {
         const double top = roofs.top();
         for (const auto& r : roofs.memory) {
             if (!f.x.in_range(r.ridge) || !f.y.in_range(top))
@@ -325,15 +396,18 @@ struct Chart {
             placer.reserve({p.x - 5, p.y - 6, 10, 12});
             const std::string label = intensity_text(r.ridge);
             const double w = svg::text_width(label, 10);
+            texts.reserve({p.x - 5, p.y - 6, 10, 12});
             const svg::Box b = placer.place_first({{p.x - w / 2, p.y + 8, w, 11},
                                                    {p.x + 6, p.y + 6, w, 11},
                                                    {p.x - w - 6, p.y + 6, w, 11},
                                                    {p.x - w / 2, p.y + 20, w, 11}});
+            texts.reserve(b);
             doc.text({b.x + w / 2, b.y + 9}, label, 10, svg::Anchor::middle, "#444", "ridge-label", 0, true);
         }
     }
 
-    void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+    void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer,
+                          svg::LabelPlacer& texts) const {
         for (const auto& r : roofs.memory) {
             const auto seg = svg::clip_segment(f, {f.x.lo, r.gbs * f.x.lo}, {r.ridge, roofs.top()});
             if (!seg)
@@ -348,10 +422,32 @@ struct Chart {
                 continue;
             const double ux = dx / len;
             const double uy = dy / len;
-            // Along the line from its lower-left end, lifted 5 px off the line (perpendicular).
-            const svg::Point p{seg->first.x + ux * 14 + uy * 5, seg->first.y + uy * 14 - ux * 5};
-            doc.text(p, label, 11, svg::Anchor::start, k_roof_colour, "roof-label",
-                     std::atan2(dy, dx) * 180 / std::numbers::pi, true);
+            const double w = svg::text_width(label, 11) * 1.05;
+            // Along the line from its lower-left end, lifted 5 px off the line (perpendicular); parallel
+            // roofs close together would stack their labels, so each slides along its line until the
+            // bounding box of the rotated text is free.
+            // First pass: a place free of dots and texts; second pass: free of texts (the halo keeps the
+            // label readable over the dots it covers).
+            bool placed = false;
+            for (int pass = 0; pass < 2 && !placed; ++pass)
+                for (double along = 14; along + w + 8 < len; along += 12) {
+                    const svg::Point p{seg->first.x + ux * along + uy * 5,
+                                       seg->first.y + uy * along - ux * 5};
+                    // Corners of the rotated text: baseline from p along u, glyphs rising along (uy, -ux).
+                    const double xs[] = {p.x - uy * 3, p.x + ux * w, p.x + uy * 11, p.x + ux * w + uy * 11};
+                    const double ys[] = {p.y + ux * 3, p.y + uy * w, p.y - ux * 11, p.y + uy * w - ux * 11};
+                    const auto [x0, x1] = std::minmax_element(std::begin(xs), std::end(xs));
+                    const auto [y0, y1] = std::minmax_element(std::begin(ys), std::end(ys));
+                    const svg::Box box{*x0, *y0, *x1 - *x0, *y1 - *y0};
+                    if (pass == 0 ? !placer.free(box) : !texts.free(box))
+                        continue;
+                    placer.reserve(box);
+                    texts.reserve(box);
+                    doc.text(p, label, 11, svg::Anchor::start, k_roof_colour, "roof-label",
+                             std::atan2(dy, dx) * 180 / std::numbers::pi, true);
+                    placed = true;
+                    break;
+                }
         }
         // Ceilings closer than 10 % share one label: two labels would sit on top of each other.
         std::vector<const ComputeRoof*> sorted;
@@ -386,30 +482,71 @@ struct Chart {
     }
 
     void draw_classic(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
+        draw_family_lines(doc, f);
+        // A segment from the measured dot to each prediction makes the error visible at a glance; one
+        // path per series colour keeps a chart of a hundred kernels small.
+        std::map<std::string, std::vector<std::pair<svg::Point, svg::Point>>> stems;
+        std::map<std::string, std::size_t> stem_kernel;
+        for (const auto& p : preds)
+            if (p.measured_y > 0) {
+                stems[kernels[p.kernel].suite].push_back(
+                    {f.to_pixel(p.x, p.measured_y), f.to_pixel(p.x, p.y)});
+                stem_kernel[kernels[p.kernel].suite] = p.kernel;
+            }
+        for (const auto& [suite, segs] : stems)
+            doc.segments(segs, svg::Style{colour(stem_kernel[suite]), "none", 1, "", 0.45,
+                                          "prediction-stem " + suite_class(stem_kernel[suite])});
         for (const auto& p : preds) {
             const svg::Point at = f.to_pixel(p.x, p.y);
-            // A faint stem from the measured dot to each prediction makes the error visible at a glance.
-            if (p.measured_y > 0)
-                doc.line(f.to_pixel(p.x, p.measured_y), at,
-                         svg::Style{svg::colour(p.kernel), "none", 1, "", 0.45, "prediction-stem"});
-            std::string tip = fmt::format("{} — {} prediction: {}", kernels[p.kernel].name, p.p->model,
+            std::string tip = fmt::format("{} — {} predicts {}", kernels[p.kernel].name, p.p->model,
                                           gflops_text(p.p->gflops));
             if (p.p->error_pct)
-                tip += fmt::format(" ({:+.1f} % vs measured)", *p.p->error_pct);
-            tip += "\nbound by " + p.p->bottleneck;
+                tip += fmt::format(" ({:+.1f} %)", *p.p->error_pct);
+            tip += ", bound by " + p.p->bottleneck;
             if (!p.p->valid)
                 tip += "\noutside the model's validity range";
-            for (const auto& n : p.p->notes)
-                tip += "\n" + n;
-            doc.marker(svg::marker(p.model + 1), at, 5, svg::colour(p.kernel), false, tip,
-                       p.p->valid ? "prediction" : "prediction invalid");
-            placer.reserve({at.x - 6, at.y - 6, 12, 12});
+            doc.marker(svg::marker(p.model + 1), at, 4.5, colour(p.kernel), false, tip,
+                       (p.p->valid ? "prediction " : "prediction invalid ") + suite_class(p.kernel));
+            placer.reserve({at.x - 5, at.y - 5, 10, 10});
         }
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
-            doc.marker(svg::Marker::circle, at, k_dot_radius, svg::colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
+            // Each prediction marker carries its own tooltip: the dot's lists none.
+            doc.marker(series(m.kernel).marker, at, k_dot_radius - 1, colour(m.kernel), true,
+                       kernel_tooltip(kernels[m.kernel], m.level, m.x, false),
+                       "dot " + suite_class(m.kernel));
             placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
+        }
+    }
+
+    // The label anchor of each kernel: its rightmost mark (the MEM dot in the classic view).
+    std::map<std::size_t, const Mark*> anchors() const {
+        std::map<std::size_t, const Mark*> anchor;
+        for (const auto& m : marks)
+            if (!anchor.count(m.kernel) || m.x > anchor[m.kernel]->x)
+                anchor[m.kernel] = &m;
+        return anchor;
+    }
+
+    // The mixed family's members (n, cache) joined in catalogue order by a thin line.
+    std::map<std::string, std::vector<std::size_t>> families() const {
+        std::map<std::string, std::vector<std::size_t>> fam;
+        for (const auto& [k, m] : anchors())
+            if (kernels[k].suite == "mixed")
+                fam[family_key(kernels[k].name)].push_back(k);
+        return fam;
+    }
+
+    void draw_family_lines(svg::Document& doc, const svg::Frame& f) const {
+        const auto anchor = anchors();
+        for (const auto& [key, members] : families()) {
+            std::vector<svg::Point> pts;
+            for (std::size_t k : members)
+                pts.push_back(f.to_pixel(anchor.at(k)->x, anchor.at(k)->y));
+            doc.polyline(pts,
+                         svg::Style{colour(members.front()), "none", 1.2, "3 2", 0.7, "family-line s-mixed"},
+                         fmt::format("mixed family {}: {} members, flop level rising left to right", key,
+                                     members.size()));
         }
     }
 
@@ -422,13 +559,22 @@ struct Chart {
             std::vector<svg::Point> pts;
             for (const auto* m : ms)
                 pts.push_back(f.to_pixel(m->x, m->y));
-            doc.polyline(pts, svg::Style{svg::colour(k), "none", 1.8, "", 0.8, "kernel-line"});
+            // The many members of the mixed family stay in the background.
+            const bool family = kernels[k].suite == "mixed";
+            doc.polyline(pts, svg::Style{colour(k), "none", family ? 1 : 1.6, "", family ? 0.35 : 0.8,
+                                         "kernel-line " + suite_class(k)});
         }
+        draw_family_lines(doc, f);
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
-            doc.marker(svg::marker(level_index(m.level)), at, k_dot_radius - 0.5, svg::colour(m.kernel), true,
-                       kernel_tooltip(kernels[m.kernel], m.level, m.x), "dot");
-            placer.reserve({at.x - k_dot_radius, at.y - k_dot_radius, 2 * k_dot_radius, 2 * k_dot_radius});
+            const double r = m.level == "MEM" || by_kernel[m.kernel].size() == 1 ? k_dot_radius - 1 : 3.5;
+            // The predictions are listed once per kernel (on its largest dot), not once per level.
+            const std::string tip = r > 4 ? kernel_tooltip(kernels[m.kernel], m.level, m.x)
+                                          : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name,
+                                                        m.level, intensity_text(m.x));
+            doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true, tip,
+                       "dot " + suite_class(m.kernel));
+            placer.reserve({at.x - r - 1, at.y - r - 1, 2 * r + 2, 2 * r + 2});
         }
     }
 
@@ -439,54 +585,105 @@ struct Chart {
         return machine.levels.size();
     }
 
-    void draw_kernel_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const {
-        // One label per kernel, next to its rightmost mark (the MEM dot in the classic view).
-        std::map<std::size_t, const Mark*> anchor;
-        for (const auto& m : marks)
-            if (!anchor.count(m.kernel) || m.x > anchor[m.kernel]->x)
-                anchor[m.kernel] = &m;
+    // Candidate boxes for a w×h label around a point, ring by ring: right, left, above, below and the
+    // four diagonals at distance r, then farther rings (joined to the point by a leader line).
+    static std::vector<svg::Box> ring(svg::Point at, double w, double h, double r) {
+        return {{at.x + r, at.y - h / 2, w, h},
+                {at.x - r - w, at.y - h / 2, w, h},
+                {at.x - w / 2, at.y - r - h, w, h},
+                {at.x - w / 2, at.y + r, w, h},
+                {at.x + r * 0.7, at.y - r * 0.7 - h, w, h},
+                {at.x + r * 0.7, at.y + r * 0.7, w, h},
+                {at.x - r * 0.7 - w, at.y - r * 0.7 - h, w, h},
+                {at.x - r * 0.7 - w, at.y + r * 0.7, w, h}};
+    }
+
+    // Places one label near `at`: the nearest free candidate; a leader line when it had to move away.
+    // Returns false when no candidate is free.
+    bool place_label(svg::Document& doc, svg::LabelPlacer& placer, svg::Point at, const std::string& text,
+                     double font, std::string_view weight, const std::string& fill,
+                     std::string_view classes) const {
+        const double w = svg::text_width(text, font) * (weight.empty() ? 1.05 : 1.15) + 2;
+        const double h = font + 3;
+        const double r0 = k_dot_radius + 3;
+        for (double r : {r0, r0 + 14, r0 + 30, r0 + 50, r0 + 75}) {
+            const auto b = placer.try_place(ring(at, w, h, r));
+            if (!b)
+                continue;
+            if (r > r0) {
+                // Leader from the dot's edge to the nearest point of the label's box.
+                const double nx = std::clamp(at.x, b->x, b->x + b->w);
+                const double ny = std::clamp(at.y, b->y, b->y + b->h);
+                const double len = std::hypot(nx - at.x, ny - at.y);
+                if (len > k_dot_radius)
+                    doc.line(
+                        {at.x + (nx - at.x) * k_dot_radius / len, at.y + (ny - at.y) * k_dot_radius / len},
+                        {nx, ny}, svg::Style{fill, "none", 0.8, "", 0.7, "leader"});
+            }
+            doc.text({b->x + 1, b->y + font * 0.85 + 1}, text, font, svg::Anchor::start, fill, classes, 0,
+                     true, weight);
+            return true;
+        }
+        return false;
+    }
+
+    void draw_kernel_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) {
+        const auto anchor = anchors();
+        // The mixed family: one label at its member with the highest performance.
+        std::size_t family_top = kernels.size();
+        std::size_t members = 0;
+        for (const auto& [k, m] : anchor)
+            if (kernels[k].suite == "mixed") {
+                ++members;
+                if (family_top == kernels.size() || m->y > anchor.at(family_top)->y)
+                    family_top = k;
+            }
+        if (members > 0) {
+            const Mark* m = anchor.at(family_top);
+            const std::string text = fmt::format("mixed family ({} kernels)", members);
+            if (!place_label(doc, placer, f.to_pixel(m->x, m->y), text, 11.5, "bold",
+                             label_colour(series(family_top).colour), "kernel-label family-label s-mixed"))
+                numbered.push_back(text);
+        }
         for (const auto& [k, m] : anchor) {
+            if (!series(k).labelled)
+                continue;
             const svg::Point at = f.to_pixel(m->x, m->y);
             // In the classic view a kernel without MEM traffic sits at a cache level's intensity: say which.
             const std::string name = view == RooflineView::classic && m->level != "MEM"
                                          ? kernels[k].name + " (" + m->level + ")"
                                          : kernels[k].name;
-            const double w = svg::text_width(name, 11.5) * 1.1; // bold glyphs are wider
-            const double h = 13;
-            const double r = k_dot_radius + 3;
-            const svg::Box b = placer.place_first({{at.x + r, at.y - h / 2, w, h},
-                                                   {at.x - r - w, at.y - h / 2, w, h},
-                                                   {at.x - w / 2, at.y - r - h, w, h},
-                                                   {at.x - w / 2, at.y + r, w, h},
-                                                   {at.x + r, at.y - r - h, w, h},
-                                                   {at.x + r, at.y + r, w, h},
-                                                   {at.x - r - w, at.y - r - h, w, h},
-                                                   {at.x - r - w, at.y + r, w, h}});
-            doc.text({b.x, b.y + 10}, name, 11.5, svg::Anchor::start, label_colour(k), "kernel-label", 0,
-                     true, "bold");
+            const std::string fill = label_colour(series(k).colour);
+            if (place_label(doc, placer, at, name, 11, "bold", fill, "kernel-label " + suite_class(k)))
+                continue;
+            // No room for the name: a number next to the dot, the name in the legend.
+            numbered.push_back(name);
+            const std::string number = std::to_string(numbered.size());
+            if (!place_label(doc, placer, at, number, 10, "bold", fill,
+                             "kernel-label kernel-number " + suite_class(k)))
+                numbered.back() += " (no room for its number: see the dot's tooltip)";
         }
     }
 
     std::vector<svg::LegendEntry> legend_entries() const {
         std::vector<svg::LegendEntry> e;
-        std::set<std::size_t> shown;
-        for (const auto& m : marks)
-            shown.insert(m.kernel);
-        for (const auto& p : preds)
-            shown.insert(p.kernel);
-        for (std::size_t k : shown)
-            e.push_back({kernels[k].name, svg::colour(k), svg::Marker::circle, true, false, ""});
+        std::map<std::string, std::size_t> count;
+        for (const auto& [k, m] : anchors())
+            ++count[kernels[k].suite];
+        std::set<std::string> seen;
+        for (const auto& [k, m] : anchors()) {
+            const std::string& suite = kernels[k].suite;
+            if (!seen.insert(suite).second)
+                continue;
+            const Series& s = series(k);
+            e.push_back({fmt::format("{} ({})", s.label, count[suite]), svg::colour(s.colour), s.marker, true,
+                         suite == "mixed", suite == "mixed" ? "3 2" : ""});
+        }
         if (view == RooflineView::classic) {
             for (std::size_t i = 0; i < models.size(); ++i)
                 e.push_back({models[i] + " (predicted)", "#555555", svg::marker(i + 1), false, false, ""});
-        } else {
-            std::set<std::string> levels;
-            for (const auto& m : marks)
-                levels.insert(m.level);
-            for (const auto& l : machine.levels)
-                if (levels.count(l.name))
-                    e.push_back({"at " + l.name + " intensity", "#555555", svg::marker(level_index(l.name)),
-                                 true, false, ""});
+        } else if (!marks.empty()) {
+            e.push_back({"one dot per memory level", "#555555", std::nullopt, true, true, ""});
         }
         if (!roofs.compute.empty())
             e.push_back({"compute roof", k_roof_colour, std::nullopt, true, true, ""});
@@ -623,29 +820,48 @@ std::string classic_level(const core::KernelResult& k, const core::Machine& m) {
     return "";
 }
 
+std::string suite_class(const std::string& suite) {
+    std::string c = "s-";
+    for (char ch : suite)
+        c += std::isalnum(static_cast<unsigned char>(ch))
+                 ? static_cast<char>(std::tolower(static_cast<unsigned char>(ch)))
+                 : '-';
+    return c;
+}
+
 svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix) {
+    return roofline_chart(r, view, id_prefix, KernelSet::all_but_calibration);
+}
+
+svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix,
+                             KernelSet set) {
     if (!r.machine)
         throw core::InputError("", "machine", "the results file has no embedded machine: cannot draw roofs");
     const Roofs roofs = roofs_for(*r.machine, dominant_threads(r), dominant_precision(r));
-    Chart c{
-        *r.machine,
-        roofs,
-        r.kernels,
-        view,
-        chart_title(*r.machine, roofs, view == RooflineView::classic ? "Roofline" : "Hierarchical roofline"),
-        id_prefix,
-        {},
-        {},
-        {},
-        roofs.notes};
-    for (const auto& k : r.kernels)
+    std::string what = view == RooflineView::classic ? "Roofline" : "Hierarchical roofline";
+    if (set == KernelSet::calibration_only)
+        what += " (calibration loops)";
+    Chart c{*r.machine, roofs,       r.kernels, view, chart_title(*r.machine, roofs, what), id_prefix, {}, {},
+            {},         roofs.notes, set,       {}};
+    std::size_t hidden = 0;
+    for (const auto& k : r.kernels) {
+        if (!c.shown(k)) {
+            ++hidden;
+            continue;
+        }
         if (k.threads != roofs.threads || k.precision != roofs.precision)
             c.notes.push_back(fmt::format(
                 "{} ran with {} thread{} ({}); the roofs are for {} ({})", k.name, k.threads,
                 k.threads == 1 ? "" : "s", k.precision,
                 roofs.threads == 1 ? "1 thread" : fmt::format("{} threads", roofs.threads), roofs.precision));
+    }
     if (r.kernels.empty())
         c.notes.push_back("the results file has no kernels: roofs only");
+    else if (hidden > 0 && set == KernelSet::all_but_calibration)
+        c.notes.push_back(fmt::format("{} calibration loop{} not drawn here (roofline-calibration.svg)",
+                                      hidden, hidden == 1 ? "" : "s"));
+    else if (hidden == r.kernels.size())
+        c.notes.push_back("no kernel of this set in the results file: roofs only");
     return c.render();
 }
 
@@ -658,8 +874,18 @@ svg::Document roofline_chart(const core::Machine& m, const std::string& id_prefi
         precision = m.peak_gflops.begin()->first;
     const Roofs roofs = roofs_for(m, threads, precision);
     static const std::vector<core::KernelResult> k_none;
-    Chart c{m,  roofs, k_none,     RooflineView::classic, chart_title(m, roofs, "Roofline"), id_prefix, {},
-            {}, {},    roofs.notes};
+    Chart c{m,
+            roofs,
+            k_none,
+            RooflineView::classic,
+            chart_title(m, roofs, "Roofline"),
+            id_prefix,
+            {},
+            {},
+            {},
+            roofs.notes,
+            KernelSet::all,
+            {}};
     return c.render();
 }
 

@@ -65,9 +65,21 @@ std::string classic_level(const core::KernelResult& k, const core::Machine& m);
 
 enum class RooflineView { classic, hierarchical };
 
-// Roofline of a results file (requires its embedded machine; InputError otherwise).
+// Which kernels a chart draws. The main charts leave the calibration loops out (dozens of points that
+// exist to fit the models, not to be read); the report draws them in a chart of their own.
+enum class KernelSet { all_but_calibration, calibration_only, all };
+
+// Roofline of a results file (requires its embedded machine; InputError otherwise). Kernels are drawn
+// as series, one per suite (colour and marker shape), the mixed family as one series joined per
+// (n, cache) in flop-level order and labelled once, every other kernel labelled by name; a label that
+// finds no free place becomes a number next to the dot, with the name in the legend.
 svg::Document roofline_chart(const core::Results& r, RooflineView view,
                              const std::string& id_prefix = "roofline");
+svg::Document roofline_chart(const core::Results& r, RooflineView view, const std::string& id_prefix,
+                             KernelSet set);
+
+// The CSS class that marks a kernel's elements with its suite ("s-stream"), for the report's filter.
+std::string suite_class(const std::string& suite);
 // Roofs only, for a machine file (thread count: the largest with compute ceilings).
 svg::Document roofline_chart(const core::Machine& m, const std::string& id_prefix = "roofline");
 

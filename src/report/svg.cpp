@@ -304,6 +304,15 @@ void Document::polyline(const std::vector<Point>& pts, const Style& s, std::stri
     m_body += element("polyline", fmt::format(" points=\"{}\"{}", points_attr(pts), style_attrs(s)), tooltip);
 }
 
+void Document::segments(const std::vector<std::pair<Point, Point>>& segs, const Style& s) {
+    if (segs.empty())
+        return;
+    std::string d;
+    for (const auto& [a, b] : segs)
+        d += fmt::format("M{} {}L{} {}", num(a.x), num(a.y), num(b.x), num(b.y));
+    m_body += element("path", fmt::format(" d=\"{}\"{}", d, style_attrs(s)), {});
+}
+
 void Document::polygon(const std::vector<Point>& pts, const Style& s, std::string_view tooltip) {
     if (pts.size() < 3)
         return;
@@ -438,10 +447,11 @@ void draw_axes(Document& doc, const Frame& f, double font_size) {
     Style minor{"#ececec", "none", 0.6, "", 1, "grid-minor"};
     Style tick_style{"#444444", "none", 1, "", 1, ""};
     const double bottom = a.y + a.h;
+    std::vector<std::pair<Point, Point>> major_lines, minor_lines, tick_lines;
     for (const Tick& t : f.x.ticks()) {
         const double px = f.x.to_pixel(t.value);
-        doc.line({px, a.y}, {px, bottom}, t.major ? major : minor);
-        doc.line({px, bottom}, {px, bottom + (t.major ? 5 : 3)}, tick_style);
+        (t.major ? major_lines : minor_lines).push_back({{px, a.y}, {px, bottom}});
+        tick_lines.push_back({{px, bottom}, {px, bottom + (t.major ? 5 : 3)}});
         if (!t.label.empty())
             doc.text({px, bottom + font_size * 1.45}, t.label, t.major ? font_size : font_size * 0.85,
                      Anchor::middle, "#333", "tick-label");
@@ -449,14 +459,17 @@ void draw_axes(Document& doc, const Frame& f, double font_size) {
     double widest = 0;
     for (const Tick& t : f.y.ticks()) {
         const double py = f.y.to_pixel(t.value);
-        doc.line({a.x, py}, {a.x + a.w, py}, t.major ? major : minor);
-        doc.line({a.x - (t.major ? 5 : 3), py}, {a.x, py}, tick_style);
+        (t.major ? major_lines : minor_lines).push_back({{a.x, py}, {a.x + a.w, py}});
+        tick_lines.push_back({{a.x - (t.major ? 5 : 3), py}, {a.x, py}});
         if (!t.label.empty()) {
             const double fs = t.major ? font_size : font_size * 0.85;
             doc.text({a.x - 8, py + fs * 0.35}, t.label, fs, Anchor::end, "#333", "tick-label");
             widest = std::max(widest, text_width(t.label, fs));
         }
     }
+    doc.segments(minor_lines, minor);
+    doc.segments(major_lines, major);
+    doc.segments(tick_lines, tick_style);
     doc.rect(a, Style{"#555555", "none", 1, "", 1, "plot-frame"});
     if (!f.x.label.empty())
         doc.text({a.x + a.w / 2, bottom + font_size * 3.0}, f.x.label, font_size * 1.1, Anchor::middle,
@@ -548,6 +561,15 @@ Box LabelPlacer::place(Box wanted, double step, int max_tries) {
     }
     m_taken.push_back(wanted);
     return wanted;
+}
+
+std::optional<Box> LabelPlacer::try_place(const std::vector<Box>& candidates) {
+    for (const Box& b : candidates)
+        if (free(b)) {
+            m_taken.push_back(b);
+            return b;
+        }
+    return std::nullopt;
 }
 
 Box LabelPlacer::place_first(const std::vector<Box>& candidates) {

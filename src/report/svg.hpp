@@ -114,6 +114,9 @@ public:
     void rect(const Box& b, const Style& s, std::string_view tooltip = {});
     void line(Point a, Point b, const Style& s, std::string_view tooltip = {});
     void polyline(const std::vector<Point>& pts, const Style& s, std::string_view tooltip = {});
+    // Many straight segments of one style as a single <path> (grid lines, tick marks): one element
+    // instead of hundreds keeps large reports small.
+    void segments(const std::vector<std::pair<Point, Point>>& segs, const Style& s);
     void polygon(const std::vector<Point>& pts, const Style& s, std::string_view tooltip = {});
     // A marker centred on p with "radius" r; filled markers use `colour` as fill, hollow ones a white fill.
     void marker(Marker m, Point p, double r, const std::string& colour, bool filled, std::string_view tooltip,
@@ -200,6 +203,9 @@ public:
     // Returns (and reserves) the first free candidate; when none is free, the candidate inside the bounds
     // that overlaps the placed boxes least.
     Box place_first(const std::vector<Box>& candidates);
+    // Returns (and reserves) the first free candidate, or nullopt when every one overlaps something
+    // placed or leaves the bounds: the caller then falls back (a numbered marker, a legend entry).
+    std::optional<Box> try_place(const std::vector<Box>& candidates);
     bool free(const Box& b) const;
 
 private:

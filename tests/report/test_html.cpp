@@ -24,25 +24,32 @@ TEST(HtmlReport, FixtureStructure) {
     const std::string html = report::html_report(test::fixture_results());
     const auto root = parse_xml(html);
     EXPECT_EQ(root->name, "html");
-    // Self-contained: no scripts, no external stylesheets, images or fonts.
-    EXPECT_TRUE(root->by_name("script").empty());
+    // Self-contained: one inline script (the suite filter, nothing to fetch), no external stylesheets,
+    // images or fonts.
+    const auto scripts = root->by_name("script");
+    ASSERT_EQ(scripts.size(), 1u);
+    EXPECT_TRUE(scripts[0]->attr("src").empty());
+    EXPECT_NE(scripts[0]->text.find("data-suite"), std::string::npos);
+    // One filter checkbox per suite of the fixture (stream, calibrate, apps).
+    EXPECT_EQ(by_id(*root, "charts")->by_name("input").size(), 3u);
     EXPECT_TRUE(root->by_name("link").empty());
     EXPECT_TRUE(root->by_name("img").empty());
     EXPECT_EQ(html.find("url(http"), std::string::npos);
     EXPECT_EQ(html.find("src="), std::string::npos);
-    // Three inline charts; the classic roofline has one dot per placeable kernel (5 of 6).
+    // Three inline charts; the classic roofline has one dot per placeable kernel but the calibration
+    // loop daxpy_l2 (4 of 6).
     EXPECT_EQ(root->by_name("svg").size(), 3u);
     const auto* roofline = by_id(*root, "fig-roofline");
     ASSERT_NE(roofline, nullptr);
-    EXPECT_EQ(roofline->by_class("dot").size(), 5u);
+    EXPECT_EQ(roofline->by_class("dot").size(), 4u);
     EXPECT_EQ(roofline->by_class("roof-memory").size(), 4u);
     // Prediction table: one row per kernel; one derivation per kernel.
     const auto* predictions = by_id(*root, "predictions");
     ASSERT_NE(predictions, nullptr);
     EXPECT_EQ(predictions->by_name("table")[0]->by_name("tbody")[0]->by_name("tr").size(), 6u);
-    EXPECT_EQ(root->by_name("details").size(), 6u);
-    // Warnings: unstable clock, the noisy ceiling, the noisy sweep point, the noisy kernel, and the
-    // mixed model outside its validity for dgemm_blocked.
+    EXPECT_EQ(by_id(*root, "derivations")->by_name("details").size(), 6u);
+    // Warnings, grouped by kind with a count each (collapsed past three): unstable clock, the noisy ceiling,
+    // the noisy sweep point, the noisy kernel, and the mixed model outside its validity for dgemm_blocked.
     const std::string warnings = by_id(*root, "warnings")->all_text();
     EXPECT_NE(warnings.find("Unstable clock"), std::string::npos);
     EXPECT_NE(warnings.find("1 compute ceiling with spread above 5 %"), std::string::npos);
@@ -50,6 +57,16 @@ TEST(HtmlReport, FixtureStructure) {
     EXPECT_NE(warnings.find("stencil_3d7pt measured"), std::string::npos);
     EXPECT_NE(warnings.find("Outside model validity: dgemm_blocked with the mixed model"), std::string::npos);
     EXPECT_NE(warnings.find("stream_copy omitted"), std::string::npos);
+    std::string groups;
+    for (const auto* g : by_id(*root, "warnings")->by_name("summary"))
+        groups += g->all_text() + ";";
+    EXPECT_NE(groups.find("High spread 3;"), std::string::npos) << groups;
+    EXPECT_NE(groups.find("Outside model validity 1;"), std::string::npos) << groups;
+    // Headline, charts and tables come before the warnings; the derivations last.
+    std::string order;
+    for (const auto* sec : root->by_name("section"))
+        order += sec->attr("id") + " ";
+    EXPECT_EQ(order, "summary charts predictions machine warnings derivations ");
     // Machine summary: ceilings table has all 18 measured ceilings, the noisy one flagged.
     const auto* machine = by_id(*root, "machine");
     ASSERT_NE(machine, nullptr);
@@ -115,7 +132,7 @@ TEST(HtmlReport, EmptyResultsAndMissingMachine) {
     r.machine = test::fixture_machine();
     const auto root = parse_xml(report::html_report(r));
     EXPECT_NE(by_id(*root, "predictions")->all_text().find("no kernels"), std::string::npos);
-    EXPECT_EQ(root->by_name("details").size(), 0u);
+    EXPECT_EQ(by_id(*root, "derivations")->by_name("details").size(), 0u);
 }
 
 TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
@@ -125,12 +142,12 @@ TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
     const auto results = test::fixture_results();
     report::write_report_dir(dir, results);
     for (const char* f : {"index.html", "roofline.svg", "roofline-hierarchical.svg", "bandwidth.svg",
-                          "results.json", "machine.yaml"})
+                          "results.json", "machine.yaml", "roofline-calibration.svg"})
         EXPECT_TRUE(fs::exists(dir / f)) << f;
     int entries = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
         ++entries;
-    EXPECT_EQ(entries, 6); // no temporary files left behind
+    EXPECT_EQ(entries, 7); // no temporary files left behind
     EXPECT_EQ(core::load_results((dir / "results.json").string()).kernels.size(), 6u);
     EXPECT_EQ(core::load_machine((dir / "machine.yaml").string()).name, "fixture-icx-2c");
     EXPECT_NO_THROW(parse_xml(core::read_file(dir / "roofline.svg")));

@@ -75,7 +75,8 @@ TEST(Roofs, HandWrittenMachineUsesEffectivePeak) {
 }
 
 TEST(RooflineChart, ClassicFixtureStructure) {
-    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::classic);
+    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::classic, "roofline",
+                                            report::KernelSet::all);
     const auto root = parse_xml(doc.standalone());
     // Six kernels; stream_copy has 0 FLOP per iteration (intensity 0) and is omitted with a note.
     EXPECT_EQ(count_class(*root, "dot"), 5u);
@@ -110,7 +111,8 @@ TEST(RooflineChart, ClassicFixtureStructure) {
 }
 
 TEST(RooflineChart, HierarchicalJoinsOneDotPerLevel) {
-    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::hierarchical);
+    const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::hierarchical, "roofline",
+                                            report::KernelSet::all);
     const auto root = parse_xml(doc.standalone());
     // Levels with traffic: triad 4, daxpy_l2 2 (L1, L2), dot 4, stencil 4, dgemm 4 = 18 dots; copy omitted.
     EXPECT_EQ(count_class(*root, "dot"), 18u);
@@ -119,6 +121,28 @@ TEST(RooflineChart, HierarchicalJoinsOneDotPerLevel) {
     // daxpy_l2's line joins I_L1 = I_L2 = 2/24: two points.
     const auto lines = root->by_class("kernel-line");
     EXPECT_EQ(lines[1]->attr("points").find(' ') != std::string::npos, true);
+}
+
+TEST(RooflineChart, CalibrationLoopsHaveTheirOwnChart) {
+    // daxpy_l2 is the fixture's calibration loop: left out of the default chart (with a note saying
+    // where it is), alone in the calibration chart.
+    const auto results = test::fixture_results();
+    const auto main_doc = report::roofline_chart(results, RooflineView::classic);
+    const auto main_root = parse_xml(main_doc.standalone());
+    EXPECT_EQ(count_class(*main_root, "dot"), 4u);
+    EXPECT_EQ(count_class(*main_root, "prediction"), 16u);
+    const auto& notes = main_doc.notes();
+    EXPECT_NE(std::find_if(notes.begin(), notes.end(),
+                           [](const std::string& n) { return n.find("1 calibration loop not drawn") == 0; }),
+              notes.end());
+    const auto calib = parse_xml(
+        report::roofline_chart(results, RooflineView::classic, "c", report::KernelSet::calibration_only)
+            .standalone());
+    EXPECT_EQ(count_class(*calib, "dot"), 1u);
+    std::string labels;
+    for (const auto* l : calib->by_class("kernel-label"))
+        labels += l->text + ";";
+    EXPECT_EQ(labels, "daxpy_l2 (L2);");
 }
 
 TEST(RooflineChart, MachineOnlyHasRoofsAndNoDots) {
@@ -189,4 +213,35 @@ TEST(RooflineChart, ClassicLevelFallsBackToOutermostCacheWithTraffic) {
     EXPECT_EQ(report::classic_level(k, m), "MEM");
     k.bytes_per_iteration.clear();
     EXPECT_EQ(report::classic_level(k, m), "");
+}
+
+TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
+    // 73 kernels of a real `bench --suite all --quick` run: the legend lists series, not kernels; the
+    // mixed family has one label; every other drawn kernel has its name next to its dot or a number whose
+    // name the legend lists; the chart fits a 1200 × 850 window.
+    const auto results = core::load_results(test::fixture("full-suite.json"));
+    ASSERT_EQ(results.kernels.size(), 73u);
+    for (const auto view : {RooflineView::classic, RooflineView::hierarchical}) {
+        const auto doc = report::roofline_chart(results, view);
+        EXPECT_LE(doc.width(), 1200);
+        EXPECT_LE(doc.height(), 850);
+        const auto root = parse_xml(doc.standalone());
+        std::string labels;
+        for (const auto* l : root->by_class("kernel-label"))
+            labels += l->text + ";";
+        std::string legend;
+        for (const auto* l : root->by_class("legend-label"))
+            legend += l->text + ";";
+        EXPECT_LE(root->by_class("legend-label").size(), 20u) << legend;
+        EXPECT_EQ(root->by_class("family-label").size(), 1u);
+        EXPECT_NE(legend.find("mixed family (30)"), std::string::npos) << legend;
+        for (const auto& k : results.kernels) {
+            if (k.suite == "mixed" || k.suite == "calibrate" || !(k.flops_per_iteration > 0))
+                continue;
+            EXPECT_TRUE(labels.find(k.name) != std::string::npos || legend.find(k.name) != std::string::npos)
+                << k.name << " has neither a label nor a legend entry";
+        }
+        EXPECT_EQ(labels.find("calib-"), std::string::npos);
+        EXPECT_EQ(labels.find("3M-"), std::string::npos);
+    }
 }
