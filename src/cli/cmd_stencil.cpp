@@ -117,7 +117,7 @@ std::string executable_dir() {
 std::string find_runner() {
     if (const char* env = std::getenv("ROOFCAST_STENCIL"); env && *env)
         return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
-    const std::string beside = executable_dir() + "/roofcast-stencil";
+    std::string beside = executable_dir() + "/roofcast-stencil";
     if (::access(beside.c_str(), X_OK) == 0)
         return beside;
 #ifdef ROOFCAST_STENCIL_BUILD_PATH
