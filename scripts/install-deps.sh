@@ -13,7 +13,7 @@ packages=(
   linux-perf
 )
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev)
+  packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev clang-tidy)
   packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)
 fi
 

@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/machine.hpp"
 #include "core/stream_catalogue.hpp"
 #include "core/units.hpp"
@@ -16,14 +17,15 @@ namespace {
 struct BandwidthArgs {
     std::string kernel;
     std::string size;
-    int threads = 1;
+    ThreadsOption threads;
     bool quick = false;
     bool json = false;
 };
 
 void run_bandwidth(const BandwidthArgs& a) {
     const std::uint64_t bytes = core::parse_size(a.size, "SIZE");
-    const core::BandwidthPoint p = measure::measure_bandwidth_point(a.kernel, a.threads, bytes, a.quick);
+    const int threads = resolve_thread_count(a.threads, host_cores(), host_hardware_threads());
+    const core::BandwidthPoint p = measure::measure_bandwidth_point(a.kernel, threads, bytes, a.quick);
     if (a.json) {
         nlohmann::json j;
         j["kernel"] = p.kernel;
@@ -50,7 +52,7 @@ void add_bandwidth_command(CLI::App& app) {
     auto a = std::make_shared<BandwidthArgs>();
     cmd->add_option("KERNEL", a->kernel, "one of " + core::stream_kernel_names(", "))->required();
     cmd->add_option("SIZE", a->size, "total working set of all threads, e.g. 32KiB, 40MiB")->required();
-    cmd->add_option("--threads", a->threads, "threads, pinned one per core (default 1)");
+    add_threads_option(cmd, a->threads, "threads, pinned one per core (default: every core)", false, true);
     cmd->add_flag("--quick", a->quick, "fewer, shorter epochs");
     cmd->add_flag("--json", a->json, "print the point as JSON");
     cmd->callback([a] { run_bandwidth(*a); });

@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -25,6 +26,7 @@ struct BenchArgs {
     std::string machine;
     std::string json;
     std::string output;
+    ThreadsOption threads;
     bool calibrate = false;
 };
 
@@ -40,6 +42,7 @@ void run_bench_command(const BenchArgs& a) {
         throw core::InputError("", "-o", "--calibrate writes the calibrated machine file: give -o FILE");
     if (!a.output.empty() && !a.calibrate)
         throw core::InputError("", "-o", "-o is the calibrated machine file of --calibrate");
+    resolve_thread_count(a.threads, 1, host_hardware_threads()); // syntax and bound before measuring
     // Outputs are checked before minutes of measurement, not after.
     if (!a.json.empty()) {
         core::check_output_writable(a.json, "--json");
@@ -50,6 +53,7 @@ void run_bench_command(const BenchArgs& a) {
     const core::Machine machine = core::load_machine(machine_file);
     model::BenchOptions o = a.bench;
     o.machine_file = machine_file;
+    o.threads = resolve_thread_count(a.threads, machine_cores(machine, true), host_hardware_threads());
     if (a.calibrate) {
         if (!o.kernel.empty() || (o.suite != "all" && o.suite != "calibrate"))
             throw core::InputError("", "--calibrate",
@@ -85,7 +89,7 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--suite", args->bench.suite, "stream | calibrate | mixed | apps | all")
         ->default_val("all");
     cmd->add_option("--kernel", args->bench.kernel, "run one kernel of the suite by name");
-    cmd->add_option("--threads", args->bench.threads, "threads (default: every core of the machine)");
+    add_threads_option(cmd, args->threads, "threads (default: every core of the machine)", false, true);
     cmd->add_option("--machine", args->machine,
                     std::string("machine file (default: ./") + k_default_machine + ")");
     cmd->add_option("--json", args->json, "also write the results (results.json format) to FILE");

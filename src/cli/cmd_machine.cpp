@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -22,7 +23,7 @@ struct MachineArgs {
     bool quick = false;
     bool json = false;
     bool no_mpi = false;
-    std::vector<int> threads;
+    ThreadsOption threads;
     std::vector<std::string> kernels;
     std::vector<std::string> isas;
     std::string max_size;
@@ -42,7 +43,9 @@ void draw_progress(double fraction, const std::string& what) {
 void run_machine(const MachineArgs& a) {
     measure::MachineOptions opt;
     opt.quick = a.quick;
-    opt.threads = a.threads;
+    // Absent: measure_machine's own sweep (1 and every core).
+    if (!a.threads.text.empty())
+        opt.threads = resolve_thread_counts(a.threads, host_cores(), host_hardware_threads(), {});
     opt.kernels = a.kernels;
     opt.isas = a.isas;
     opt.mpi = !a.no_mpi;
@@ -68,8 +71,7 @@ void add_machine_command(CLI::App& app) {
     cmd->add_option("-o,--output", a->output, "machine file to write (YAML)")->capture_default_str();
     cmd->add_flag("--quick", a->quick, "coarser and shorter measurement (under 30 s on 2 cores)");
     cmd->add_flag("--json", a->json, "print the machine file as JSON on stdout instead of the table");
-    cmd->add_option("--threads", a->threads, "thread counts, e.g. 1,2 (default: 1 and all cores)")
-        ->delimiter(',');
+    add_threads_option(cmd, a->threads, "thread counts to measure (default: 1 and every core)", true, true);
     cmd->add_option("--kernels", a->kernels, "bandwidth kernels: " + core::stream_kernel_names(","))
         ->delimiter(',');
     cmd->add_option("--isa", a->isas, "compute ISAs: scalar,sse,avx2,avx512 (default: all supported)")

@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -27,7 +28,7 @@ namespace fs = std::filesystem;
 struct RunArgs {
     std::string output = "roofcast-report";
     std::string suite = "all";
-    int threads = 0;
+    ThreadsOption threads;
     bool fresh = false;
     bool full = false;
 };
@@ -89,9 +90,8 @@ void check_run_args(const RunArgs& a) {
         throw core::InputError("", "--suite",
                                fmt::format("unknown suite '{}'; valid: {}, all", a.suite,
                                            fmt::join(model::k_suite_names, ", ")));
-    if (a.threads < 0)
-        throw core::InputError("", "--threads",
-                               fmt::format("expected 0 (every core) or more, got {}", a.threads));
+    // Syntax and bound before measuring; every core is resolved once the machine file is known.
+    resolve_thread_count(a.threads, 0, host_hardware_threads());
     const std::filesystem::path out = core::check_replaceable_directory(a.output, report::k_report_files);
     core::check_output_writable(out.has_parent_path() ? out.parent_path() / ".roofcast-report-probe"
                                                       : std::filesystem::path(".roofcast-report-probe"),
@@ -103,7 +103,7 @@ void run_main_job(const RunArgs& a) {
     const core::Machine machine = obtain_machine(a);
     model::BenchOptions o;
     o.suite = a.suite;
-    o.threads = a.threads;
+    o.threads = resolve_thread_count(a.threads, machine_cores(machine, true), host_hardware_threads());
     o.quick = !a.full;
     o.machine_file = machine_cache_path().string();
     const model::BenchReport rep = model::run_bench(o, machine, status);
@@ -127,7 +127,7 @@ void add_run_command(CLI::App& app) {
         "run", "The main job: characterize this machine (cached), run the kernel suite, write the report");
     cmd->add_option("-o,--output", a->output, "report directory")->capture_default_str();
     cmd->add_option("--suite", a->suite, "stream | calibrate | mixed | apps | all")->capture_default_str();
-    cmd->add_option("--threads", a->threads, "threads for the suite (default: every core)");
+    add_threads_option(cmd, a->threads, "threads for the suite (default: every core)", false, true);
     cmd->add_flag("--fresh", a->fresh, "measure the machine again instead of using the cached file");
     cmd->add_flag("--full", a->full,
                   "full (slower) machine characterization and suite instead of quick mode");

@@ -3,6 +3,7 @@
 // model alone for many ranks. Thin: option checks, the launch (as measure/mpi.cpp launches the MPI probe),
 // and printing. Bad options fail before anything is launched.
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -36,7 +37,8 @@ struct StencilArgs {
     std::string sweep_k;
     int steps = 20;
     int reps = 3;
-    int threads = 1;
+    int threads = 1; // resolved from threads_option in run_stencil
+    ThreadsOption threads_option;
     std::string machine;
     bool json = false;
     bool check = false;
@@ -115,7 +117,7 @@ std::string executable_dir() {
 std::string find_runner() {
     if (const char* env = std::getenv("ROOFCAST_STENCIL"); env && *env)
         return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
-    const std::string beside = executable_dir() + "/roofcast-stencil";
+    std::string beside = executable_dir() + "/roofcast-stencil";
     if (::access(beside.c_str(), X_OK) == 0)
         return beside;
 #ifdef ROOFCAST_STENCIL_BUILD_PATH
@@ -203,18 +205,14 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     return m;
 }
 
-void run_stencil(const StencilArgs& a) {
+void run_stencil(StencilArgs a) {
     ms::element_bytes(a.kernel); // unknown kernel: one error line
     if (a.decomp != "z" && a.decomp != "3d")
         throw core::InputError("", "--decomp", "expected z or 3d, got '" + a.decomp + "'");
     if (a.ranks < 1)
         throw core::InputError("", "--ranks", "expected a rank count >= 1");
-    if (a.steps < 1 || a.reps < 1 || a.threads < 1)
-        throw core::InputError("",
-                               a.steps < 1  ? "--steps"
-                               : a.reps < 1 ? "--reps"
-                                            : "--threads",
-                               "expected an integer >= 1");
+    if (a.steps < 1 || a.reps < 1)
+        throw core::InputError("", a.steps < 1 ? "--steps" : "--reps", "expected an integer >= 1");
     ms::StencilProblem p;
     p.kernel = a.kernel;
     p.n = parse_grid(a.grid);
@@ -229,6 +227,18 @@ void run_stencil(const StencilArgs& a) {
         throw core::InputError("", "--machine",
                                auto_k ? "--k auto needs a machine file" : "--simulate needs a machine file");
 
+    // Threads per rank; every core = the cores shared among the ranks: the machine file's when simulating,
+    // this host's when running (and then bounded, since they run here).
+    std::optional<core::Machine> machine;
+    if (!a.machine.empty())
+        machine = core::load_machine(a.machine);
+    if (a.simulate && machine)
+        a.threads =
+            resolve_thread_count(a.threads_option, std::max(1, machine_cores(*machine, false) / a.ranks), 0);
+    else
+        a.threads = resolve_thread_count(a.threads_option, std::max(1, host_cores() / a.ranks),
+                                         host_hardware_threads());
+
     report::StencilHeader h;
     h.kernel = a.kernel;
     h.grid = p.n;
@@ -237,9 +247,6 @@ void run_stencil(const StencilArgs& a) {
     h.ranks = a.ranks;
     h.threads = a.threads;
     h.steps = a.steps;
-    std::optional<core::Machine> machine;
-    if (!a.machine.empty())
-        machine = core::load_machine(a.machine);
     ms::MachineCostOptions co;
     co.threads = a.threads;
     co.alpha_s = a.alpha;
@@ -335,7 +342,8 @@ void add_stencil_command(CLI::App& app) {
     cmd->add_option("--sweep-k", a->sweep_k, "1..K: measure every k up to K and compare with the model");
     cmd->add_option("--steps", a->steps, "time steps")->capture_default_str();
     cmd->add_option("--reps", a->reps, "timed repetitions per k")->capture_default_str();
-    cmd->add_option("--threads", a->threads, "OpenMP threads per rank")->capture_default_str();
+    add_threads_option(cmd, a->threads_option,
+                       "OpenMP threads per rank (default: every core shared among the ranks)", false, true);
     cmd->add_option("--machine", a->machine, "machine file (YAML) for the model");
     cmd->add_flag("--json", a->json, "print JSON");
     cmd->add_flag("--check", a->check, "compare the field with a serial reference (bitwise; Himeno's gosa)");

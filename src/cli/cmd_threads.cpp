@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -37,6 +38,7 @@ struct ThreadsOptions {
     int epochs = 5;
     int holdout = 0;
     bool json = false;
+    bool oversubscribe = false;
 };
 
 std::vector<double> parse_list(const std::string& text, const char* field, double max) {
@@ -177,8 +179,8 @@ void run_threads(const ThreadsOptions& o) {
         if (o.threads == "auto")
             threads = measure::auto_threads(data.context.cores, data.context.hw_threads);
         else
-            for (const double v : parse_list(o.threads, "--threads", 4096))
-                threads.push_back(static_cast<int>(v));
+            threads = resolve_thread_counts({o.threads, o.oversubscribe}, data.context.cores,
+                                            host_hardware_threads(), {});
         auto keep = [&](const std::string& api, const measure::SweepResult& r) {
             Series s;
             s.api = api;
@@ -251,7 +253,9 @@ void add_threads_command(CLI::App& app) {
     cmd->add_option("--epochs", o->epochs, "timed epochs per point of a built-in kernel (default 5)");
     cmd->add_option("--sizes", o->sizes, "sizes n (elements): comma-separated list or auto (default)");
     cmd->add_option("--threads", o->threads,
-                    "thread counts: comma-separated list or auto (1 .. 4x hw threads)");
+                    "thread counts: comma-separated list (0 = every core) or auto (1 .. 4x hw threads); at "
+                    "most 4 x the hardware threads unless --oversubscribe");
+    cmd->add_flag("--oversubscribe", o->oversubscribe, "allow more than 4 threads per hardware thread");
     cmd->add_option("--api", o->api, "omp (default), pthread (std::thread) or both");
     cmd->add_option("--machine", o->machine,
                     "machine file: cache capacities and memory bandwidth per thread count");

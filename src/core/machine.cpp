@@ -537,39 +537,6 @@ std::string machine_to_yaml(const Machine& m) {
     return std::string(out.c_str()) + "\n";
 }
 
-nlohmann::json machine_to_json(const Machine& m) {
-    // One source of truth: the JSON is the YAML document converted, so both carry the same content.
-    const YAML::Node n = YAML::Load(machine_to_yaml(m));
-    std::function<nlohmann::json(const YAML::Node&)> conv = [&](const YAML::Node& y) -> nlohmann::json {
-        if (y.IsMap()) {
-            nlohmann::json j = nlohmann::json::object();
-            for (const auto& kv : y)
-                j[kv.first.as<std::string>()] = conv(kv.second);
-            return j;
-        }
-        if (y.IsSequence()) {
-            nlohmann::json j = nlohmann::json::array();
-            for (const auto& e : y)
-                j.push_back(conv(e));
-            return j;
-        }
-        if (y.IsNull())
-            return nullptr;
-        const std::string& s = y.Scalar();
-        if (s == "true" || s == "false")
-            return s == "true";
-        try {
-            std::size_t used = 0;
-            const double d = std::stod(s, &used);
-            if (used == s.size())
-                return d;
-        } catch (const std::logic_error&) {
-        }
-        return s;
-    };
-    return conv(n);
-}
-
 Machine machine_from_json(const nlohmann::json& j, const std::string& label) {
     std::function<YAML::Node(const nlohmann::json&)> conv = [&](const nlohmann::json& v) -> YAML::Node {
         YAML::Node n;

@@ -6,7 +6,7 @@ set -uo pipefail
 roofcast=$1
 fail=0
 
-json=$("$roofcast" bandwidth copy 4MiB --quick --json) || { echo "bandwidth copy failed"; exit 1; }
+json=$("$roofcast" bandwidth copy 4MiB --quick --threads 1 --json) || { echo "bandwidth copy failed"; exit 1; }
 python3 - "$json" <<'PY' || fail=1
 import json, sys
 p = json.loads(sys.argv[1])
@@ -31,5 +31,7 @@ source "$(dirname "$0")/lib/expect_error.sh"
 expect_error bandwidth "unknown kernel 'daxpy', expected one of load, store" daxpy 1MiB
 expect_error bandwidth "field 'SIZE': expected a working set from 4.00 KiB" load 1KiB
 expect_error bandwidth "SIZE" load lots
-expect_error bandwidth "expected a thread count >= 1" load 1MiB --threads 0
+# --threads 0 is every core (as on every subcommand); a count past 4 x the hardware threads is refused.
+expect_error bandwidth "expected 0 (every core) or a thread count from 1 to" load 1MiB --threads 100000
+expect_error bandwidth "expected 0 (every core) or a thread count from 1 to" load 1MiB --threads 1,2
 exit $fail

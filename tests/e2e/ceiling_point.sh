@@ -6,7 +6,7 @@ set -uo pipefail
 roofcast=$1
 fail=0
 
-json=$("$roofcast" ceiling --isa sse --quick --json) || { echo "ceiling failed"; exit 1; }
+json=$("$roofcast" ceiling --isa sse --quick --threads 1 --json) || { echo "ceiling failed"; exit 1; }
 python3 - "$json" <<'PY' || fail=1
 import json, sys
 c = json.loads(sys.argv[1])
@@ -16,7 +16,7 @@ def check(cond, what):
     if not cond:
         print("failed:", what, c)
         ok = False
-check((c["precision"], c["isa"], c["op"], c["threads"]) == ("double", "sse", "fma", 1), "defaults and --isa")
+check((c["precision"], c["isa"], c["op"], c["threads"]) == ("double", "sse", "fma", 1), "defaults, --isa and --threads")
 g = c["gflops"]
 check(g["n"] == 20 and len(g["samples"]) == 20, "twenty epochs in --quick")
 check(0 < g["min"] <= g["median"] <= g["max"], "ordered positive summary")
@@ -32,5 +32,7 @@ source "$(dirname "$0")/lib/expect_error.sh"
 expect_error ceiling "unknown ISA 'neon'" --isa neon --quick
 expect_error ceiling "unknown op 'div'" --op div --quick
 expect_error ceiling "unknown precision 'half'" --precision half --quick
-expect_error ceiling "expected a positive thread count, got 0" --threads 0 --quick
+# --threads 0 is every core (as on every subcommand); a count past 4 x the hardware threads is refused.
+expect_error ceiling "expected 0 (every core) or a thread count from 1 to" --threads 100000 --quick
+expect_error ceiling "expected 0 (every core) or a thread count from 1 to" --threads two --quick
 exit $fail

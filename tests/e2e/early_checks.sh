@@ -13,7 +13,7 @@ source "$src/tests/e2e/lib/expect_error.sh"
 # Each must fail within seconds: a timeout of 20 s is far below the shortest measurement run.
 t0=$(date +%s)
 expect_error run "unknown suite 'bogus'" --suite bogus -o "$tmp/r"
-expect_error run "expected 0 (every core) or more" --threads -1 -o "$tmp/r"
+expect_error run "expected 0 (every core) or a thread count from 1 to" --threads -1 -o "$tmp/r"
 expect_error run "does not exist or is not writable" -o "$tmp/missing/dir/report"
 mkdir "$tmp/home" && echo keep >"$tmp/home/notes.txt"
 expect_error run "not part of a roofcast report" -o "$tmp/home"

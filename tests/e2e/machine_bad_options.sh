@@ -11,7 +11,9 @@ source "$(dirname "$0")/lib/expect_error.sh"
 
 expect_error machine "expected one of load, store, copy, triad, update, copy_nt, triad_nt" --quick --kernels load,daxpy -o "$tmp/a.yaml"
 expect_error machine "unknown ISA 'neon'" --quick --isa neon -o "$tmp/b.yaml"
-expect_error machine "expected thread counts >= 1" --quick --threads 0 -o "$tmp/c.yaml"
+# --threads has one meaning and one wording on every subcommand: 0 is every core, counts are bounded.
+expect_error machine "expected 0 (every core) or a thread count from 1 to" --quick --threads 1,x -o "$tmp/c.yaml"
+expect_error machine "--oversubscribe allows more" --quick --threads 1,100000 -o "$tmp/c2.yaml"
 expect_error machine "--max-size" --quick --max-size 12 -o "$tmp/d.yaml"
 expect_error machine "--max-size" --quick --max-size lots -o "$tmp/e.yaml"
 expect_error machine "--max-size" --quick --max-size 100TiB -o "$tmp/f.yaml"
