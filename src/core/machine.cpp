@@ -317,6 +317,15 @@ Machine machine_from_yaml(const YamlField& root) {
             lv.source = provenance_from(*s);
         if (auto b = l.optional("bandwidth"))
             lv.bandwidth = summary_from_yaml(*b);
+        if (auto rc = l.optional("roof_choice")) {
+            RoofChoice c;
+            c.method = (*rc)["method"].as_string();
+            c.epochs = (*rc)["epochs"].as_size();
+            c.best = (*rc)["best"].as_size();
+            c.tolerance = (*rc)["tolerance"].as_non_negative();
+            c.settled = (*rc)["settled"].as_bool();
+            lv.roof_choice = c;
+        }
         if (auto e = l.optional("effective_bandwidth_gbs"))
             lv.effective_bandwidth_gbs = e->as_positive();
         if (auto c = l.optional("curve"))
@@ -470,6 +479,13 @@ std::string machine_to_yaml(const Machine& m) {
         ln["source"] = to_string(l.source);
         if (l.bandwidth)
             ln["bandwidth"] = summary_to_yaml(*l.bandwidth);
+        if (l.roof_choice) {
+            ln["roof_choice"]["method"] = l.roof_choice->method;
+            ln["roof_choice"]["epochs"] = l.roof_choice->epochs;
+            ln["roof_choice"]["best"] = l.roof_choice->best;
+            ln["roof_choice"]["tolerance"] = l.roof_choice->tolerance;
+            ln["roof_choice"]["settled"] = l.roof_choice->settled;
+        }
         if (l.effective_bandwidth_gbs)
             ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;
         if (l.size_bytes)

@@ -65,6 +65,15 @@ struct BandwidthPoint {
     double moved_per_requested = 1; // bytes actually moved / bytes requested (write-allocate)
 };
 
+// How a level's roof was chosen from its samples (docs/machine-file.md, `roof_choice`).
+struct RoofChoice {
+    std::string method;     // "best_k_median": median of the `best` fastest epochs
+    std::size_t epochs = 0; // epochs measured (every one kept in `bandwidth.samples`)
+    std::size_t best = 0;   // k
+    double tolerance = 0;   // agreement asked of the best k (relative)
+    bool settled = false;   // the best k agreed before the cap
+};
+
 // Bandwidth as a function of x (working-set or access volume, bytes): piecewise-linear points or
 // an affine fit B = a*x + b.
 struct BandwidthCurve {
@@ -76,10 +85,11 @@ struct BandwidthCurve {
 
 struct Level {
     std::string name;                    // L1, L2, L3, MEM
-    std::optional<double> bandwidth_gbs; // the roof the models use (median of the chosen kernel)
+    std::optional<double> bandwidth_gbs; // the roof the models use (see roof_choice; else a median)
     std::string bandwidth_kernel;        // which kernel measured it ("load", "triad", ...) or ""
     Provenance source = Provenance::entered;
     std::optional<Summary> bandwidth;              // spread of the measured roof
+    std::optional<RoofChoice> roof_choice;         // how bandwidth_gbs was chosen (measured roofs)
     std::optional<double> effective_bandwidth_gbs; // calibrated for the mixed model
     std::optional<BandwidthCurve> curve;
     std::optional<std::uint64_t> size_bytes;  // capacity (usable), absent for MEM

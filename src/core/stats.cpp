@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 
@@ -26,6 +27,15 @@ std::optional<double> mean(const std::vector<double>& values) {
     if (values.empty())
         return std::nullopt;
     return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+std::optional<double> best_k_median(std::vector<double> values, std::size_t k) {
+    if (values.empty() || k == 0)
+        return std::nullopt;
+    k = std::min(k, values.size());
+    std::sort(values.begin(), values.end(), std::greater<>());
+    values.resize(k);
+    return median(std::move(values));
 }
 
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold) {

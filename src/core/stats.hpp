@@ -27,6 +27,12 @@ std::optional<double> mean(const std::vector<double>& values);
 // Linear-interpolated quantile, q in [0,1].
 std::optional<double> quantile(std::vector<double> values, double q);
 
+// Median of the k largest values (rates: the best epochs), the attainable bound a roof reports:
+// a neighbour can only slow epochs, so the top values are the least disturbed, and taking the median of
+// k of them rather than the single maximum keeps one lucky epoch from setting the roof.
+// nullopt for an empty vector or k == 0; k larger than the count uses every value.
+std::optional<double> best_k_median(std::vector<double> values, std::size_t k);
+
 // Summarize samples; nullopt for an empty vector. Non-finite samples are an error (std::invalid_argument).
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold = k_noisy_spread);
 

@@ -30,16 +30,37 @@ Timing time_repeated(const std::function<void(std::uint64_t)>& body, const Harne
     }
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(opt.epochs));
-    for (int e = 0; e < std::max(1, opt.epochs); ++e) {
+    auto epoch = [&] {
         const double t0 = clock();
         body(reps);
         const double dt = clock() - t0;
         samples.push_back(dt / static_cast<double>(reps));
-    }
+        return dt;
+    };
+    for (int e = 0; e < std::max(1, opt.epochs); ++e)
+        epoch();
     Timing t;
+    if (opt.settle_best > 1) {
+        double extra_seconds = 0;
+        const auto cap = static_cast<std::size_t>(std::max(opt.max_epochs, opt.epochs));
+        while (!best_agree(samples, opt.settle_best, opt.settle_tolerance) && samples.size() < cap &&
+               extra_seconds < opt.max_settle_seconds)
+            extra_seconds += epoch();
+        t.settled = best_agree(samples, opt.settle_best, opt.settle_tolerance);
+    }
     t.repetitions = reps;
     t.seconds_per_call = *core::summarize(std::move(samples));
     return t;
+}
+
+bool best_agree(const std::vector<double>& times, int k, double tolerance) {
+    if (k <= 1)
+        return true;
+    if (times.size() < static_cast<std::size_t>(k))
+        return false;
+    std::vector<double> v = times;
+    std::partial_sort(v.begin(), v.begin() + k, v.end());
+    return v[static_cast<std::size_t>(k) - 1] <= (1.0 + tolerance) * v.front();
 }
 
 } // namespace roofcast::measure

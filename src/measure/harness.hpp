@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace roofcast::measure {
 
@@ -20,12 +21,26 @@ struct HarnessOptions {
     int epochs = 7;                  // samples kept
     int warmup_calls = 1;
     std::uint64_t max_repetitions = std::uint64_t{1} << 30;
+    // Adaptive settling (docs/design.md, "a roof is an attainable bound"): after `epochs`, add epochs
+    // until the `settle_best` fastest agree within `settle_tolerance` (relative), or until `max_epochs`
+    // epochs or `max_settle_seconds` spent in extra epochs. A quiet host settles after `epochs` and pays
+    // nothing; a neighbour's burst only slows epochs, so waiting for the fastest ones to agree finds the
+    // bound the host can sustain. 0 = off (exactly `epochs` epochs).
+    int settle_best = 0;
+    double settle_tolerance = 0.02;
+    int max_epochs = 0;
+    double max_settle_seconds = 0.0;
 };
 
 struct Timing {
-    core::Summary seconds_per_call; // one sample per epoch
+    core::Summary seconds_per_call; // one sample per epoch (every epoch, extra ones included)
     std::uint64_t repetitions = 1;  // calls per epoch
+    bool settled = true;            // false when settling was asked for and a cap came first
 };
+
+// Whether the k smallest values (times: the fastest epochs) agree: k-th smallest <= (1 + tol) x smallest.
+// False with fewer than k values; true for k <= 1.
+bool best_agree(const std::vector<double>& times, int k, double tolerance);
 
 // Times `body(reps)`, which must perform `reps` calls of the work being measured (so that the loop
 // overhead lives inside the body, and threaded bodies can keep one parallel region per epoch).

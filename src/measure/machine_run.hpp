@@ -27,8 +27,9 @@ struct MachineOptions {
 
 // Revision of what `roofcast machine` measures: bumped whenever a new figure joins the machine file or a
 // measurement changes, so that caches of machine files (roofcast run) are not reused across revisions.
-// 2: MPI ping-pong and level curves.
-inline constexpr int k_measurement_revision = 2;
+// 2: MPI ping-pong and level curves. 3: adaptive settling, roofs as the median of the best epochs
+// (Level::roof_choice).
+inline constexpr int k_measurement_revision = 3;
 
 // Kernel used for a level's roof (Level::bandwidth_gbs): the first of core::roof_kernel_preference()
 // (the catalogue's roof ranks) measured with the largest thread count; triad is the STREAM convention

@@ -56,3 +56,12 @@ TEST(Stats, Quantile) {
     EXPECT_DOUBLE_EQ(*roofcast::core::quantile({0, 10}, 0.25), 2.5);
     EXPECT_FALSE(roofcast::core::quantile({1}, 1.5).has_value());
 }
+
+namespace roofcast::core {
+TEST(BestKMedian, MedianOfTheLargest) {
+    EXPECT_DOUBLE_EQ(*best_k_median({10, 50, 48, 20, 49}, 3), 49.0);
+    EXPECT_DOUBLE_EQ(*best_k_median({10, 50}, 3), 30.0); // fewer than k: every value
+    EXPECT_FALSE(best_k_median({}, 3));
+    EXPECT_FALSE(best_k_median({1.0}, 0));
+}
+} // namespace roofcast::core

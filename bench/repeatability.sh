@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Run-to-run repeatability on one host (issue 22 section 7): five `machine --quick` runs back to back, then
+# three `bench --suite all` runs, each on its own fresh `machine --quick` file calibrated with
+# `bench --calibrate`. Prints each roof's max/min over the machine runs, each kernel's fraction of its mixed
+# prediction (predicted time over best measured time) max/min over the bench runs, and the range of the
+# mixed family's median |error|. The CPU model is the first line.
+# Usage: bash bench/repeatability.sh [roofcast binary] [machine runs] [bench runs] [--full]
+# (default quick bench runs: `bench --quick`; --full drops --quick from the bench runs)
+set -euo pipefail
+bin=${1:-build/release/roofcast}
+nm=${2:-5}
+nb=${3:-3}
+bq=--quick
+[[ "${4:-}" == "--full" ]] && bq=
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for i in $(seq 1 "$nm"); do
+    "$bin" machine --quick --no-mpi -o "$tmp/m$i.yaml" >/dev/null 2>&1
+done
+for i in $(seq 1 "$nb"); do
+    "$bin" machine --quick --no-mpi -o "$tmp/b$i.yaml" >/dev/null 2>&1
+    "$bin" bench --calibrate --quick --machine "$tmp/b$i.yaml" -o "$tmp/c$i.yaml" >/dev/null 2>&1
+    "$bin" bench --suite all $bq --machine "$tmp/c$i.yaml" --json "$tmp/r$i.json" >/dev/null 2>&1
+done
+python3 - "$tmp" "$nm" "$nb" "${bq:-full}" <<'PY'
+import json, statistics, sys, yaml
+tmp, nm, nb, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+roofs = {}
+for i in range(1, nm + 1):
+    m = yaml.safe_load(open(f"{tmp}/m{i}.yaml"))
+    for p, v in m["compute"]["peak_gflops"].items():
+        roofs.setdefault(f"peak {p} GFLOP/s", []).append(v)
+    for l in m["levels"]:
+        if "bandwidth_gbs" in l:
+            roofs.setdefault(f"{l['name']} GB/s", []).append(l["bandwidth_gbs"])
+        if "size_bytes" in l and l["name"] != "L1":
+            roofs.setdefault(f"{l['name']} size MiB", []).append(l["size_bytes"] / 2**20)
+print(f"machine --quick x{nm}: roof  min  max  max/min")
+for k, v in roofs.items():
+    print(f"  {k:22s} {min(v):9.2f} {max(v):9.2f}  {max(v)/min(v):.3f}")
+fr, med = {}, []
+for i in range(1, nb + 1):
+    r = json.load(open(f"{tmp}/r{i}.json"))
+    for k in r["kernels"]:
+        best = k["measured"]["seconds"]["min"]
+        for p in k["predictions"]:
+            if p["model"] == "mixed" and best > 0:
+                fr.setdefault(k["name"], []).append(p["seconds_per_iteration"] * k["iterations"] / best)
+    for a in r["accuracy"]:
+        if a["model"] == "mixed" and a["median_abs_error_pct"] is not None:
+            med.append(a["median_abs_error_pct"])
+ratios = sorted((max(v) / min(v), k) for k, v in fr.items() if len(v) == nb)
+print(f"bench --suite all ({mode}) x{nb}: fraction of the mixed prediction, max/min per kernel")
+for q, k in ratios:
+    print(f"  {k:28s} {q:.3f}")
+if ratios:
+    print(f"  median kernel {statistics.median(q for q, _ in ratios):.3f}, worst {ratios[-1][0]:.3f} ({ratios[-1][1]})")
+if med:
+    print(f"mixed family median |error|: {min(med):.1f} - {max(med):.1f} % (range {max(med)-min(med):.1f} points)")
+PY

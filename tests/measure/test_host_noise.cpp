@@ -1,0 +1,44 @@
+// /proc/stat parsing on fixture text and the thread-scaling check.
+#include "measure/host_noise.hpp"
+
+#include <gtest/gtest.h>
+
+namespace roofcast::measure {
+namespace {
+
+constexpr const char* k_before = "cpu  100 10 50 1000 5 1 2 30 0 0\ncpu0 50 5 25 500 2 0 1 15 0 0\nintr 1\n";
+constexpr const char* k_after = "cpu  200 10 70 1100 5 1 2 90 0 0\ncpu0 100 5 35 550 2 0 1 45 0 0\n";
+
+TEST(ProcStat, ParsesTheAggregateLine) {
+    const auto t = parse_proc_stat(k_before);
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->busy, 100u + 10 + 50 + 1 + 2);
+    EXPECT_EQ(t->idle, 1000u + 5);
+    EXPECT_EQ(t->steal, 30u);
+}
+
+TEST(ProcStat, StealFractionBetweenReadings) {
+    const auto a = parse_proc_stat(k_before);
+    const auto b = parse_proc_stat(k_after);
+    ASSERT_TRUE(a && b);
+    // busy +120, idle +100, steal +60: 60 / 280
+    EXPECT_DOUBLE_EQ(*steal_fraction(*a, *b), 60.0 / 280.0);
+    EXPECT_FALSE(steal_fraction(*a, *a)); // no time passed
+}
+
+TEST(ProcStat, OldKernelWithoutStealAndMalformedText) {
+    const auto t = parse_proc_stat("cpu  1 2 3 4\n");
+    ASSERT_TRUE(t);
+    EXPECT_EQ(t->steal, 0u);
+    EXPECT_FALSE(parse_proc_stat("intr 1 2\n"));
+    EXPECT_FALSE(parse_proc_stat("cpu  1 2 x 4\n"));
+    EXPECT_FALSE(parse_proc_stat("cpu  1 2\n"));
+}
+
+TEST(ThreadScaling, PrivateLevelNearKTimesOneThread) {
+    EXPECT_TRUE(scales_with_threads(100, 190, 2, 0.15));
+    EXPECT_FALSE(scales_with_threads(100, 110, 2, 0.15)); // two threads at one thread's rate
+}
+
+} // namespace
+} // namespace roofcast::measure
