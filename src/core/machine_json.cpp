@@ -94,6 +94,12 @@ json level_json(const Level& l) {
         ln["bandwidth_kernel"] = l.bandwidth_kernel;
     if (l.bandwidth)
         ln["bandwidth"] = summary_json(*l.bandwidth);
+    if (l.roof_choice)
+        ln["roof_choice"] = json{{"method", l.roof_choice->method},
+                                 {"epochs", num(static_cast<double>(l.roof_choice->epochs))},
+                                 {"best", num(static_cast<double>(l.roof_choice->best))},
+                                 {"tolerance", num(l.roof_choice->tolerance)},
+                                 {"settled", l.roof_choice->settled}};
     if (l.effective_bandwidth_gbs)
         ln["effective_bandwidth_gbs"] = num(*l.effective_bandwidth_gbs);
     if (l.size_bytes)
