@@ -127,19 +127,6 @@ std::string find_runner() {
     return {};
 }
 
-std::string last_line(const std::string& log) {
-    std::string text;
-    try {
-        text = core::read_file(log);
-    } catch (const core::Error&) {
-        return "no output";
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-        text.pop_back();
-    const auto nl = text.find_last_of('\n');
-    return nl == std::string::npos ? text : text.substr(nl + 1);
-}
-
 // Launches the runner under mpirun and returns its parsed output.
 ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
     const std::string runner = find_runner();
@@ -190,7 +177,7 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     if (rc != 0) {
         const std::string why = rc == 124 || rc == 137
                                     ? fmt::format("did not finish within {} s", a.timeout_s)
-                                    : fmt::format("exited with {}: {}", rc, last_line(log));
+                                    : fmt::format("exited with {}: {}", rc, core::last_line_of_log(log));
         fs::remove_all(dir, ec);
         throw core::Error("stencil: mpirun " + why);
     }

@@ -1,5 +1,8 @@
 #include "core/process.hpp"
 
+#include "core/error.hpp"
+#include "core/io.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
@@ -66,6 +69,19 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string last_line_of_log(const std::filesystem::path& log) {
+    std::string text;
+    try {
+        text = read_file(log);
+    } catch (const Error&) {
+        return "no output";
+    }
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    const auto nl = text.find_last_of('\n');
+    return nl == std::string::npos ? text : text.substr(nl + 1);
 }
 
 } // namespace roofcast::core

@@ -20,4 +20,8 @@ struct RunOptions {
 // when a signal ended it), or -1 when it could not be started (errno then says why).
 int run_program(const std::vector<std::string>& args, const RunOptions& opt = {});
 
+// The last non-empty line of a program's log file, for a one-line reason ("no output" when the log
+// cannot be read). Used when mpirun or a tool it starts fails.
+std::string last_line_of_log(const std::filesystem::path& log);
+
 } // namespace roofcast::core

@@ -128,20 +128,6 @@ std::string executable_dir() {
     return ec ? std::string() : self.parent_path().string();
 }
 
-// Last non-empty line of a log, for a one-line reason.
-std::string last_line(const std::string& log) {
-    std::string text;
-    try {
-        text = core::read_file(log);
-    } catch (const core::Error&) {
-        return "no output";
-    }
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-        text.pop_back();
-    const auto nl = text.find_last_of('\n');
-    return nl == std::string::npos ? text : text.substr(nl + 1);
-}
-
 } // namespace
 
 std::string find_mpi_probe() {
@@ -220,10 +206,10 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
     run.output_log = log_path;
     const int rc = core::run_program(args, run);
     if (rc != 0) {
-        out.note =
-            rc == 124 || rc == 137
-                ? fmt::format("MPI: not measured (mpirun did not finish within {} s)", opt.timeout_s)
-                : fmt::format("MPI: not measured (mpirun exited with {}: {})", rc, last_line(log_path));
+        out.note = rc == 124 || rc == 137
+                       ? fmt::format("MPI: not measured (mpirun did not finish within {} s)", opt.timeout_s)
+                       : fmt::format("MPI: not measured (mpirun exited with {}: {})", rc,
+                                     core::last_line_of_log(log_path));
         fs::remove_all(dir, ec);
         return out;
     }
