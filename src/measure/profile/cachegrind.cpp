@@ -1,8 +1,8 @@
 #include "measure/profile/cachegrind.hpp"
 
 #include "core/error.hpp"
+#include "measure/profile/text.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cxxabi.h>
@@ -26,53 +26,18 @@ bool valgrind_decode_failure(const std::string& log) {
            log.find("signal 4 (SIGILL)") != std::string::npos;
 }
 
-namespace {
-
-std::vector<std::string_view> words(std::string_view s) {
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
-            ++i;
-        std::size_t j = i;
-        while (j < s.size() && s[j] != ' ' && s[j] != '\t')
-            ++j;
-        if (j > i)
-            out.push_back(s.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
-
-bool to_double(std::string_view w, double& v) {
-    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
-    return ec == std::errc() && end == w.data() + w.size();
-}
-
-} // namespace
-
 CachegrindCounts parse_cachegrind(const std::string& text, const std::string& file) {
     CachegrindCounts out;
     std::map<std::string, double>* current = nullptr;
     bool have_summary = false;
-    std::size_t start = 0, lineno = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string_view line(text.data() + start, end - start);
-        start = end + 1;
-        ++lineno;
-        const std::string field = fmt::format("line {}", lineno);
-        if (line.size() > k_cachegrind_max_line)
-            throw core::InputError(file, field,
-                                   fmt::format("expected lines under {} bytes", k_cachegrind_max_line));
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
+    text::Lines lines(text, file, k_cachegrind_max_line);
+    std::string_view line;
+    while (lines.next(line)) {
+        const std::string field = lines.field();
         if (line.empty() || line[0] == '#')
             continue;
         if (line.rfind("events:", 0) == 0) {
-            for (auto w : words(line.substr(7)))
+            for (auto w : text::words(line.substr(7)))
                 out.events.emplace_back(w);
             if (out.events.empty())
                 throw core::InputError(file, field, "expected event names after 'events:'");
@@ -93,10 +58,10 @@ CachegrindCounts parse_cachegrind(const std::string& text, const std::string& fi
             continue;
         }
         if (line.rfind("summary:", 0) == 0 || line.rfind("totals:", 0) == 0) {
-            const auto w = words(line.substr(line.find(':') + 1));
+            const auto w = text::words(line.substr(line.find(':') + 1));
             for (std::size_t i = 0; i < w.size() && i < out.events.size(); ++i) {
                 double v = 0;
-                if (!to_double(w[i], v))
+                if (!text::parse_number(w[i], v))
                     throw core::InputError(file, field, "expected numbers on the summary line");
                 out.summary[out.events[i]] = v;
             }
@@ -104,7 +69,7 @@ CachegrindCounts parse_cachegrind(const std::string& text, const std::string& fi
             continue;
         }
         // A cost line: "<line number> <count>..." (fewer counts than events: the rest are zero).
-        const auto w = words(line);
+        const auto w = text::words(line);
         if (w.empty())
             continue;
         if (!current)
@@ -114,7 +79,7 @@ CachegrindCounts parse_cachegrind(const std::string& text, const std::string& fi
                 file, field, fmt::format("expected at most {} counts (one per event)", out.events.size()));
         for (std::size_t i = 0; i < w.size(); ++i) {
             double v = 0;
-            if (!to_double(w[i], v) || v < 0)
+            if (!text::parse_number(w[i], v) || v < 0)
                 throw core::InputError(file, field, "expected a line number and non-negative counts");
             if (i > 0)
                 (*current)[out.events[i - 1]] += v;

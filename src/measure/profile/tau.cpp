@@ -2,9 +2,9 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "measure/profile/text.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -15,23 +15,6 @@ namespace roofcast::measure::profile {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool number(std::string_view w, double& v) {
-    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), v);
-    return ec == std::errc() && end == w.data() + w.size();
-}
-
-std::string_view next_word(std::string_view& s) {
-    std::size_t i = 0;
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
-        ++i;
-    std::size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\t')
-        ++j;
-    const auto w = s.substr(i, j - i);
-    s.remove_prefix(j);
-    return w;
-}
 
 // "main => solve => dot" -> "main->solve->dot"
 std::string call_path(std::string name) {
@@ -46,28 +29,16 @@ std::string call_path(std::string name) {
 
 TauFile parse_tau_profile(const std::string& text, const std::string& file) {
     TauFile out;
-    std::size_t start = 0, lineno = 0;
-    auto next_line = [&](std::string_view& line) {
-        if (start >= text.size())
-            return false;
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        line = std::string_view(text.data() + start, end - start);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        start = end + 1;
-        ++lineno;
-        return true;
-    };
+    text::Lines lines(text, file);
+    const auto next_line = [&](std::string_view& line) { return lines.next(line); };
     std::string_view line;
     if (!next_line(line))
         throw core::InputError(file, "line 1", "expected '<n> templated_functions' (empty file)");
     std::string_view head = line;
-    const auto count_word = next_word(head);
-    const std::string kind(next_word(head));
+    const auto count_word = text::next_word(head);
+    const std::string kind(text::next_word(head));
     double n = 0;
-    if (!number(count_word, n) || n < 0 || kind.rfind("templated_functions", 0) != 0)
+    if (!text::parse_number(count_word, n) || n < 0 || kind.rfind("templated_functions", 0) != 0)
         throw core::InputError(file, "line 1", "expected '<n> templated_functions[_MULTI_<METRIC>]'");
     if (n > static_cast<double>(k_tau_max_functions))
         throw core::InputError(file, "line 1",
@@ -80,7 +51,7 @@ TauFile parse_tau_profile(const std::string& text, const std::string& file) {
         throw core::InputError(file, "line 2",
                                "expected the header '# Name Calls Subrs Excl Incl ProfileCalls'");
     for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-        const std::string field = fmt::format("line {}", lineno + 1);
+        const std::string field = fmt::format("line {}", lines.number() + 1);
         if (!next_line(line))
             throw core::InputError(
                 file, field,
@@ -95,8 +66,10 @@ TauFile parse_tau_profile(const std::string& text, const std::string& file) {
         f.name = call_path(std::string(line.substr(1, close - 1)));
         std::string_view rest = line.substr(close + 1);
         double subrs = 0;
-        if (!number(next_word(rest), f.calls) || !number(next_word(rest), subrs) ||
-            !number(next_word(rest), f.exclusive) || !number(next_word(rest), f.inclusive))
+        if (!text::parse_number(text::next_word(rest), f.calls) ||
+            !text::parse_number(text::next_word(rest), subrs) ||
+            !text::parse_number(text::next_word(rest), f.exclusive) ||
+            !text::parse_number(text::next_word(rest), f.inclusive))
             throw core::InputError(file, field, "expected numbers: Calls Subrs Excl Incl");
         out.functions.push_back(std::move(f));
     }
