@@ -108,23 +108,12 @@ void check_k_fits(const ms::StencilProblem& p, int k, const std::string& field, 
     }
 }
 
-std::string executable_dir() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string() : self.parent_path().string();
-}
-
 std::string find_runner() {
-    if (const char* env = std::getenv("ROOFCAST_STENCIL"); env && *env)
-        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
-    std::string beside = executable_dir() + "/roofcast-stencil";
-    if (::access(beside.c_str(), X_OK) == 0)
-        return beside;
 #ifdef ROOFCAST_STENCIL_BUILD_PATH
-    if (::access(ROOFCAST_STENCIL_BUILD_PATH, X_OK) == 0)
-        return ROOFCAST_STENCIL_BUILD_PATH;
+    return core::find_companion("roofcast-stencil", "ROOFCAST_STENCIL", ROOFCAST_STENCIL_BUILD_PATH);
+#else
+    return core::find_companion("roofcast-stencil", "ROOFCAST_STENCIL", nullptr);
 #endif
-    return {};
 }
 
 // Launches the runner under mpirun and returns its parsed output.

@@ -71,6 +71,21 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+std::string find_companion(const std::string& name, const char* env_var, const char* build_path) {
+    if (const char* env = std::getenv(env_var); env && *env)
+        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const std::string beside = (self.parent_path() / name).string();
+        if (::access(beside.c_str(), X_OK) == 0)
+            return beside;
+    }
+    if (build_path && ::access(build_path, X_OK) == 0)
+        return build_path;
+    return {};
+}
+
 std::string last_line_of_log(const std::filesystem::path& log) {
     std::string text;
     try {

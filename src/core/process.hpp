@@ -20,6 +20,11 @@ struct RunOptions {
 // when a signal ended it), or -1 when it could not be started (errno then says why).
 int run_program(const std::vector<std::string>& args, const RunOptions& opt = {});
 
+// A helper executable that ships beside roofcast (the MPI probe, the stencil runner): the path in
+// $env_var when that is set (empty when it is not executable), else `name` in the directory of the running
+// executable, else `build_path` (the build tree's copy; may be null). Empty when none is executable.
+std::string find_companion(const std::string& name, const char* env_var, const char* build_path);
+
 // The last non-empty line of a program's log file, for a one-line reason ("no output" when the log
 // cannot be read). Used when mpirun or a tool it starts fails.
 std::string last_line_of_log(const std::filesystem::path& log);

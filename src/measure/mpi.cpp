@@ -120,27 +120,12 @@ core::MpiFigures mpi_figures_from_probe(const nlohmann::json& probe, const std::
     return f;
 }
 
-namespace {
-
-std::string executable_dir() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string() : self.parent_path().string();
-}
-
-} // namespace
-
 std::string find_mpi_probe() {
-    if (const char* env = std::getenv("ROOFCAST_MPI_PROBE"); env && *env)
-        return ::access(env, X_OK) == 0 ? std::string(env) : std::string();
-    const std::string beside = executable_dir() + "/roofcast-mpi-probe";
-    if (::access(beside.c_str(), X_OK) == 0)
-        return beside;
 #ifdef ROOFCAST_MPI_PROBE_BUILD_PATH
-    if (::access(ROOFCAST_MPI_PROBE_BUILD_PATH, X_OK) == 0)
-        return ROOFCAST_MPI_PROBE_BUILD_PATH;
+    return core::find_companion("roofcast-mpi-probe", "ROOFCAST_MPI_PROBE", ROOFCAST_MPI_PROBE_BUILD_PATH);
+#else
+    return core::find_companion("roofcast-mpi-probe", "ROOFCAST_MPI_PROBE", nullptr);
 #endif
-    return {};
 }
 
 MpiMeasurement measure_mpi(const MpiOptions& opt) {

@@ -29,3 +29,13 @@ TEST(Process, RunProgramReturnsStatusAndWritesTheLog) {
     EXPECT_NE(errno, 0);
     EXPECT_EQ(run_program({}), -1);
 }
+
+TEST(Process, FindCompanionPrefersTheEnvironmentThenBesideThenTheBuildPath) {
+    ::setenv("ROOFCAST_TEST_COMPANION", "/bin/sh", 1);
+    EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", nullptr), "/bin/sh");
+    ::setenv("ROOFCAST_TEST_COMPANION", "/nonexistent/tool", 1);
+    EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", "/bin/sh"), "");
+    ::unsetenv("ROOFCAST_TEST_COMPANION");
+    EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", "/bin/sh"), "/bin/sh");
+    EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", nullptr), "");
+}
