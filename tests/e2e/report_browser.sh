@@ -8,29 +8,18 @@ set -euo pipefail
 bin=$1
 src=$2
 
-browser=""
-for b in chromium chromium-browser google-chrome; do
-    if command -v "$b" >/dev/null 2>&1; then
-        browser=$(command -v "$b")
-        break
-    fi
-done
-if [[ -z "$browser" ]]; then
-    echo "SKIP: no headless Chromium installed (install it with: bash scripts/install-deps.sh --tests)"
-    exit 77
-fi
+source "$src/tests/e2e/lib/chromium.sh"
+find_browser
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${ROOFCAST_E2E_KEEP:-$work/keep}
 mkdir -p "$out"
 
-run_browser() { # run_browser <stdout-file> <stderr-file> <chromium args...>
+browse() { # browse <stdout-file> <stderr-file> <chromium args...>
     local stdout=$1 stderr=$2
     shift 2
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
-        --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
-        --user-data-dir="$(mktemp -d -p "$work")" --enable-logging=stderr --v=0 "$@" >"$stdout" 2>"$stderr"
+    run_browser "$stdout" "$stderr" --enable-logging=stderr --v=0 "$@"
 }
 
 "$bin" report "$src/tests/report/data/results.json" -o "$out/report" >/dev/null
@@ -38,13 +27,13 @@ page="file://$out/report/index.html"
 
 # Control: a page that logs to the console must be caught by the console check, or the check proves nothing.
 printf '<!DOCTYPE html><html><body><script>console.error("control");</script></body></html>\n' >"$work/control.html"
-run_browser "$work/control.dom" "$work/control.err" --dump-dom "file://$work/control.html"
+browse "$work/control.dom" "$work/control.err" --dump-dom "file://$work/control.html"
 if ! grep -qE ':CONSOLE[:(]' "$work/control.err"; then
     echo "FAIL: this Chromium does not report console messages on stderr; the console check cannot work"
     exit 1
 fi
 
-run_browser "$work/page.dom" "$work/page.err" --dump-dom "$page"
+browse "$work/page.dom" "$work/page.err" --dump-dom "$page"
 if grep -E ':CONSOLE[:(]' "$work/page.err"; then
     echo "FAIL: the report logged console messages (above)"
     exit 1
@@ -72,7 +61,7 @@ check "ridge points" "$(count ridge)" 4
 grep -q 'stream_copy omitted' <<<"$figure" || { echo "FAIL: no visible note for the omitted kernel"; exit 1; }
 
 # Screenshot of the top of the page (summary, warnings, roofline) at a laptop width.
-run_browser "$work/shot.out" "$work/shot.err" --window-size=1280,2400 --screenshot="$out/report.png" "$page"
+browse "$work/shot.out" "$work/shot.err" --window-size=1280,2400 --screenshot="$out/report.png" "$page"
 [[ -s "$out/report.png" ]] || { echo "FAIL: no screenshot"; exit 1; }
 # PNG signature, then the IHDR width and height (big-endian, bytes 16..23).
 sig=$(od -An -tx1 -N8 "$out/report.png" | tr -d ' \n')

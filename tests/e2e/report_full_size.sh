@@ -9,30 +9,18 @@ set -euo pipefail
 bin=$1
 src=$2
 
-browser=""
-for b in chromium chromium-browser google-chrome; do
-    if command -v "$b" >/dev/null 2>&1; then
-        browser=$(command -v "$b")
-        break
-    fi
-done
-if [[ -z "$browser" ]]; then
-    echo "SKIP: no headless Chromium installed (install it with: bash scripts/install-deps.sh --tests)"
-    exit 77
-fi
+source "$src/tests/e2e/lib/chromium.sh"
+find_browser
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${ROOFCAST_E2E_KEEP:-$work/keep}
 mkdir -p "$out"
 
-run_browser() { # run_browser <stdout-file> <stderr-file> <chromium args...>
+browse() { # browse <stdout-file> <stderr-file> <chromium args...>
     local stdout=$1 stderr=$2
     shift 2
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
-        --disable-component-update --disable-sync --no-first-run --hide-scrollbars \
-        --user-data-dir="$(mktemp -d -p "$work")" --run-all-compositor-stages-before-draw \
-        --virtual-time-budget=5000 "$@" >"$stdout" 2>"$stderr"
+    run_browser "$stdout" "$stderr" --run-all-compositor-stages-before-draw --virtual-time-budget=5000 "$@"
 }
 
 "$bin" report "$src/tests/report/data/full-suite.json" -o "$out/report" >/dev/null
@@ -81,7 +69,7 @@ JS
 
 # measure <page.html>: runs the script in the page and prints its findings.
 measure() {
-    run_browser "$work/dom" "$work/err" --dump-dom "file://$1"
+    browse "$work/dom" "$work/err" --dump-dom "file://$1"
     tr '\n' '\001' <"$work/dom" | grep -o '<pre id="measured">[^<]*</pre>' | tr '\001' '\n' |
         sed -e 's#<pre id="measured">##' -e 's#</pre>##' -e 's/&quot;/"/g' -e 's/&amp;/\&/g'
 }
