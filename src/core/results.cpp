@@ -164,16 +164,37 @@ json results_to_json(const Results& r) {
             measured["gbs"] = summary_to_json(*k.measured_gbs);
         if (k.measured_seconds)
             measured["seconds"] = summary_to_json(*k.measured_seconds);
-        kernels.push_back({{"name", k.name},
-                           {"suite", k.suite},
-                           {"precision", k.precision},
-                           {"threads", k.threads},
-                           {"flops_per_iteration", k.flops_per_iteration},
-                           {"iterations", k.iterations},
-                           {"bytes_per_iteration", k.bytes_per_iteration},
-                           {"measured", measured},
-                           {"predictions", preds},
-                           {"notes", k.notes}});
+        json kj = {{"name", k.name},
+                   {"suite", k.suite},
+                   {"role", k.role},
+                   {"precision", k.precision},
+                   {"threads", k.threads},
+                   {"flops_per_iteration", k.flops_per_iteration},
+                   {"iterations", k.iterations},
+                   {"bytes_per_iteration", k.bytes_per_iteration},
+                   {"measured", measured},
+                   {"predictions", preds},
+                   {"notes", k.notes}};
+        if (k.thread_imbalance)
+            kj["thread_imbalance"] = *k.thread_imbalance;
+        if (k.bound_fraction)
+            kj["bound_fraction"] = *k.bound_fraction;
+        if (!k.ceilings.empty()) {
+            json cs = json::array();
+            for (const auto& c : k.ceilings)
+                cs.push_back({{"name", c.name}, {"kind", c.kind}, {"gflops", c.gflops}, {"above", c.above}});
+            kj["ceilings"] = cs;
+        }
+        if (!k.diagnosis.empty()) {
+            json ds = json::array();
+            for (const auto& d : k.diagnosis)
+                ds.push_back({{"cause", d.cause},
+                              {"evidence", d.evidence},
+                              {"figure", opt(d.figure)},
+                              {"limit", opt(d.limit)}});
+            kj["diagnosis"] = ds;
+        }
+        kernels.push_back(std::move(kj));
     }
     json acc = json::array();
     for (const auto& a : r.accuracy)
@@ -214,6 +235,9 @@ Results results_from_json(const json& j, const std::string& label) {
         KernelResult kr;
         kr.name = k["name"].str();
         kr.suite = k.str_or("suite", "user");
+        kr.role = k.str_or("role", kr.suite == "calibrate" ? "calibration" : "validation");
+        if (kr.role != "validation" && kr.role != "untuned" && kr.role != "calibration")
+            k["role"].fail("expected \"validation\", \"untuned\" or \"calibration\"");
         kr.precision = k.str_or("precision", "double");
         kr.threads = static_cast<int>(k.opt_num("threads").value_or(1));
         kr.flops_per_iteration = k["flops_per_iteration"].num();
@@ -240,6 +264,34 @@ Results results_from_json(const json& j, const std::string& label) {
                 kr.predictions.push_back(prediction_from(ps.at(p)));
         }
         kr.notes = k.strings("notes");
+        kr.thread_imbalance = k.opt_num("thread_imbalance");
+        kr.bound_fraction = k.opt_num("bound_fraction");
+        if (k.has("ceilings")) {
+            J cs = k["ceilings"];
+            for (std::size_t c = 0; c < cs.size(); ++c) {
+                J x = cs.at(c);
+                Ceiling ce;
+                ce.name = x["name"].str();
+                ce.kind = x["kind"].str();
+                if (ce.kind != "compute" && ce.kind != "bandwidth")
+                    x["kind"].fail("expected \"compute\" or \"bandwidth\"");
+                ce.gflops = x["gflops"].num();
+                ce.above = x.has("above") && x["above"].boolean();
+                kr.ceilings.push_back(std::move(ce));
+            }
+        }
+        if (k.has("diagnosis")) {
+            J ds = k["diagnosis"];
+            for (std::size_t d = 0; d < ds.size(); ++d) {
+                J x = ds.at(d);
+                Diagnosis dg;
+                dg.cause = x["cause"].str();
+                dg.evidence = x["evidence"].str();
+                dg.figure = x.opt_num("figure");
+                dg.limit = x.opt_num("limit");
+                kr.diagnosis.push_back(std::move(dg));
+            }
+        }
         r.kernels.push_back(std::move(kr));
     }
     if (root.has("accuracy")) {

@@ -39,9 +39,33 @@ struct Prediction {
     std::optional<double> error_pct; // (predicted - measured) / measured * 100, when measured
 };
 
+// A likely cause of a kernel falling short of its prediction (issue 13, docs/diagnosis.md), named with
+// the evidence roofcast measured or derived itself: `figure` is the decisive number and `limit` what it
+// was compared with (both in the unit `evidence` states).
+struct Diagnosis {
+    std::string cause;    // vector-width | fp-mix | stream-capacity | cache-conflict | tlb-reach | in-core |
+                          // load-imbalance
+    std::string evidence; // one sentence with the figures
+    std::optional<double> figure;
+    std::optional<double> limit;
+};
+
+// A ceiling of the kernel's roofline at its intensity, in the order of Williams, Waterman & Patterson,
+// "Roofline", CACM 52(4), 2009, §4: the compute ceilings from the peak down (FMA, then without FMA, then
+// narrower SIMD, then scalar, then without ILP), then each level's bandwidth ceiling.
+struct Ceiling {
+    std::string name;   // "AVX2 FMA (2 threads)", "L3 bandwidth"
+    std::string kind;   // compute | bandwidth
+    double gflops = 0;  // attainable at the kernel's intensity under this ceiling alone
+    bool above = false; // above the kernel's measured performance (the kernel sits under it)
+};
+
 struct KernelResult {
     std::string name;
     std::string suite; // stream | calibrate | mixed | apps | user
+    // validation: counts toward model accuracy; untuned: a kernel kept to show why untuned code falls short
+    // of its bound (never in model accuracy); calibration: feeds the effective figures (never scored).
+    std::string role = "validation";
     std::string precision = "double";
     int threads = 1;
     double flops_per_iteration = 0;
@@ -52,6 +76,12 @@ struct KernelResult {
     std::optional<Summary> measured_seconds; // per call
     std::vector<Prediction> predictions;
     std::vector<std::string> notes;
+    // Per-thread busy time of the slowest thread over the mean (1 = balanced), when measured.
+    std::optional<double> thread_imbalance;
+    // Measured over the summary prediction (best epoch), when both exist.
+    std::optional<double> bound_fraction;
+    std::vector<Ceiling> ceilings;
+    std::vector<Diagnosis> diagnosis; // causes, most likely first; empty at or above k_diagnosis_fraction
 };
 
 struct AccuracySummary {

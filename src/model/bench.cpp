@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/timestamp.hpp"
 #include "model/derived.hpp"
+#include "model/diagnosis.hpp"
 #include "model/predict.hpp"
 #include "roofcast/version.hpp"
 
@@ -178,7 +179,7 @@ FamilySwitch family_switch(const std::vector<SuiteKernel>& kernels,
 std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::KernelResult>& results) {
     std::vector<core::KernelResult> scored;
     for (const auto& r : results)
-        if (r.suite != "calibrate")
+        if (r.role == "validation" && r.suite != "calibrate")
             scored.push_back(r);
     std::vector<core::AccuracySummary> out;
     for (const auto& model : model_names())
@@ -260,11 +261,16 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     }
     std::size_t c = 0;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        if (kernels[i].suite == "calibrate")
+        if (kernels[i].suite == "calibrate") {
             rep.results.kernels.push_back(calib_results[c++]);
-        else
-            rep.results.kernels.push_back(
-                compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine));
+            rep.results.kernels.back().role = "calibration";
+        } else {
+            core::KernelResult r =
+                compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine);
+            r.role = kernels[i].untuned ? "untuned" : "validation";
+            diagnose_kernel(r, kernels[i].spec, machine);
+            rep.results.kernels.push_back(std::move(r));
+        }
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

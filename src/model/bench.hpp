@@ -76,7 +76,8 @@ std::vector<CalibrationPoint> calibration_points(const std::vector<SuiteKernel>&
 FamilySwitch family_switch(const std::vector<SuiteKernel>& kernels,
                            const std::vector<core::KernelResult>& results);
 
-// Accuracy per model over every kernel except the calibration loops (core::accuracy_of).
+// Model accuracy per model over the validation kernels (role "validation": the mixed family, STREAM, the
+// tuned and reference kernels), never the calibration loops or the untuned kernels (core::accuracy_of).
 std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::KernelResult>& results);
 
 // The same over a subset: the models' errors on the kernels whose mixed prediction is valid (the mixed

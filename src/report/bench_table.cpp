@@ -1,6 +1,7 @@
 #include "report/bench_table.hpp"
 
 #include "model/predict.hpp"
+#include "report/diagnosis_text.hpp"
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -78,11 +79,16 @@ std::string format_bench_table(const model::BenchReport& r) {
                                      o->used.size(), o->rms_log_error_max);
     }
 
-    out += "\naccuracy per model (kernels inside the model's validity; calibration loops excluded)\n";
+    out += "\n";
+    out += accuracy_scope(r.results);
+    out += " (predictions inside each model's validity)\n";
     out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", "model", "n", "median |err|", "max |err|");
     for (const auto& a : r.results.accuracy)
         out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", a.model, a.n,
                            optional_pct(a.median_abs_error_pct), optional_pct(a.max_abs_error_pct));
+
+    out += "\n";
+    out += format_below_bound(r.results);
 
     if (r.mixed_switch && !r.mixed_switch->members.empty()) {
         const auto& s = *r.mixed_switch;

@@ -1,6 +1,7 @@
 #include "report/run_summary.hpp"
 
 #include "model/model.hpp"
+#include "report/diagnosis_text.hpp"
 #include "report/format.hpp"
 
 #include <algorithm>
@@ -61,10 +62,17 @@ std::string format_run_summary(const core::Results& r) {
                            p ? error_text(p->error_pct) : "-", p ? p->bottleneck : "-");
     }
     out += "('!' marks a spread above 5 %, '*' a prediction outside its model's validity)\n";
+    // Two findings, never averaged into one line (issue 13 §4): how accurate the models are on kernels
+    // built to reach their bound, and which kernels fall short of it and why.
+    out += "\n";
+    out += accuracy_scope(r);
+    out += "\n";
     for (const auto& a : r.accuracy)
         if (a.median_abs_error_pct)
-            out += fmt::format("{:<13} median |error| {:5.1f} %, max {:5.1f} % over {} kernels\n", a.model,
+            out += fmt::format("  {:<13} median |error| {:5.1f} %, max {:5.1f} % over {} kernels\n", a.model,
                                *a.median_abs_error_pct, a.max_abs_error_pct.value_or(0.0), a.n);
+    out += "\n";
+    out += format_below_bound(r);
     return out;
 }
 

@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$bin" bench --quick --threads 1 --suite stream --machine "$machine" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||
     { cat "$tmp/out" "$tmp/err"; fail "bench --suite stream exited non-zero"; }
 grep -q '^stream-triad ' "$tmp/out" || fail "no stream-triad row in the table"
-grep -q 'accuracy per model' "$tmp/out" || fail "no accuracy summary"
+grep -q 'model accuracy over' "$tmp/out" || fail "no accuracy summary"
 grep -q 'stream-copy' "$tmp/err" || fail "no progress on stderr"
 [[ -s "$tmp/r.json" ]] || fail "no JSON written"
 if command -v python3 >/dev/null; then

@@ -249,8 +249,11 @@ TEST_F(SuiteCounts, OverlapLoops) {
         EXPECT_DOUBLE_EQ(tr.bytes.at("MEM"), 24.0) << k.name;
         EXPECT_DOUBLE_EQ(tr.bytes.at("L3"), 24.0 + 8.0 * K) << k.name;
         EXPECT_DOUBLE_EQ(tr.bytes.at("L2"), 24.0 + 8.0 * K) << k.name;
-        // (K + 2) rows of W elements span the reuse window, twice the tiny L2.
-        EXPECT_NEAR(8.0 * static_cast<double>((K + 2) * W), 2.0 * 32768, 8.0 * 8 * (K + 2)) << k.name;
+        // (K + 2) rows of W elements span the reuse window, twice the tiny L2, each row an odd number of
+        // cache lines (at most two lines longer than an even split: rounded up, then made odd).
+        EXPECT_NEAR(8.0 * static_cast<double>((K + 2) * W), 2.0 * 32768, 2.0 * 64 * (K + 2)) << k.name;
+        EXPECT_EQ(W % 8, 0u) << k.name;
+        EXPECT_EQ((W / 8) % 2, 1u) << k.name;
         std::vector<double> aa(n), bb(n), ww(w.v.size());
         for (std::size_t i = 0; i < n; ++i)
             bb[i] = 1.0 + static_cast<double>(i % 5) * 0.25;
@@ -275,6 +278,9 @@ TEST_F(SuiteCounts, MixedFamily) {
         const auto nk = static_cast<std::size_t>(nest.arrays[0].dims[0]);
         const auto nj = static_cast<std::size_t>(nest.arrays[0].dims[1]);
         const auto ni = static_cast<std::size_t>(nest.arrays[0].dims[2]);
+        // Rows of an odd number of cache lines, so the n + 2 rows of a reuse never share a cache set.
+        EXPECT_EQ(ni % 8, 0u) << k.name;
+        EXPECT_EQ((ni / 8) % 2, 1u) << k.name;
         const int n = k.mixed_n;
         const int q = sw::mixed_extra_fmas(n, k.mixed_flop_level);
         Arr a(nk * nj * ni), c(nk * nj * ni);

@@ -1,5 +1,6 @@
-// Golden test of the bench table: a hand-built report (two kernels, a calibration, an accuracy summary,
-// a family switch) must print exactly the expected text.
+// Golden test of the bench table: a hand-built report (a validation kernel, a calibration loop, an untuned
+// kernel below its bound with its diagnosis, a calibration, an accuracy summary, a family switch) must
+// print exactly the expected text.
 #include "report/bench_table.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,20 @@ TEST(BenchTable, Golden) {
     c.measured_gflops = core::summarize({40.0});
     c.measured_seconds = core::summarize({1.0});
     r.results.kernels.push_back(c);
+    core::KernelResult u;
+    u.name = "himeno";
+    u.suite = "apps";
+    u.role = "untuned";
+    u.measured_gflops = core::summarize({2.0});
+    u.measured_seconds = core::summarize({1.0});
+    u.predictions = {pred("mixed", 10.0, 400, true, "MEM")};
+    u.predictions[0].seconds_per_iteration = 1e-9;
+    u.bound_fraction = 0.2;
+    u.diagnosis = {{"cache-conflict", "16 streams in one L1 set of 8 ways", 16.0, 8.0}};
+    u.ceilings = {{"AVX2 FMA", "compute", 64.0, true},
+                  {"L1 bandwidth", "bandwidth", 30.0, true},
+                  {"MEM bandwidth", "bandwidth", 1.5, false}};
+    r.results.kernels.push_back(u);
     model::Calibration cal;
     cal.effective_gflops = 40.0;
     cal.effective_gflops_kernel = "calib-L2-48F";
@@ -58,6 +73,8 @@ TEST(BenchTable, Golden) {
         "+25%       2.00 +100%       1.25 +25%*  MEM\n"
         "calib-L2-48F       40.00 (40.00..40.00) n=1                  -                      -               "
         " -                -                -  -\n"
+        "himeno             2.00 (2.00..2.00) n=1                     -                      -               "
+        " -                -      10.00 +400%  MEM\n"
         "(predictions in GFLOP/s; error = (predicted - measured) / measured; * outside the model's "
         "validity)\n"
         "\n"
@@ -68,10 +85,16 @@ TEST(BenchTable, Golden) {
         "excluded\n"
         "  P_eff 40.00 GFLOP/s (calib-L2-48F, double)\n"
         "\n"
-        "accuracy per model (kernels inside the model's validity; calibration loops excluded)\n"
+        "model accuracy over the 1 validation kernel; not scored: 1 untuned kernel (listed below their "
+        "bound) and 1 calibration loop (predictions inside each model's validity)\n"
         "  model            n   median |err|    max |err|\n"
         "  roofline         1         25.0 %       25.0 %\n"
         "  mixed            0              -            -\n"
+        "\n"
+        "kernels below 85 % of their bound: 1\n"
+        "  himeno                  20.0 % of its mixed prediction (untuned)\n"
+        "    cache-conflict   16 streams in one L1 set of 8 ways\n"
+        "    sits under       L1 bandwidth 30.0 GF/s, AVX2 FMA 64.0 GF/s\n"
         "\n"
         "mixed family (C = L3), memory-bound -> cache-bound switch along l = n:\n"
         "  predicted: 3M-3L3-3F (n = 3)\n"

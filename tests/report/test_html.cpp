@@ -66,7 +66,7 @@ TEST(HtmlReport, FixtureStructure) {
     std::string order;
     for (const auto* sec : root->by_name("section"))
         order += sec->attr("id") + " ";
-    EXPECT_EQ(order, "summary charts predictions machine warnings derivations ");
+    EXPECT_EQ(order, "summary charts predictions below-bound machine warnings derivations ");
     // Machine summary: ceilings table has all 18 measured ceilings, the noisy one flagged.
     const auto* machine = by_id(*root, "machine");
     ASSERT_NE(machine, nullptr);

@@ -1,0 +1,230 @@
+#include "model/diagnosis.hpp"
+
+#include "model/access_streams.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+namespace roofcast::model {
+
+namespace {
+
+std::string percent(double x) {
+    return fmt::format("{:.0f} %", 100.0 * x);
+}
+
+std::string isa_label(const std::string& isa) {
+    static const std::map<std::string, std::string> k{
+        {"scalar", "scalar"}, {"sse", "SSE"}, {"avx2", "AVX2"}, {"avx512", "AVX-512"}};
+    const auto it = k.find(isa);
+    return it == k.end() ? isa : it->second;
+}
+
+int isa_bits(const std::string& isa) {
+    return isa == "avx512" ? 512 : isa == "avx2" ? 256 : isa == "sse" ? 128 : isa == "scalar" ? 64 : 0;
+}
+
+} // namespace
+
+int machine_vector_bits(const core::Machine& m) {
+    int bits = 0;
+    if (m.topology)
+        for (const auto& isa : m.topology->isa)
+            bits = std::max(bits, isa_bits(isa));
+    return bits;
+}
+
+std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
+    std::vector<core::Diagnosis> out;
+    if (e.fraction >= k_diagnosis_fraction)
+        return out;
+    std::vector<std::string> checked;
+    // Cache thrashing (Minami et al. §6: program A's L1 miss ratio; Hager & Wellein §3.3): more streams in
+    // one set than the set has ways evict each other's lines before the next element of a line is used.
+    for (const auto& s : e.sets) {
+        checked.push_back(s.level + " sets");
+        if (s.associativity > 0 && s.streams_per_set > s.associativity)
+            out.push_back({"cache-conflict",
+                           fmt::format("{} streams of the innermost loop map into one {} set of {} ways "
+                                       "(power-of-two distances between rows or arrays); pad the leading "
+                                       "dimension or merge arrays",
+                                       s.streams_per_set, s.level, s.associativity),
+                           s.streams_per_set, s.associativity});
+    }
+    // Concurrent streams beyond what the memory system sustains (the machine's stream-capacity curve).
+    if (e.streams && e.stream_capacity) {
+        checked.push_back("stream capacity");
+        if (*e.streams > *e.stream_capacity)
+            out.push_back(
+                {"stream-capacity",
+                 fmt::format(
+                     "the innermost loop runs {} concurrent streams; {} sustains {} at 90 % of its best "
+                     "bandwidth{}; merge arrays or split the loop",
+                     *e.streams, e.capacity_level, *e.stream_capacity,
+                     e.capacity_fraction ? fmt::format(" and {} of it at {} streams",
+                                                       percent(*e.capacity_fraction), *e.streams)
+                                         : ""),
+                 static_cast<double>(*e.streams), static_cast<double>(*e.stream_capacity)});
+    }
+    // TLB thrashing (Minami et al. §6): more pages in flight than first-level TLB entries.
+    if (e.pages && e.tlb_entries) {
+        checked.push_back("TLB reach");
+        if (*e.pages > *e.tlb_entries)
+            out.push_back(
+                {"tlb-reach",
+                 fmt::format("the innermost loop touches {} distinct 4 KiB pages per iteration; the "
+                             "first-level data TLB holds {}{}",
+                             *e.pages, *e.tlb_entries,
+                             e.huge_pages == "always"
+                                 ? ""
+                                 : " (transparent huge pages: " +
+                                       (e.huge_pages.empty() ? std::string("unknown") : e.huge_pages) + ")"),
+                 static_cast<double>(*e.pages), static_cast<double>(*e.tlb_entries)});
+    }
+    if (e.code) {
+        const CodeEvidence& c = *e.code;
+        checked.push_back("disassembly of " + c.function);
+        if (c.fp_scalar + c.fp_vector > 0 && e.machine_vector_bits > 0 &&
+            std::max(64, c.vector_bits) < e.machine_vector_bits)
+            out.push_back({"vector-width",
+                           fmt::format("the compiled loop's FP arithmetic is {} ({} scalar, {} packed "
+                                       "instructions); the machine offers {}-bit vectors",
+                                       c.vector_bits == 0 ? std::string("scalar")
+                                                          : fmt::format("{}-bit at widest", c.vector_bits),
+                                       c.fp_scalar, c.fp_vector, e.machine_vector_bits),
+                           static_cast<double>(std::max(64, c.vector_bits)),
+                           static_cast<double>(e.machine_vector_bits)});
+        if (c.fma == 0 && c.mul > 0 && c.add > 0)
+            out.push_back(
+                {"fp-mix",
+                 fmt::format("no FMA in the loop: {} multiplies and {} adds issue separately, half the "
+                             "FMA peak at best",
+                             c.mul, c.add),
+                 static_cast<double>(c.fma), static_cast<double>(std::min(c.mul, c.add))});
+        if (c.gathers > 0)
+            out.push_back({"gather",
+                           fmt::format("{} gather instruction(s) per pass: indirect loads run far below the "
+                                       "unit-stride load ceiling",
+                                       c.gathers),
+                           static_cast<double>(c.gathers), 0.0});
+    }
+    // In-core limits (Williams et al. §4 in-core ceilings): a resource that alone takes most of the time.
+    if (e.l1_share) {
+        checked.push_back("L1 loads/stores");
+        if (*e.l1_share >= k_in_core_share)
+            out.push_back(
+                {"in-core",
+                 fmt::format("the loop's L1 loads and stores at the measured L1 bandwidth take {} of "
+                             "its time: register blocking would cut them",
+                             percent(*e.l1_share)),
+                 *e.l1_share, k_in_core_share});
+    }
+    if (e.fp_share) {
+        checked.push_back("FP issue");
+        if (*e.fp_share >= k_in_core_share)
+            out.push_back({"in-core",
+                           fmt::format("its flops at the {} ceiling take {} of its time", e.fp_ceiling,
+                                       percent(*e.fp_share)),
+                           *e.fp_share, k_in_core_share});
+    }
+    if (e.imbalance) {
+        checked.push_back("per-thread times");
+        if (*e.imbalance > k_imbalance_limit)
+            out.push_back({"load-imbalance",
+                           fmt::format("the slowest thread is busy {:.2f} x the mean", *e.imbalance),
+                           *e.imbalance, k_imbalance_limit});
+    }
+    if (out.empty()) {
+        std::string list;
+        for (const auto& c : checked)
+            list += (list.empty() ? "" : ", ") + c;
+        out.push_back(
+            {"unexplained",
+             fmt::format("at {} of its prediction with no measured cause (checked: {})", percent(e.fraction),
+                         list.empty() ? "nothing: no evidence available" : list),
+             e.fraction, k_diagnosis_fraction});
+    }
+    return out;
+}
+
+std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const core::Machine& m,
+                                           std::optional<double> measured_gflops) {
+    std::vector<core::Ceiling> compute, bandwidth;
+    if (k.flops_per_iteration > 0) {
+        bool exact = false;
+        for (const auto& c : m.ceilings)
+            exact = exact || (c.precision == k.precision && c.threads == k.threads);
+        for (const auto& c : m.ceilings) {
+            if (c.precision != k.precision || (c.op != "fma" && c.op != "addmul" && c.op != "chain"))
+                continue;
+            if (exact ? c.threads != k.threads : c.threads != 1)
+                continue;
+            const double scale = exact ? 1.0 : static_cast<double>(k.threads);
+            const std::string what = c.op == "fma" ? "FMA" : c.op == "addmul" ? "without FMA" : "without ILP";
+            compute.push_back(
+                {fmt::format("{} {}", isa_label(c.isa), what), "compute", c.gflops.median * scale});
+        }
+        std::stable_sort(compute.begin(), compute.end(),
+                         [](const auto& a, const auto& b) { return a.gflops > b.gflops; });
+        for (const auto& [level, bytes] : k.bytes_per_iteration) {
+            const core::Level* l = m.level(level);
+            if (bytes <= 0 || !l || !l->bandwidth_gbs)
+                continue;
+            bandwidth.push_back(
+                {level + " bandwidth", "bandwidth", *l->bandwidth_gbs * k.flops_per_iteration / bytes});
+        }
+        std::stable_sort(bandwidth.begin(), bandwidth.end(),
+                         [](const auto& a, const auto& b) { return a.gflops > b.gflops; });
+    }
+    std::vector<core::Ceiling> out = compute;
+    out.insert(out.end(), bandwidth.begin(), bandwidth.end());
+    for (auto& c : out)
+        c.above = measured_gflops && c.gflops > *measured_gflops;
+    return out;
+}
+
+const core::Prediction* bound_prediction(const core::KernelResult& k) {
+    for (const char* model : {"mixed", "hierarchical", "cache-aware", "roofline"})
+        for (const auto& p : k.predictions)
+            if (p.model == model && p.valid && p.seconds_per_iteration > 0)
+                return &p;
+    return nullptr;
+}
+
+void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
+                     const std::optional<CodeEvidence>& code) {
+    const core::Prediction* p = bound_prediction(k);
+    if (!p || !k.measured_seconds || k.iterations <= 0 || k.measured_seconds->min <= 0)
+        return;
+    const double t = k.measured_seconds->min / k.iterations; // best epoch, as the errors
+    k.bound_fraction = p->seconds_per_iteration / t;
+    std::optional<double> gflops;
+    if (k.flops_per_iteration > 0)
+        gflops = k.flops_per_iteration / t / 1e9;
+    k.ceilings = kernel_ceilings(k, m, gflops);
+    DiagnosisEvidence e;
+    e.fraction = *k.bound_fraction;
+    e.machine_vector_bits = machine_vector_bits(m);
+    e.code = code;
+    e.imbalance = k.thread_imbalance;
+    if (spec.loop) {
+        const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
+        e.streams = s.total();
+        e.pages = pages_in_flight(s);
+        if (m.topology)
+            for (const auto& c : m.topology->caches)
+                if (c.associativity && *c.associativity > 0 && (c.name == "L1" || c.name == "L2"))
+                    e.sets.push_back(
+                        {c.name,
+                         max_streams_per_set(s, static_cast<double>(c.size_bytes), *c.associativity,
+                                             static_cast<double>(c.line_bytes)),
+                         *c.associativity});
+    }
+    for (const auto& term : p->terms)
+        if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
+            e.l1_share = *term.seconds_per_iteration / t;
+    k.diagnosis = diagnose(e);
+}
+
+} // namespace roofcast::model

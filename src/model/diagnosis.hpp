@@ -1,0 +1,87 @@
+// Why a kernel falls short of its prediction (issue 13 §1, docs/diagnosis.md). The mixed model predicts
+// attainable performance; Minami et al. (cache-aware roofline, §6-7) list why untuned programs fall short
+// of it (no SIMD or software pipelining, cache thrashing, TLB thrashing, FP units poorly used) and tune
+// until the measured performance reaches about 85 % of the prediction. Below that fraction roofcast names
+// the likely causes, each with the figure it measured or derived and the limit that figure was held
+// against. Two steps: evidence (gathered by the caller from the loop nest, the machine file, the
+// disassembly and per-thread times) and rules (diagnose, a pure function tested on synthetic evidence).
+#pragma once
+
+#include "core/machine.hpp"
+#include "core/results.hpp"
+#include "model/kernel.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roofcast::model {
+
+// Below this fraction of its prediction a kernel is diagnosed (Minami et al. §7: tuning ends at ~85 %).
+inline constexpr double k_diagnosis_fraction = 0.85;
+// A thread slower than the mean by more than this is a load imbalance.
+inline constexpr double k_imbalance_limit = 1.10;
+// An in-core resource (L1 loads/stores, FP issue) that alone explains this share of the measured time binds.
+inline constexpr double k_in_core_share = 0.70;
+
+// From the disassembly of the kernel's innermost loop (measure/disasm.hpp, `roofcast inspect`).
+struct CodeEvidence {
+    std::string function;
+    int vector_bits = 0; // widest FP arithmetic width in the loop (0: scalar only)
+    int fp_scalar = 0;   // scalar FP arithmetic instructions
+    int fp_vector = 0;   // packed FP arithmetic instructions
+    int fma = 0, add = 0, mul = 0;
+    int gathers = 0;
+};
+
+struct SetConflict {
+    std::string level;
+    int streams_per_set = 0; // most streams mapping into one set (model/access_streams.hpp)
+    int associativity = 0;
+};
+
+struct DiagnosisEvidence {
+    double fraction = 1;         // measured / predicted
+    int machine_vector_bits = 0; // widest SIMD the machine offers (0: unknown)
+    std::optional<CodeEvidence> code;
+    std::optional<int> streams; // concurrent streams of the innermost loop
+    std::string capacity_level; // the level whose stream capacity `stream_capacity` is
+    std::optional<int> stream_capacity;
+    std::optional<double> capacity_fraction; // bandwidth at `streams` over the best stream count's
+    std::vector<SetConflict> sets;           // every cache level with a known associativity
+    std::optional<int> pages;                // distinct 4 KiB pages in flight
+    std::optional<int> tlb_entries;          // first-level data TLB, 4 KiB pages
+    std::string huge_pages;                  // transparent huge pages: always | madvise | never | ""
+    std::optional<double> l1_share;          // L1 bytes at the L1 roof over the measured time
+    std::optional<double> fp_share;  // flops at the ceiling of the code's width over the measured time
+    std::string fp_ceiling;          // that ceiling's name
+    std::optional<double> imbalance; // slowest thread's busy time over the mean
+};
+
+// The causes evidence supports, most specific first (cache-conflict, stream-capacity, tlb-reach,
+// vector-width, fp-mix, gather, in-core, load-imbalance); empty when fraction >= k_diagnosis_fraction;
+// one "unexplained" entry listing what was checked when no rule fires.
+std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e);
+
+// The kernel's ceilings at its intensity in the roofline paper's order (core::Ceiling), each marked
+// `above` when it exceeds `measured_gflops`. Compute ceilings of the kernel's precision at its thread
+// count (one-thread ceilings times the threads where the machine has none at that count); bandwidth
+// ceilings of every level the kernel moves bytes at.
+std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const core::Machine& m,
+                                           std::optional<double> measured_gflops);
+
+// Widest SIMD width in bits among the machine's ISAs (topology.isa), 0 when unknown.
+int machine_vector_bits(const core::Machine& m);
+
+// The prediction a kernel's fraction is taken against: the valid mixed prediction, else the first
+// valid one of hierarchical, cache-aware, roofline; nullptr when none is valid.
+const core::Prediction* bound_prediction(const core::KernelResult& k);
+
+// Fills k.bound_fraction (best epoch over the bound prediction), k.ceilings and, below
+// k_diagnosis_fraction, k.diagnosis from the evidence available: the loop nest's streams against the
+// caches' sets, the TLB and the machine's stream capacity, the prediction's L1 term, the disassembly
+// (`code`, optional) and the per-thread imbalance (k.thread_imbalance, optional).
+void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
+                     const std::optional<CodeEvidence>& code = std::nullopt);
+
+} // namespace roofcast::model

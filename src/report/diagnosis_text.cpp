@@ -1,0 +1,112 @@
+#include "report/diagnosis_text.hpp"
+
+#include "model/diagnosis.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace roofcast::report {
+
+std::vector<const core::KernelResult*> below_bound(const core::Results& r) {
+    std::vector<const core::KernelResult*> out;
+    for (const auto& k : r.kernels)
+        if (!k.diagnosis.empty())
+            out.push_back(&k);
+    return out;
+}
+
+std::string accuracy_scope(const core::Results& r) {
+    std::size_t validation = 0, untuned = 0, calibration = 0;
+    for (const auto& k : r.kernels)
+        (k.role == "untuned"                                 ? untuned
+         : k.role == "calibration" || k.suite == "calibrate" ? calibration
+                                                             : validation) += 1;
+    std::string s =
+        fmt::format("model accuracy over the {} validation kernel{}", validation, validation == 1 ? "" : "s");
+    std::vector<std::string> left;
+    if (untuned)
+        left.push_back(
+            fmt::format("{} untuned kernel{} (listed below their bound)", untuned, untuned == 1 ? "" : "s"));
+    if (calibration)
+        left.push_back(fmt::format("{} calibration loop{}", calibration, calibration == 1 ? "" : "s"));
+    if (!left.empty()) {
+        s += "; not scored: ";
+        for (std::size_t i = 0; i < left.size(); ++i)
+            s += (i ? " and " : "") + left[i];
+    }
+    return s;
+}
+
+std::string ceilings_above_text(const core::KernelResult& k, std::size_t most) {
+    std::vector<const core::Ceiling*> above;
+    for (const auto& c : k.ceilings)
+        if (c.above)
+            above.push_back(&c);
+    std::stable_sort(above.begin(), above.end(),
+                     [](const auto* a, const auto* b) { return a->gflops < b->gflops; });
+    std::string s;
+    for (std::size_t i = 0; i < above.size() && i < most; ++i)
+        s += fmt::format("{}{} {:.1f} GF/s", i ? ", " : "", above[i]->name, above[i]->gflops);
+    return s;
+}
+
+std::string format_below_bound(const core::Results& r) {
+    const auto ks = below_bound(r);
+    std::string out = fmt::format("kernels below {:.0f} % of their bound: {}\n",
+                                  100 * model::k_diagnosis_fraction, ks.size());
+    for (const auto* k : ks) {
+        const core::Prediction* p = model::bound_prediction(*k);
+        out += fmt::format("  {:<22} {:>5.1f} % of its {} prediction{}\n", k->name,
+                           100 * k->bound_fraction.value_or(0), p ? p->model : "-",
+                           k->role == "untuned" ? " (untuned)" : "");
+        for (const auto& d : k->diagnosis)
+            out += fmt::format("    {:<16} {}\n", d.cause, d.evidence);
+        const std::string under = ceilings_above_text(*k);
+        if (!under.empty())
+            out += fmt::format("    {:<16} {}\n", "sits under", under);
+    }
+    return out;
+}
+
+} // namespace roofcast::report
+
+#include "report/svg.hpp"
+
+namespace roofcast::report {
+
+std::string below_bound_html(const core::Results& r) {
+    const auto h = [](const std::string& s) { return svg::escape(s); };
+    const auto ks = below_bound(r);
+    std::string o = "<section id=\"below-bound\"><h2>Below their bound</h2>\n<p class=\"muted\">" +
+                    h(fmt::format("Kernels under {:.0f} % of their prediction, each with the causes roofcast "
+                                  "found evidence for (untuned kernels are kept to show them; they never "
+                                  "enter the accuracy figures). ",
+                                  100 * model::k_diagnosis_fraction)) +
+                    "</p>\n";
+    if (ks.empty())
+        return o + "<p class=\"none\">Every measured kernel reaches its bound.</p></section>\n";
+    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Of its bound</th><th>Cause</th><th>Evidence</th>"
+         "</tr></thead><tbody>\n";
+    for (const auto* k : ks) {
+        const core::Prediction* p = model::bound_prediction(*k);
+        const std::size_t rows = k->diagnosis.size() + 1;
+        for (std::size_t i = 0; i < rows; ++i) {
+            o += "<tr>";
+            if (i == 0)
+                o += "<td rowspan=\"" + std::to_string(rows) + "\">" + h(k->name) +
+                     (k->role == "untuned" ? " <span class=\"muted\">(untuned)</span>" : "") +
+                     "</td><td class=\"num\" rowspan=\"" + std::to_string(rows) + "\">" +
+                     h(fmt::format("{:.1f} % of {}", 100 * k->bound_fraction.value_or(0),
+                                   p ? p->model : "–")) +
+                     "</td>";
+            if (i < k->diagnosis.size())
+                o += "<td>" + h(k->diagnosis[i].cause) + "</td><td>" + h(k->diagnosis[i].evidence) + "</td>";
+            else
+                o += "<td class=\"muted\">sits under</td><td>" + h(ceilings_above_text(*k)) + "</td>";
+            o += "</tr>\n";
+        }
+    }
+    return o + "</tbody></table></section>\n";
+}
+
+} // namespace roofcast::report

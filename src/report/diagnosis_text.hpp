@@ -1,0 +1,34 @@
+// The two findings `roofcast run`, `bench` and the report keep apart (issue 13 §4): model accuracy over
+// the validation kernels, and the kernels below their bound with their diagnosis (model/diagnosis.hpp).
+// Pure functions of the results.
+#pragma once
+
+#include "core/results.hpp"
+
+#include <string>
+#include <vector>
+
+namespace roofcast::report {
+
+// Kernels with a diagnosis (below model::k_diagnosis_fraction of their bound), in results order.
+std::vector<const core::KernelResult*> below_bound(const core::Results& r);
+
+// The scope line of the accuracy figures: how many kernels of each role were scored or left out.
+std::string accuracy_scope(const core::Results& r);
+
+// Text block: one line per kernel below its bound (fraction, role) and one indented line per cause.
+std::string format_below_bound(const core::Results& r);
+
+// "L3 bandwidth 73.1 GF/s, AVX2 without ILP 24.5 GF/s" — the ceilings above the measured point, lowest
+// first (the ones the kernel sits directly under), at most `most`.
+std::string ceilings_above_text(const core::KernelResult& k, std::size_t most = 3);
+
+} // namespace roofcast::report
+
+namespace roofcast::report {
+
+// The report's "Below their bound" section (polyglot XHTML, every text escaped): per kernel its fraction,
+// each cause with its evidence, and the ceilings it sits under.
+std::string below_bound_html(const core::Results& r);
+
+} // namespace roofcast::report

@@ -1,0 +1,232 @@
+// The diagnosis rules on synthetic evidence (each cause detected and not detected), the stream analysis
+// of loop nests whose streams, set conflicts and pages are counted by hand, and the ceilings' order.
+#include "model/access_streams.hpp"
+#include "model/diagnosis.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace roofcast;
+using namespace roofcast::model;
+
+namespace {
+
+ArrayAccess rd(const std::string& a, std::vector<long> off) {
+    return {a, std::move(off), false, {}};
+}
+ArrayAccess wr(const std::string& a, std::vector<long> off) {
+    return {a, std::move(off), true, {}};
+}
+
+// 3-D 7-point stencil b = f(a) on an nk x n x n grid of doubles.
+LoopNest jacobi(long n) {
+    LoopNest l;
+    l.indices = {"k", "j", "i"};
+    l.bounds = {8, n - 2, n - 2};
+    l.arrays = {{"a", "double", {10, n, n}}, {"b", "double", {10, n, n}}};
+    l.accesses = {wr("b", {0, 0, 0}),  rd("a", {0, 0, 0}), rd("a", {0, 0, -1}), rd("a", {0, 0, 1}),
+                  rd("a", {0, -1, 0}), rd("a", {0, 1, 0}), rd("a", {-1, 0, 0}), rd("a", {1, 0, 0})};
+    return l;
+}
+
+bool has(const std::vector<core::Diagnosis>& d, const std::string& cause) {
+    return std::any_of(d.begin(), d.end(), [&](const auto& x) { return x.cause == cause; });
+}
+
+TEST(AccessStreams, JacobiHasFiveReadStreamsAndOneWrite) {
+    // a(i-1), a(i), a(i+1) share one stream; a(j-1), a(j+1), a(k-1), a(k+1) are four more; b one write.
+    const StreamSummary s = innermost_streams(jacobi(130));
+    EXPECT_EQ(s.reads, 5);
+    EXPECT_EQ(s.writes, 1);
+    EXPECT_EQ(s.total(), 6);
+}
+
+TEST(AccessStreams, PowerOfTwoPlanesShareASet) {
+    // n = 128: rows of 1 KiB, planes of 128 KiB. In a 32 KiB 8-way L1 (64 sets, 4 KiB span) the centre of
+    // a, a(k-1), a(k+1) and b's centre fall into one set: 4 lines; a(j-1) and a(j+1) are 16 lines away.
+    const StreamSummary s = innermost_streams(jacobi(128));
+    EXPECT_EQ(max_streams_per_set(s, 32768, 8), 4);
+    // Rows of 130 doubles (1040 B) move a(j+-1) to other sets; planes of 135200 B are 2112.5 lines, so
+    // a(k+1) starts in line 2112 (set 0, with the centres of a and b) and a(k-1) in line -2113 (set 63).
+    EXPECT_EQ(max_streams_per_set(innermost_streams(jacobi(130)), 32768, 8), 3);
+}
+
+TEST(AccessStreams, SixteenRowsFourPowersOfTwoApartThrash) {
+    // The mixed family's n = 14 member with rows of 2^17 bytes: 15 rows of c and a in one set.
+    LoopNest l;
+    l.indices = {"k", "j", "i"};
+    l.bounds = {4, 242, 16384};
+    l.arrays = {{"a", "double", {4, 256, 16384}}, {"c", "double", {4, 256, 16384}}};
+    l.accesses.push_back(wr("a", {0, 0, 0}));
+    for (long d = 0; d <= 14; ++d)
+        l.accesses.push_back(rd("c", {0, d, 0}));
+    const StreamSummary s = innermost_streams(l);
+    EXPECT_EQ(s.total(), 16);
+    EXPECT_EQ(max_streams_per_set(s, 32768, 8), 16);
+    EXPECT_EQ(pages_in_flight(s), 16);
+    // An odd number of lines per row (16383 + 8 elements = 2049 lines): every row in its own set.
+    for (auto& a : l.arrays)
+        a.dims[2] = 16392;
+    EXPECT_EQ(max_streams_per_set(innermost_streams(l), 32768, 8), 2); // c's row 0 and a
+}
+
+TEST(AccessStreams, PagesMergeWithinOnePage) {
+    LoopNest l;
+    l.indices = {"i"};
+    l.bounds = {1000};
+    l.arrays = {{"x", "double", {100000}}};
+    l.accesses = {rd("x", {0}), rd("x", {100}), rd("x", {600})}; // 0, 800 B (same page), 4800 B (next page)
+    const StreamSummary s = innermost_streams(l);
+    EXPECT_EQ(s.total(), 3);
+    EXPECT_EQ(pages_in_flight(s), 2);
+}
+
+TEST(Diagnosis, NothingAtOrAboveTheThreshold) {
+    DiagnosisEvidence e;
+    e.fraction = k_diagnosis_fraction;
+    e.sets = {{"L1", 20, 8}};
+    EXPECT_TRUE(diagnose(e).empty());
+}
+
+TEST(Diagnosis, UnexplainedListsWhatWasChecked) {
+    DiagnosisEvidence e;
+    e.fraction = 0.5;
+    e.sets = {{"L1", 3, 8}};
+    const auto d = diagnose(e);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "unexplained");
+    EXPECT_NE(d[0].evidence.find("L1 sets"), std::string::npos);
+}
+
+TEST(Diagnosis, CacheConflict) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.sets = {{"L1", 9, 8}};
+    EXPECT_TRUE(has(diagnose(e), "cache-conflict"));
+    e.sets = {{"L1", 8, 8}};
+    EXPECT_FALSE(has(diagnose(e), "cache-conflict"));
+}
+
+TEST(Diagnosis, StreamCapacity) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.streams = 14;
+    e.stream_capacity = 8;
+    e.capacity_level = "MEM";
+    e.capacity_fraction = 0.6;
+    const auto d = diagnose(e);
+    ASSERT_TRUE(has(d, "stream-capacity"));
+    EXPECT_DOUBLE_EQ(*d[0].figure, 14);
+    EXPECT_DOUBLE_EQ(*d[0].limit, 8);
+    e.streams = 8;
+    EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+}
+
+TEST(Diagnosis, TlbReach) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.pages = 80;
+    e.tlb_entries = 64;
+    e.huge_pages = "never";
+    const auto d = diagnose(e);
+    ASSERT_TRUE(has(d, "tlb-reach"));
+    EXPECT_NE(d[0].evidence.find("never"), std::string::npos);
+    e.pages = 64;
+    EXPECT_FALSE(has(diagnose(e), "tlb-reach"));
+}
+
+TEST(Diagnosis, VectorWidthFpMixAndGather) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.machine_vector_bits = 512;
+    CodeEvidence c;
+    c.function = "f";
+    c.vector_bits = 256;
+    c.fp_vector = 4;
+    c.fma = 0;
+    c.mul = 2;
+    c.add = 2;
+    c.gathers = 1;
+    e.code = c;
+    auto d = diagnose(e);
+    EXPECT_TRUE(has(d, "vector-width"));
+    EXPECT_TRUE(has(d, "fp-mix"));
+    EXPECT_TRUE(has(d, "gather"));
+    c.vector_bits = 512;
+    c.fma = 2;
+    c.gathers = 0;
+    e.code = c;
+    d = diagnose(e);
+    EXPECT_FALSE(has(d, "vector-width"));
+    EXPECT_FALSE(has(d, "fp-mix"));
+    EXPECT_FALSE(has(d, "gather"));
+    // Scalar code on a machine whose widest vectors are unknown: no width verdict.
+    c.vector_bits = 0;
+    c.fp_scalar = 4;
+    c.fp_vector = 0;
+    e.code = c;
+    e.machine_vector_bits = 0;
+    EXPECT_FALSE(has(diagnose(e), "vector-width"));
+    e.machine_vector_bits = 256;
+    EXPECT_TRUE(has(diagnose(e), "vector-width"));
+}
+
+TEST(Diagnosis, InCoreAndImbalance) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.l1_share = 0.9;
+    e.imbalance = 1.3;
+    auto d = diagnose(e);
+    EXPECT_TRUE(has(d, "in-core"));
+    EXPECT_TRUE(has(d, "load-imbalance"));
+    e.l1_share = 0.2;
+    e.imbalance = 1.05;
+    d = diagnose(e);
+    EXPECT_FALSE(has(d, "in-core"));
+    EXPECT_FALSE(has(d, "load-imbalance"));
+    e.fp_share = 0.8;
+    e.fp_ceiling = "scalar FMA";
+    EXPECT_TRUE(has(diagnose(e), "in-core"));
+}
+
+TEST(Diagnosis, CeilingsComputeFirstThenBandwidthEachDescending) {
+    core::Machine m;
+    auto ceiling = [](std::string isa, std::string op, double g) {
+        core::ComputeCeiling c;
+        c.precision = "double";
+        c.isa = std::move(isa);
+        c.op = std::move(op);
+        c.threads = 1;
+        c.gflops.median = g;
+        return c;
+    };
+    m.ceilings = {ceiling("scalar", "fma", 8), ceiling("avx2", "fma", 32), ceiling("avx2", "addmul", 16),
+                  ceiling("avx2", "chain", 4), ceiling("avx2", "add", 16)};
+    core::Level l1, mem;
+    l1.name = "L1";
+    l1.bandwidth_gbs = 200;
+    mem.name = "MEM";
+    mem.bandwidth_gbs = 20;
+    m.levels = {l1, mem};
+    core::KernelResult k;
+    k.threads = 2; // no 2-thread ceilings: one-thread ceilings x 2
+    k.flops_per_iteration = 2;
+    k.bytes_per_iteration = {{"L1", 16}, {"MEM", 8}};
+    const auto c = kernel_ceilings(k, m, 10.0);
+    ASSERT_EQ(c.size(), 6u);
+    EXPECT_EQ(c[0].name, "AVX2 FMA");
+    EXPECT_DOUBLE_EQ(c[0].gflops, 64);
+    EXPECT_EQ(c[1].name, "AVX2 without FMA");
+    EXPECT_EQ(c[2].name, "scalar FMA");
+    EXPECT_EQ(c[3].name, "AVX2 without ILP");
+    EXPECT_FALSE(c[3].above); // 8 GF/s < 10 measured
+    EXPECT_EQ(c[4].name, "L1 bandwidth");
+    EXPECT_DOUBLE_EQ(c[4].gflops, 25);
+    EXPECT_EQ(c[5].name, "MEM bandwidth");
+    EXPECT_DOUBLE_EQ(c[5].gflops, 5);
+    EXPECT_TRUE(c[4].above);
+    EXPECT_FALSE(c[5].above);
+}
+
+} // namespace
