@@ -223,6 +223,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     // conditions; one pass in suite order would calibrate in one state of the host and measure the
     // family in another.
     std::vector<std::vector<double>> samples(kernels.size());
+    std::vector<std::optional<double>> imbalance(kernels.size());
     measure::suite::Workspace ws;
     for (int round = 0; round < rounds; ++round) {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -230,8 +231,12 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 progress(rounds > 1 ? fmt::format("[round {}/{}] [{}/{}] {}", round + 1, rounds, i + 1,
                                                   kernels.size(), kernels[i].name)
                                     : fmt::format("[{}/{}] {}", i + 1, kernels.size(), kernels[i].name));
-            const core::Summary t = kernels[i].run(so, ws).seconds_per_call;
+            const measure::suite::Measurement run = kernels[i].run(so, ws);
+            const core::Summary& t = run.seconds_per_call;
             samples[i].insert(samples[i].end(), t.samples.begin(), t.samples.end());
+            if (run.thread_imbalance)
+                imbalance[i] =
+                    imbalance[i] ? std::min(*imbalance[i], *run.thread_imbalance) : *run.thread_imbalance;
         }
     }
     std::vector<core::Summary> times;
@@ -268,6 +273,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             core::KernelResult r =
                 compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine);
             r.role = kernels[i].untuned ? "untuned" : "validation";
+            r.thread_imbalance = imbalance[i];
             diagnose_kernel(r, kernels[i].spec, machine);
             rep.results.kernels.push_back(std::move(r));
         }

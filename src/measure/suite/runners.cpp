@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <omp.h>
 #include <stdexcept>
 #include <string>
@@ -21,17 +22,27 @@ namespace {
 template <class Call> Measurement time_team(const SuiteOptions& opt, Call&& call) {
     const int threads = std::max(1, opt.threads);
     pin_team(threads);
+    std::vector<double> busy(static_cast<std::size_t>(threads));
+    std::optional<double> imbalance;
     auto body = [&](std::uint64_t reps) {
 #pragma omp parallel num_threads(threads)
         {
+            const double t0 = omp_get_wtime();
             for (std::uint64_t r = 0; r < reps; ++r)
                 call();
+            busy[static_cast<std::size_t>(omp_get_thread_num())] = omp_get_wtime() - t0;
+        }
+        const double mean = std::accumulate(busy.begin(), busy.end(), 0.0) / static_cast<double>(threads);
+        if (threads > 1 && mean > 0) {
+            const double ratio = *std::max_element(busy.begin(), busy.end()) / mean;
+            imbalance = imbalance ? std::min(*imbalance, ratio) : ratio;
         }
     };
     const Timing t = time_repeated(body, opt.harness);
     Measurement m;
     m.seconds_per_call = t.seconds_per_call;
     m.repetitions = t.repetitions;
+    m.thread_imbalance = imbalance;
     return m;
 }
 

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace roofcast::measure::suite {
@@ -26,6 +27,11 @@ struct Measurement {
     core::Summary seconds_per_call;
     std::uint64_t repetitions = 1; // calls per epoch
     double checksum = 0;           // a value computed from the output, so the work cannot be elided
+    // Load balance: per timed call of the team, the slowest thread's busy time (its calls, without the
+    // closing barrier) over the mean; the smallest over the calls, as the epochs' best time (a thread a
+    // neighbour preempts looks busy longer, so the least disturbed call shows the kernel's own balance).
+    // Empty for one thread.
+    std::optional<double> thread_imbalance;
 };
 
 // Reusable arrays across runs: a runner asks for `slot` with n elements and gets the slot's buffer,
