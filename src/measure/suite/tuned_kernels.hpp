@@ -196,6 +196,9 @@ template <int MR, int NR, class T>
 void gemm_micro_generic(std::size_t kc, const T* __restrict ap, const T* __restrict bp, T* __restrict cm,
                         std::size_t ldc, std::size_t rows, std::size_t cols) {
     T acc[MR][NR] = {};
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            acc[r][c] = cm[r * ldc + c];
     for (std::size_t p = 0; p < kc; ++p)
         for (int r = 0; r < MR; ++r)
             for (int c = 0; c < NR; ++c)
@@ -203,7 +206,7 @@ void gemm_micro_generic(std::size_t kc, const T* __restrict ap, const T* __restr
                     ap[p * MR + static_cast<std::size_t>(r)] * bp[p * NR + static_cast<std::size_t>(c)];
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c)
-            cm[r * ldc + c] += acc[r][c];
+            cm[r * ldc + c] = acc[r][c];
 }
 
 // GCC vector extensions: `a * b[v]` broadcasts the scalar, and `acc += a * b` contracts to an FMA where
@@ -214,12 +217,23 @@ template <int MR, int NV>
 void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double* __restrict bp,
                        double* __restrict cm, std::size_t ldc, std::size_t rows, std::size_t cols) {
     constexpr int W = k_vector_doubles, NR = NV * W;
+    const bool full = rows == MR && cols == NR;
+    // The block of C starts in the accumulators (Goto & van de Geijn's C_aux += A B): no add per
+    // element of C beyond the 2 flops of each multiply-add.
     GemmVector acc[MR][NV];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v)
+        for (int v = 0; v < NV; ++v) {
             acc[r][v] = GemmVector{};
+            const auto row = static_cast<std::size_t>(r), col = static_cast<std::size_t>(v * W);
+            if (full)
+                std::memcpy(&acc[r][v], cm + row * ldc + col, sizeof(GemmVector));
+            else
+                for (std::size_t c = col; c < col + W; ++c)
+                    if (row < rows && c < cols)
+                        acc[r][v][c - col] = cm[row * ldc + c];
+        }
     for (std::size_t p = 0; p < kc; ++p) {
         GemmVector b[NV];
 #pragma GCC unroll 4
@@ -233,22 +247,18 @@ void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double
                 acc[r][v] += a * b[v];
         }
     }
-    if (rows == MR && cols == NR) {
+    if (full) {
 #pragma GCC unroll 16
         for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v) {
-                double* dst = cm + static_cast<std::size_t>(r) * ldc + static_cast<std::size_t>(v * W);
-                GemmVector c;
-                std::memcpy(&c, dst, sizeof(c));
-                c += acc[r][v];
-                std::memcpy(dst, &c, sizeof(c));
-            }
+            for (int v = 0; v < NV; ++v)
+                std::memcpy(cm + static_cast<std::size_t>(r) * ldc + static_cast<std::size_t>(v * W),
+                            &acc[r][v], sizeof(GemmVector));
         return;
     }
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c)
-            cm[r * ldc + c] += acc[r][c / W][c % W];
+            cm[r * ldc + c] = acc[r][c / W][c % W];
 }
 
 // C += A B. Threads share C's rows in blocks of mc (static schedule); each thread packs the panel of B it
