@@ -118,6 +118,22 @@ void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size
     }
 }
 
+// --- The vector width the suite is compiled for --------------------------------------------------
+#if defined(__AVX512F__)
+inline constexpr int k_vector_doubles = 8;
+inline constexpr int k_vector_registers = 32;
+#elif defined(__AVX__)
+inline constexpr int k_vector_doubles = 4;
+inline constexpr int k_vector_registers = 16;
+#else
+inline constexpr int k_vector_doubles = 2;
+inline constexpr int k_vector_registers = 16;
+#endif
+// One vector register of doubles (GCC vector extensions): `a * v` broadcasts a scalar, `acc += a * v`
+// contracts to an FMA where the ISA has one (the suite is compiled with -march=native; C++ keeps
+// -ffp-contract=fast).
+using SuiteVector = double __attribute__((vector_size(k_vector_doubles * sizeof(double))));
+
 // --- SpMV in SELL-C-sigma ---------------------------------------------------------------------------
 // Kreutzer, Hager, Wellein, Fehske & Bishop, "A unified sparse matrix data format for efficient general
 // sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J. Sci. Comput.
@@ -132,18 +148,39 @@ void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t
                     const T* __restrict x, std::size_t chunks) {
 #pragma omp for schedule(static) nowait
     for (std::size_t c = 0; c < chunks; ++c) {
-        T acc[C] = {};
         const T* __restrict v = val + chunk_ptr[c];
         const std::int32_t* __restrict cl = col + chunk_ptr[c];
         const std::int32_t width = chunk_len[c];
-        for (std::int32_t j = 0; j < width; ++j) {
-#pragma omp simd
+        if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
+            // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
+            // spills `double acc[C]`), so the chunk's rows are held in vector registers explicitly, two
+            // accumulators for the latency of the multiply-add chain.
+            auto term = [&](std::int32_t j) {
+                SuiteVector vv, xv;
+                std::memcpy(&vv, v + j * C, sizeof(vv));
+#pragma GCC unroll 8
+                for (int l = 0; l < C; ++l)
+                    xv[l] = x[cl[j * C + l]];
+                return vv * xv;
+            };
+            SuiteVector acc0{}, acc1{};
+            std::int32_t j = 0;
+            for (; j + 1 < width; j += 2) {
+                acc0 += term(j);
+                acc1 += term(j + 1);
+            }
+            if (j < width)
+                acc0 += term(j);
+            const SuiteVector sum = acc0 + acc1;
+            std::memcpy(y + c * C, &sum, sizeof(sum));
+        } else {
+            T acc[C] = {};
+            for (std::int32_t j = 0; j < width; ++j)
+                for (int l = 0; l < C; ++l)
+                    acc[l] += v[j * C + l] * x[cl[j * C + l]];
             for (int l = 0; l < C; ++l)
-                acc[l] += v[j * C + l] * x[cl[j * C + l]];
+                y[c * C + l] = acc[l];
         }
-#pragma omp simd
-        for (int l = 0; l < C; ++l)
-            y[c * C + l] = acc[l];
     }
 }
 
@@ -156,16 +193,6 @@ void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t
 // registers and updates it with one broadcast of A and NR / W vector loads of B per k (W doubles per
 // vector). MR and NR come from the ISA at compile time: NR = 2 vectors, MR = as many rows as the vector
 // registers left after B and the broadcast hold (Goto & van de Geijn, Sect. 6), at most 12.
-#if defined(__AVX512F__)
-inline constexpr int k_vector_doubles = 8;
-inline constexpr int k_vector_registers = 32;
-#elif defined(__AVX__)
-inline constexpr int k_vector_doubles = 4;
-inline constexpr int k_vector_registers = 16;
-#else
-inline constexpr int k_vector_doubles = 2;
-inline constexpr int k_vector_registers = 16;
-#endif
 inline constexpr int k_gemm_nv = 2;
 inline constexpr int k_gemm_nr = k_gemm_nv * k_vector_doubles;
 inline constexpr int k_gemm_mr = std::min(12, (k_vector_registers - k_gemm_nv - 1) / k_gemm_nv);
@@ -209,9 +236,7 @@ void gemm_micro_generic(std::size_t kc, const T* __restrict ap, const T* __restr
             cm[r * ldc + c] = acc[r][c];
 }
 
-// GCC vector extensions: `a * b[v]` broadcasts the scalar, and `acc += a * b` contracts to an FMA where
-// the ISA has one (the suite is compiled with -march=native, C++ keeps -ffp-contract=fast).
-using GemmVector = double __attribute__((vector_size(k_vector_doubles * sizeof(double))));
+using GemmVector = SuiteVector;
 
 template <int MR, int NV>
 void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double* __restrict bp,
