@@ -329,7 +329,7 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape) {
 
 // Packed, register-blocked matmul (Goto & van de Geijn, ACM TOMS 34(3), 2008, Sect. 4-6; tuned_kernels.hpp)
 // with the untuned one's n. kc: a kc x NR micro-panel of B fills at most half of L1; mc: a packed mc x kc
-// block of A at most half of L2, and no more than one thread's share of the rows. Bytes per (i,j,p)
+// block of A at most half of L2 (a multiple of MR). Bytes per (i,j,p)
 // iteration (2 flops):
 //  - L1 (what the core loads and stores): per k the micro-kernel loads MR elements of A and NR of B for
 //    MR NR iterations, 8 (MR + NR) / (MR NR); the MR x NR block of C is loaded and stored once per kc,
@@ -347,9 +347,13 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     const double l1 = find_cache(s.caches, "L1")->per_thread(threads);
     const double l2 = find_cache(s.caches, "L2")->per_thread(threads);
     const double kc = std::clamp(std::floor(k_default_safety_factor * l1 / (8.0 * nr)), 16.0, nn);
-    const double rows_per_thread = std::ceil(nn / th / mr) * mr;
-    const double mc =
-        std::clamp(std::floor(k_default_safety_factor * l2 / (8.0 * kc) / mr) * mr, mr, rows_per_thread);
+    // The threads share the row blocks statically: each thread's rows are cut into equal blocks no
+    // larger than the L2 bound, so the block count is a multiple of the threads (an mc that left one
+    // thread three blocks and the other two ran at two thirds of the rate).
+    const double rows_per_thread = std::ceil(nn / th);
+    const double mc_l2 = std::max(mr, std::floor(k_default_safety_factor * l2 / (8.0 * kc) / mr) * mr);
+    const double blocks_per_thread = std::ceil(rows_per_thread / mc_l2);
+    const double mc = std::ceil(rows_per_thread / blocks_per_thread / mr) * mr;
     const double b_pack = kc * std::ceil(nn / nr) * nr * 8.0;
     const double all = 3.0 * nn * nn * 8.0 + th * (b_pack + mc * kc * 8.0);
     SuiteKernel k;

@@ -378,4 +378,19 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     const double l1 = derive_traffic(k.spec, m, 1).bytes.at("L1");
     EXPECT_NEAR(l1, 8 * (mr + nr) / (mr * nr) + 16 / kc + 32 / n, 1e-12);
     EXPECT_LE(kc * nr * 8, 0.5 * 4096);
+    // Two threads on a core with 32 KiB L1 and 512 KiB L2: mc, read back from the declared L2 bytes
+    // (8/NR + 8/mc + 16/kc + 16 (1 + T)/n), is a multiple of MR, its A block fits half of L2, and the row
+    // blocks split evenly between the threads.
+    core::Machine real = tiny_machine();
+    real.topology->cores = 2;
+    real.topology->caches = {{"L1", 32768, 64, {}, 1, 2, {}, ""},
+                             {"L2", 524288, 64, {}, 1, 2, {}, ""},
+                             {"L3", 32 << 20, 64, {}, 2, 1, {}, ""}};
+    const SuiteKernel& k2 = kernel(suite_catalogue(real, 2, "real"), "matmul-blocked-tuned");
+    const double kc2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
+    const double l2 = derive_traffic(k2.spec, real, 2).bytes.at("L2");
+    const double mc = std::round(8 / (l2 - 8 / nr - 16 / kc2 - 48 / n));
+    EXPECT_EQ(std::fmod(mc, mr), 0.0) << mc;
+    EXPECT_LE(mc * kc2 * 8, 0.5 * 524288);
+    EXPECT_EQ(static_cast<int>(std::ceil(n / mc)) % 2, 0) << mc;
 }
