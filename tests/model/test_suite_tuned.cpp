@@ -386,7 +386,8 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     real.topology->caches = {{"L1", 32768, 64, {}, 1, 2, {}, ""},
                              {"L2", 524288, 64, {}, 1, 2, {}, ""},
                              {"L3", 32 << 20, 64, {}, 2, 1, {}, ""}};
-    const SuiteKernel& k2 = kernel(suite_catalogue(real, 2, "real"), "matmul-blocked-tuned");
+    const std::vector<SuiteKernel> cat2 = suite_catalogue(real, 2, "real");
+    const SuiteKernel& k2 = kernel(cat2, "matmul-blocked-tuned");
     const double kc2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
     const double l2 = derive_traffic(k2.spec, real, 2).bytes.at("L2");
     const double mc = std::round(8 / (l2 - 8 / nr - 16 / kc2 - 48 / n));
