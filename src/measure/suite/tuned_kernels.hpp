@@ -5,7 +5,9 @@
 // nothing written that another thread's share reads; called outside a parallel region a body runs
 // serially. The bodies are templates on their value type so that the tests can run them with a counting
 // number type and check the declared flops against the operations the body really performs; their
-// flop and traffic counts are declared once in model/suite_catalogue.cpp.
+// flop and traffic counts are declared once in model/suite_catalogue.cpp. Include this header only from
+// sources compiled like the suite (-march=native, ROOFCAST_NATIVE_SUITE): its ISA constants follow the
+// compiler's target; portable code asks runners.hpp (sell_chunk_rows, gemm_tile).
 #pragma once
 
 #include <algorithm>
@@ -154,7 +156,9 @@ void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t
         if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
             // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
             // spills `double acc[C]`), so the chunk's rows are held in vector registers explicitly, two
-            // accumulators for the latency of the multiply-add chain.
+            // accumulators for the latency of the multiply-add chain (joining them adds one add per row,
+            // 1/16 per non-zero, which the 2 flops per non-zero leave out as the untuned CSR's vector
+            // reduction is left out).
             auto term = [&](std::int32_t j) {
                 SuiteVector vv, xv;
                 std::memcpy(&vv, v + j * C, sizeof(vv));
