@@ -2,6 +2,7 @@
 
 #include "measure/stream.hpp"
 #include "measure/suite/aligned.hpp"
+#include "measure/suite/tuned_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -373,6 +374,146 @@ Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt,
         }
     }
     Measurement m = time_team(opt, [&] { matmul_body(c, a, b, n, tile); });
+    m.checksum = c[n + 1];
+    return m;
+}
+
+Measurement run_himeno_merged(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
+    if (g.ni % k_himeno_lanes != 0)
+        throw std::invalid_argument("himeno (merged): the row length must be a multiple of 16");
+    float* coef = ws.array<float>(0, g.points() * k_himeno_coefficients);
+    float* p = ws.array<float>(1, g.points());
+    float* wrk2 = ws.array<float>(2, g.points());
+    const int threads = std::max(1, opt.threads);
+    const std::size_t plane = g.nj * g.ni;
+    // The initial values of run_himeno, coefficient q of point x at its merged place.
+    constexpr float k_initial[k_himeno_coefficients] = {1.0f, 1.0f, 1.0f, 1.0f / 6.0f, 0.0f, 0.0f,
+                                                        0.0f, 1.0f, 1.0f, 1.0f,        1.0f, 0.0f};
+    first_touch_planes(g, threads, [&](std::size_t x) {
+        const float kk = static_cast<float>(x / plane) / static_cast<float>(g.nk - 1);
+        for (std::size_t q = 0; q < k_himeno_coefficients; ++q)
+            coef[himeno_merged_index(x, q)] = k_initial[q];
+        p[x] = kk * kk;
+        wrk2[x] = 0.0f;
+    });
+    double gosa = 0.0; // summed over threads and calls: a checksum
+    Measurement m = time_team(opt, [&] {
+        const double mine = himeno_merged_body(coef, p, wrk2, 0.8f, g.nk, g.nj, g.ni);
+#pragma omp atomic
+        gosa += mine;
+    });
+    m.checksum = gosa;
+    return m;
+}
+
+Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws) {
+    if (jb == 0 || g.nj < 3 || g.ni < 3 || g.nk < 3)
+        throw std::invalid_argument("jacobi (blocked): need a block of at least one row and a 3x3x3 grid");
+    constexpr std::size_t k_shift = 7; // as run_jacobi7: (k, j, 1) on a 64-byte boundary
+    double* a = ws.array<double>(0, g.points() + k_shift) + k_shift;
+    double* b = ws.array<double>(1, g.points() + k_shift) + k_shift;
+    const int threads = std::max(1, opt.threads);
+    const std::size_t blocks = (g.nj - 2 + jb - 1) / jb;
+    // First touch in the body's partition: the rows of each j-block, through all k, by the thread that
+    // sweeps the block; the boundary rows j = 0 and nj-1 with their neighbouring block.
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+        for (std::size_t blk = 0; blk < blocks; ++blk) {
+            const std::size_t j0 = blk == 0 ? 0 : 1 + blk * jb;
+            const std::size_t j1 = blk + 1 == blocks ? g.nj : std::min(g.nj - 1, 1 + (blk + 1) * jb);
+            for (std::size_t k = 0; k < g.nk; ++k)
+                for (std::size_t x = (k * g.nj + j0) * g.ni; x < (k * g.nj + j1) * g.ni; ++x) {
+                    a[x] = 1.0 + static_cast<double>(x % 5) * 0.25;
+                    b[x] = 0.0;
+                }
+        }
+    }
+    Measurement m = time_team(opt, [&] { jacobi7_blocked_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni, jb); });
+    m.checksum = b[g.nj * g.ni + g.ni + 1];
+    return m;
+}
+
+int sell_chunk_rows() {
+    return k_vector_doubles;
+}
+
+GemmTile gemm_tile() {
+    return {k_gemm_mr, k_gemm_nr};
+}
+
+Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws) {
+    constexpr int C = k_vector_doubles;
+    if (s.rows == 0 || s.nnz_per_row < 1 || 2 * s.band + 1 < static_cast<std::size_t>(s.nnz_per_row) ||
+        s.rows < static_cast<std::size_t>(s.nnz_per_row) || s.rows % C != 0)
+        throw std::invalid_argument(
+            "spmv (SELL): need rows >= nnz_per_row, 2*band+1 >= nnz_per_row, rows a multiple of the chunk");
+    const auto per = static_cast<std::size_t>(s.nnz_per_row);
+    const std::size_t nnz = s.rows * per, chunks = s.rows / C;
+    double* val = ws.array<double>(0, nnz);
+    double* x = ws.array<double>(1, s.rows);
+    double* y = ws.array<double>(2, s.rows);
+    auto* col = ws.array<std::int32_t>(3, nnz);
+    auto* chunk_ptr = ws.array<std::int64_t>(4, chunks);
+    auto* chunk_len = ws.array<std::int32_t>(5, chunks);
+    const int threads = std::max(1, opt.threads);
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<std::int32_t> row(per);
+#pragma omp for schedule(static)
+        for (std::size_t c = 0; c < chunks; ++c) {
+            chunk_ptr[c] = static_cast<std::int64_t>(c * C * per);
+            chunk_len[c] = s.nnz_per_row;
+            for (std::size_t l = 0; l < static_cast<std::size_t>(C); ++l) {
+                const std::size_t r = c * C + l;
+                spmv_columns(s, r, row.data());
+                // Element e of row r in CSR (run_spmv) sits at (c*C*per) + j*C + l here: the same values.
+                for (std::size_t j = 0; j < per; ++j) {
+                    const std::size_t e = c * C * per + j * C + l;
+                    col[e] = row[j];
+                    val[e] = 1.0 / static_cast<double>(1 + (r * per + j) % 3);
+                }
+                x[r] = 1.0;
+                y[r] = 0.0;
+            }
+        }
+    }
+    Measurement m = time_team(opt, [&] { spmv_sell_body<C>(y, val, col, chunk_ptr, chunk_len, x, chunks); });
+    m.checksum = y[s.rows / 2];
+    return m;
+}
+
+Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, const SuiteOptions& opt,
+                              Workspace& ws) {
+    if (n == 0 || mc == 0 || kc == 0)
+        throw std::invalid_argument("matmul (packed): need n, mc and kc >= 1");
+    const int threads = std::max(1, opt.threads);
+    const auto mr = static_cast<std::size_t>(k_gemm_mr), nr = static_cast<std::size_t>(k_gemm_nr);
+    const std::size_t a_pack = (mc + mr - 1) / mr * mr * kc, b_pack = (n + nr - 1) / nr * nr * kc;
+    double* a = ws.array<double>(0, n * n);
+    double* b = ws.array<double>(1, n * n);
+    double* c = ws.array<double>(2, n * n);
+    double* packs = ws.array<double>(3, static_cast<std::size_t>(threads) * (a_pack + b_pack));
+    const std::size_t row_blocks = (n + mc - 1) / mc;
+#pragma omp parallel num_threads(threads)
+    {
+        // First touch: each thread's rows of A and C (the body's static schedule of row blocks), B in the
+        // same partition, and the thread's own packing buffers.
+        double* mine = packs + static_cast<std::size_t>(omp_get_thread_num()) * (a_pack + b_pack);
+        std::fill(mine, mine + a_pack + b_pack, 0.0);
+#pragma omp for schedule(static)
+        for (std::size_t rb = 0; rb < row_blocks; ++rb) {
+            for (std::size_t x = rb * mc * n; x < std::min(n, (rb + 1) * mc) * n; ++x) {
+                a[x] = 1.0 / static_cast<double>(1 + x % 7);
+                b[x] = 1.0 / static_cast<double>(1 + x % 5);
+                c[x] = 0.0;
+            }
+        }
+    }
+    Measurement m = time_team(opt, [&] {
+        double* mine = packs + static_cast<std::size_t>(omp_get_thread_num()) * (a_pack + b_pack);
+        gemm_packed_body(c, a, b, n, mc, kc, mine, mine + a_pack);
+    });
     m.checksum = c[n + 1];
     return m;
 }

@@ -94,6 +94,10 @@ Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+// Tuned forms (tuned_kernels.hpp). Himeno with merged coefficients: g.ni a multiple of 16.
+Measurement run_himeno_merged(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
+// Jacobi blocked in j: blocks of `jb` rows, threads sharing the blocks.
+Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws);
 
 struct SpmvShape {
     std::size_t rows = 0;
@@ -103,6 +107,18 @@ struct SpmvShape {
 // Deterministic column pattern of row r (sorted, distinct, inside [0, rows) and within +- band).
 void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out);
 Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
+// The same matrix in SELL-C-1 with C = sell_chunk_rows() (rows must be a multiple of it).
+Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
+// Rows per SELL chunk and the register block of the packed matmul: properties of the ISA the suite is
+// compiled for (the catalogue, compiled portably, asks here rather than reading the macros itself).
+int sell_chunk_rows();
+struct GemmTile {
+    int mr = 0, nr = 0;
+};
+GemmTile gemm_tile();
+// Packed, register-blocked matmul (n x n), blocks of mc rows and kc along k.
+Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, const SuiteOptions& opt,
+                              Workspace& ws);
 // n must be a multiple of tile.
 Measurement run_matmul(std::size_t n, std::size_t tile, const SuiteOptions& opt, Workspace& ws);
 Measurement run_norm(std::size_t n, const SuiteOptions& opt, Workspace& ws);

@@ -1,0 +1,329 @@
+// Tuned forms of the suite's application kernels (kernels.hpp holds the untuned ones, kept as they are:
+// they are the demonstration of what the tuning removes). Each body follows the conventions of
+// kernels.hpp: one call per invocation by every thread of a team, work shared with `omp for
+// schedule(static) nowait` (the same share on every call, so first touch and cache residency stay put),
+// nothing written that another thread's share reads; called outside a parallel region a body runs
+// serially. The bodies are templates on their value type so that the tests can run them with a counting
+// number type and check the declared flops against the operations the body really performs; their
+// flop and traffic counts are declared once in model/suite_catalogue.cpp. Include this header only from
+// sources compiled like the suite (-march=native, ROOFCAST_NATIVE_SUITE): its ISA constants follow the
+// compiler's target; portable code asks runners.hpp (sell_chunk_rows, gemm_tile).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <omp.h>
+#include <type_traits>
+
+namespace roofcast::measure::suite {
+
+// --- Himeno with merged coefficient arrays ----------------------------------------------------------
+// Array merging (Minami et al., cache-aware roofline model, Sect. 6-7, program A): the 12 arrays a0..a3,
+// b0..b2, c0..c2, bnd and wrk1 become one array, so the loop runs 3 streams (p, the merged coefficients,
+// wrk2) instead of 14, and the 14 same-sized arrays no longer map the same point to the same cache set.
+// The merge interleaves per cache line rather than per element: a block of k_himeno_lanes consecutive
+// points holds, one line after the other, those points' 12 coefficients in the order a0 a1 a2 a3 b0 b1
+// b2 c0 c1 c2 bnd wrk1. Each coefficient of a block is then one aligned vector load (an element-wise
+// interleave needs gathers), and the whole array is still read as one sequential stream. Rows (ni) are
+// a multiple of k_himeno_lanes, so blocks never straddle rows and point x's coefficient q lies at
+// himeno_merged_index(x, q).
+inline constexpr std::size_t k_himeno_lanes = 16; // floats per 64-byte line
+inline constexpr std::size_t k_himeno_coefficients = 12;
+
+constexpr std::size_t himeno_merged_index(std::size_t x, std::size_t q) {
+    return (x / k_himeno_lanes) * k_himeno_lanes * k_himeno_coefficients + q * k_himeno_lanes +
+           x % k_himeno_lanes;
+}
+
+// Points [lo, hi) of one block whose first point is x0 (cf: the block's 12 coefficient lines). The same
+// 34 flops per point as himeno_body, in the same order; the lane sums of ss^2 go to g[lane].
+template <class T>
+[[gnu::always_inline]] inline void
+himeno_lanes(const T* __restrict cf, const T* __restrict p, T* __restrict wrk2, T* __restrict g, T omega,
+             std::size_t x0, std::size_t lo, std::size_t hi, std::size_t ni, std::size_t plane) {
+    constexpr std::size_t L = k_himeno_lanes;
+#pragma omp simd
+    for (std::size_t l = lo; l < hi; ++l) {
+        const std::size_t x = x0 + l;
+        const T s0 =
+            cf[0 * L + l] * p[x + plane] + cf[1 * L + l] * p[x + ni] + cf[2 * L + l] * p[x + 1] +
+            cf[4 * L + l] * (p[x + plane + ni] - p[x + plane - ni] - p[x - plane + ni] + p[x - plane - ni]) +
+            cf[5 * L + l] * (p[x + ni + 1] - p[x - ni + 1] - p[x + ni - 1] + p[x - ni - 1]) +
+            cf[6 * L + l] * (p[x + plane + 1] - p[x - plane + 1] - p[x + plane - 1] + p[x - plane - 1]) +
+            cf[7 * L + l] * p[x - plane] + cf[8 * L + l] * p[x - ni] + cf[9 * L + l] * p[x - 1] +
+            cf[11 * L + l];
+        const T ss = (s0 * cf[3 * L + l] - p[x]) * cf[10 * L + l];
+        g[l] += ss * ss;
+        wrk2[x] = p[x] + omega * ss;
+    }
+}
+
+// Returns this thread's share of gosa (as himeno_body). ni must be a multiple of k_himeno_lanes.
+template <class T>
+double himeno_merged_body(const T* __restrict coef, const T* __restrict p, T* __restrict wrk2, T omega,
+                          std::size_t nk, std::size_t nj, std::size_t ni) {
+    constexpr std::size_t L = k_himeno_lanes;
+    const std::size_t plane = nj * ni, blocks = ni / L;
+    double gosa = 0.0;
+#pragma omp for schedule(static) nowait
+    for (std::size_t k = 1; k < nk - 1; ++k) {
+        for (std::size_t j = 1; j < nj - 1; ++j) {
+            const std::size_t base = k * plane + j * ni;
+            T g[L] = {};
+            // The first and last blocks of a row hold the boundary points i = 0 and i = ni - 1, which
+            // the sweep does not update; the blocks between run all their lanes.
+            for (std::size_t b = 0; b < blocks; ++b) {
+                const std::size_t x0 = base + b * L;
+                const T* cf = coef + himeno_merged_index(x0, 0);
+                if (b == 0 || b + 1 == blocks)
+                    himeno_lanes(cf, p, wrk2, g, omega, x0, b == 0 ? 1 : 0, b + 1 == blocks ? L - 1 : L, ni,
+                                 plane);
+                else
+                    himeno_lanes(cf, p, wrk2, g, omega, x0, 0, L, ni, plane);
+            }
+            // Per row in double, as himeno_body adds its row sums (not counted among the 34 flops).
+            double row = 0.0;
+            for (std::size_t l = 0; l < L; ++l)
+                row += static_cast<double>(g[l]);
+            gosa += row;
+        }
+    }
+    return gosa;
+}
+
+// --- 3-D 7-point Jacobi with spatial blocking in j -------------------------------------------------
+// Stengel, Treibig, Hager & Wellein, ICS 2015, Sect. 3.2: the k-1, k and k+1 layers a block sweeps are
+// `jb` rows of ni points rather than whole planes, so the 3-D layer condition holds in a cache that the
+// planes of the grid overflow. Threads share the j-blocks (each sweeps its blocks through all k); the
+// block count should be a multiple of the thread count. Rows j = 1 .. nj-2 are updated in blocks of jb.
+template <class T>
+void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size_t nk, std::size_t nj,
+                          std::size_t ni, std::size_t jb) {
+    const std::size_t plane = nj * ni;
+    const std::size_t blocks = (nj - 2 + jb - 1) / jb;
+#pragma omp for schedule(static) nowait
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+        const std::size_t j0 = 1 + blk * jb, j1 = std::min(nj - 1, j0 + jb);
+        for (std::size_t k = 1; k < nk - 1; ++k) {
+            for (std::size_t j = j0; j < j1; ++j) {
+                const std::size_t base = k * plane + j * ni;
+#pragma omp simd
+                for (std::size_t i = 1; i < ni - 1; ++i) {
+                    const std::size_t x = base + i;
+                    b[x] = s *
+                           (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
+                }
+            }
+        }
+    }
+}
+
+// --- The vector width the suite is compiled for --------------------------------------------------
+#if defined(__AVX512F__)
+inline constexpr int k_vector_doubles = 8;
+inline constexpr int k_vector_registers = 32;
+#elif defined(__AVX__)
+inline constexpr int k_vector_doubles = 4;
+inline constexpr int k_vector_registers = 16;
+#else
+inline constexpr int k_vector_doubles = 2;
+inline constexpr int k_vector_registers = 16;
+#endif
+// One vector register of doubles (GCC vector extensions): `a * v` broadcasts a scalar, `acc += a * v`
+// contracts to an FMA where the ISA has one (the suite is compiled with -march=native; C++ keeps
+// -ffp-contract=fast).
+using SuiteVector = double __attribute__((vector_size(k_vector_doubles * sizeof(double))));
+
+// --- SpMV in SELL-C-sigma ---------------------------------------------------------------------------
+// Kreutzer, Hager, Wellein, Fehske & Bishop, "A unified sparse matrix data format for efficient general
+// sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J. Sci. Comput.
+// 36(5), 2014: rows are grouped in chunks of C (the SIMD width in doubles), each chunk stored column by
+// column (element j of the chunk's C rows are adjacent), so the inner loop runs across C rows with
+// unit-stride loads of val and col, a gather of x and no horizontal reduction. sigma = 1: the suite's
+// rows all have the same length, so sorting by length would change nothing and no chunk is padded.
+// chunk_ptr[c]: first element of chunk c; chunk_len[c]: its width (elements per row).
+template <int C, class T>
+void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t* __restrict col,
+                    const std::int64_t* __restrict chunk_ptr, const std::int32_t* __restrict chunk_len,
+                    const T* __restrict x, std::size_t chunks) {
+#pragma omp for schedule(static) nowait
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const T* __restrict v = val + chunk_ptr[c];
+        const std::int32_t* __restrict cl = col + chunk_ptr[c];
+        const std::int32_t width = chunk_len[c];
+        if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
+            // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
+            // spills `double acc[C]`), so the chunk's rows are held in vector registers explicitly, two
+            // accumulators for the latency of the multiply-add chain (joining them adds one add per row,
+            // 1/16 per non-zero, which the 2 flops per non-zero leave out as the untuned CSR's vector
+            // reduction is left out).
+            auto term = [&](std::int32_t j) {
+                SuiteVector vv, xv;
+                std::memcpy(&vv, v + j * C, sizeof(vv));
+#pragma GCC unroll 8
+                for (int l = 0; l < C; ++l)
+                    xv[l] = x[cl[j * C + l]];
+                return vv * xv;
+            };
+            SuiteVector acc0{}, acc1{};
+            std::int32_t j = 0;
+            for (; j + 1 < width; j += 2) {
+                acc0 += term(j);
+                acc1 += term(j + 1);
+            }
+            if (j < width)
+                acc0 += term(j);
+            const SuiteVector sum = acc0 + acc1;
+            std::memcpy(y + c * C, &sum, sizeof(sum));
+        } else {
+            T acc[C] = {};
+            for (std::int32_t j = 0; j < width; ++j)
+                for (int l = 0; l < C; ++l)
+                    acc[l] += v[j * C + l] * x[cl[j * C + l]];
+            for (int l = 0; l < C; ++l)
+                y[c * C + l] = acc[l];
+        }
+    }
+}
+
+// --- Register-blocked matrix multiply ---------------------------------------------------------------
+// Goto & van de Geijn, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3), 2008: C += A B
+// (n x n, row-major) in blocks of kc (k) and mc (rows of A and C); each kc x mc block of A is packed into
+// micro-panels of MR rows (stored k-major: the MR elements of one k are adjacent) meant to stay in L2, the
+// kc x n panel of B into micro-panels of NR columns (the NR elements of one k adjacent) that stay in L1
+// while the micro-kernel sweeps the MR-row panels of A; the micro-kernel holds an MR x NR block of C in
+// registers and updates it with one broadcast of A and NR / W vector loads of B per k (W doubles per
+// vector). MR and NR come from the ISA at compile time: NR = 2 vectors, MR = as many rows as the vector
+// registers left after B and the broadcast hold (Goto & van de Geijn, Sect. 6), at most 12.
+inline constexpr int k_gemm_nv = 2;
+inline constexpr int k_gemm_nr = k_gemm_nv * k_vector_doubles;
+inline constexpr int k_gemm_mr = std::min(12, (k_vector_registers - k_gemm_nv - 1) / k_gemm_nv);
+
+// Packs rows [i0, i0+rows) x columns [p0, p0+kc) of A (leading dimension n) into micro-panels of MR rows,
+// zero-padding the last panel.
+template <int MR, class T>
+void gemm_pack_a(T* __restrict out, const T* __restrict a, std::size_t n, std::size_t i0, std::size_t rows,
+                 std::size_t p0, std::size_t kc) {
+    for (std::size_t r0 = 0; r0 < rows; r0 += MR)
+        for (std::size_t p = 0; p < kc; ++p)
+            for (std::size_t r = 0; r < MR; ++r, ++out)
+                *out = r0 + r < rows ? a[(i0 + r0 + r) * n + p0 + p] : T(0);
+}
+
+// Packs rows [p0, p0+kc) x all n columns of B into micro-panels of NR columns, zero-padded.
+template <int NR, class T>
+void gemm_pack_b(T* __restrict out, const T* __restrict bm, std::size_t n, std::size_t p0, std::size_t kc) {
+    for (std::size_t j0 = 0; j0 < n; j0 += NR)
+        for (std::size_t p = 0; p < kc; ++p)
+            for (std::size_t c = 0; c < NR; ++c, ++out)
+                *out = j0 + c < n ? bm[(p0 + p) * n + j0 + c] : T(0);
+}
+
+// The portable form of the micro-kernel (any value type, e.g. the tests' counting type): the same loop
+// over k with an MR x NR accumulator block, which the vector form below holds in registers.
+template <int MR, int NR, class T>
+void gemm_micro_generic(std::size_t kc, const T* __restrict ap, const T* __restrict bp, T* __restrict cm,
+                        std::size_t ldc, std::size_t rows, std::size_t cols) {
+    T acc[MR][NR] = {};
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            acc[r][c] = cm[r * ldc + c];
+    for (std::size_t p = 0; p < kc; ++p)
+        for (int r = 0; r < MR; ++r)
+            for (int c = 0; c < NR; ++c)
+                acc[r][c] +=
+                    ap[p * MR + static_cast<std::size_t>(r)] * bp[p * NR + static_cast<std::size_t>(c)];
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            cm[r * ldc + c] = acc[r][c];
+}
+
+using GemmVector = SuiteVector;
+
+template <int MR, int NV>
+void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double* __restrict bp,
+                       double* __restrict cm, std::size_t ldc, std::size_t rows, std::size_t cols) {
+    constexpr int W = k_vector_doubles, NR = NV * W;
+    const bool full = rows == MR && cols == NR;
+    // The block of C starts in the accumulators (Goto & van de Geijn's C_aux += A B): no add per
+    // element of C beyond the 2 flops of each multiply-add.
+    GemmVector acc[MR][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+            acc[r][v] = GemmVector{};
+            const auto row = static_cast<std::size_t>(r), col = static_cast<std::size_t>(v * W);
+            if (full)
+                std::memcpy(&acc[r][v], cm + row * ldc + col, sizeof(GemmVector));
+            else
+                for (std::size_t c = col; c < col + W; ++c)
+                    if (row < rows && c < cols)
+                        acc[r][v][c - col] = cm[row * ldc + c];
+        }
+    for (std::size_t p = 0; p < kc; ++p) {
+        GemmVector b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+            std::memcpy(&b[v], bp + p * NR + static_cast<std::size_t>(v * W), sizeof(GemmVector));
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r) {
+            const double a = ap[p * MR + static_cast<std::size_t>(r)];
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] += a * b[v];
+        }
+    }
+    if (full) {
+#pragma GCC unroll 16
+        for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v)
+                std::memcpy(cm + static_cast<std::size_t>(r) * ldc + static_cast<std::size_t>(v * W),
+                            &acc[r][v], sizeof(GemmVector));
+        return;
+    }
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            cm[r * ldc + c] = acc[r][c / W][c % W];
+}
+
+// C += A B. Threads share C's rows in blocks of mc (static schedule); each thread packs the panel of B it
+// needs into its own buffer `b_pack` (kc x n rounded up to NR columns) and its blocks of A into `a_pack`
+// (mc x kc, rounded up to MR rows), so no thread reads what another writes. kc_block: the k block.
+template <class T>
+void gemm_packed_body(T* __restrict cm, const T* __restrict am, const T* __restrict bm, std::size_t n,
+                      std::size_t mc, std::size_t kc_block, T* __restrict a_pack, T* __restrict b_pack) {
+    constexpr int MR = k_gemm_mr, NR = k_gemm_nr;
+    const std::size_t row_blocks = (n + mc - 1) / mc;
+    for (std::size_t p0 = 0; p0 < n; p0 += kc_block) {
+        const std::size_t kc = std::min(kc_block, n - p0);
+        bool packed_b = false;
+#pragma omp for schedule(static) nowait
+        for (std::size_t rb = 0; rb < row_blocks; ++rb) {
+            if (!packed_b) { // only threads with rows to update pack B
+                gemm_pack_b<NR>(b_pack, bm, n, p0, kc);
+                packed_b = true;
+            }
+            const std::size_t i0 = rb * mc, rows = std::min(mc, n - i0);
+            gemm_pack_a<MR>(a_pack, am, n, i0, rows, p0, kc);
+            for (std::size_t j0 = 0; j0 < n; j0 += NR) {
+                const T* bp = b_pack + (j0 / NR) * kc * NR;
+                for (std::size_t r0 = 0; r0 < rows; r0 += MR) {
+                    const T* ap = a_pack + (r0 / MR) * kc * MR;
+                    T* c = cm + (i0 + r0) * n + j0;
+                    const std::size_t mr = std::min<std::size_t>(MR, rows - r0);
+                    const std::size_t nr = std::min<std::size_t>(NR, n - j0);
+                    if constexpr (std::is_same_v<T, double>)
+                        gemm_micro_vector<MR, k_gemm_nv>(kc, ap, bp, c, n, mr, nr);
+                    else
+                        gemm_micro_generic<MR, NR>(kc, ap, bp, c, n, mr, nr);
+                }
+            }
+        }
+    }
+}
+
+} // namespace roofcast::measure::suite
