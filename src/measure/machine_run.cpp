@@ -298,6 +298,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
         // Stream capacity at the roof's thread count (the largest), on the same buffers: the last cache
         // level's and memory's working sets, reads then writes.
         if (opt.stream_capacity && ti + 1 == plan.threads.size()) {
+            const auto capacity_start = std::chrono::steady_clock::now();
             std::vector<std::size_t> capacity_levels{sets.size() - 1};
             if (sets.size() > 1)
                 capacity_levels.insert(capacity_levels.begin(), sets.size() - 2);
@@ -313,6 +314,9 @@ core::Machine measure_machine(const MachineOptions& opt) {
                     setup.harness = capacity_harness(opt.quick);
                     m.stream_capacity.push_back(measure_stream_capacity(setup, buffers));
                 }
+            const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - capacity_start;
+            m.notes.push_back(fmt::format("stream capacity: {} measurements at {} thread{} in {:.1f} s",
+                                          m.stream_capacity.size(), t, t == 1 ? "" : "s", spent.count()));
         }
         // Steal time over this thread count's sweep and levels (/proc/stat, proc(5)).
         const auto stat_after = read_proc_stat();

@@ -119,15 +119,41 @@ core::StreamCapacity time_stream_capacity(const StreamCapacitySetup& setup, cons
     sc.access = setup.access;
     sc.threads = std::max(1, setup.threads);
     sc.working_set_bytes = setup.working_set_bytes;
+    struct Count {
+        int streams = 1;
+        std::uint64_t n = 0;
+        std::uint64_t reps = 1;
+        std::vector<double> seconds; // per pass, one per round
+    };
+    std::vector<Count> counts;
+    // Warm-up and calibration of every stream count by the harness's own rule (its one epoch is not kept).
+    HarnessOptions calibrate = setup.harness;
+    calibrate.epochs = 1;
+    calibrate.settle_best = 0;
     for (int s : setup.streams) {
         checked_slot(s);
-        const std::uint64_t n =
-            capacity_elements(setup.working_set_bytes, sc.threads, s, setup.bytes_per_thread);
-        const Timing timing =
-            time_repeated([&](std::uint64_t reps) { pass(s, n, reps); }, setup.harness, clock);
-        const double requested = static_cast<double>(n) * s * sc.threads * sizeof(double);
+        Count c{s, capacity_elements(setup.working_set_bytes, sc.threads, s, setup.bytes_per_thread), 1, {}};
+        c.reps = time_repeated([&](std::uint64_t reps) { pass(s, c.n, reps); }, calibrate, clock).repetitions;
+        counts.push_back(std::move(c));
+    }
+    // Rounds of one epoch per stream count, so that a drift of the host during the measurement reaches
+    // every stream count alike instead of bending the curve (as the suite's interleaved rounds do).
+    HarnessOptions round = setup.harness;
+    round.warmup_calls = 0;
+    round.epochs = 1;
+    round.settle_best = 0;
+    for (int r = 0; r < std::max(1, setup.harness.epochs); ++r)
+        for (Count& c : counts) {
+            round.fixed_repetitions = c.reps;
+            const Timing t =
+                time_repeated([&](std::uint64_t reps) { pass(c.streams, c.n, reps); }, round, clock);
+            c.seconds.push_back(t.seconds_per_call.median);
+        }
+    for (const Count& c : counts) {
+        const double requested = static_cast<double>(c.n) * c.streams * sc.threads * sizeof(double);
+        const core::Summary times = *core::summarize(c.seconds);
         sc.points.push_back(
-            {s, core::scaled(core::rate_from_times(timing.seconds_per_call, requested), 1.0 / core::k_giga)});
+            {c.streams, core::scaled(core::rate_from_times(times, requested), 1.0 / core::k_giga)});
     }
     sc.capacity = capacity_of(sc.points);
     return sc;

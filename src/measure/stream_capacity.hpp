@@ -57,14 +57,16 @@ struct StreamCapacitySetup {
 };
 
 // Harness settings of the capacity points: few short epochs (quick: 4 of 4 ms, else 7 of 8 ms), so the
-// four measurements of a machine run cost about 1 s (quick) and 4 s.
+// four measurements of a machine run cost about 1 s (quick) and 4 s. Settling is not used.
 HarnessOptions capacity_harness(bool quick);
 
 // Performs `reps` passes of the S-stream kernel over n elements per stream with every thread.
 using CapacityPass = std::function<void(int streams, std::uint64_t n, std::uint64_t reps)>;
 
-// Times every stream count of the setup with `pass` and `clock`; gbs counts the requested bytes
-// (n x S x threads x 8 per pass, decimal GB/s). Throws core::Error for a stream count without a kernel.
+// Times every stream count of the setup with `pass` and `clock`: each count is warmed up and calibrated
+// by the harness, then the epochs run in rounds (one epoch of every count per round); gbs counts the
+// requested bytes (n x S x threads x 8 per pass, decimal GB/s). Throws core::Error for a stream count
+// without a kernel.
 core::StreamCapacity time_stream_capacity(const StreamCapacitySetup& setup, const CapacityPass& pass,
                                           const Clock& clock);
 
