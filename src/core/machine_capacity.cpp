@@ -58,7 +58,9 @@ std::optional<double> StreamCapacity::fraction_at(int streams) const {
             if (streams <= points[i].streams) {
                 const StreamCapacityPoint& a = points[i - 1];
                 const StreamCapacityPoint& b = points[i];
-                const double f = static_cast<double>(streams - a.streams) / (b.streams - a.streams);
+                const double f = b.streams > a.streams
+                                     ? static_cast<double>(streams - a.streams) / (b.streams - a.streams)
+                                     : 1.0;
                 value = a.gbs.median + f * (b.gbs.median - a.gbs.median);
                 break;
             }

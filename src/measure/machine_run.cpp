@@ -315,8 +315,9 @@ core::Machine measure_machine(const MachineOptions& opt) {
                     m.stream_capacity.push_back(measure_stream_capacity(setup, buffers));
                 }
             const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - capacity_start;
-            m.notes.push_back(fmt::format("stream capacity: {} measurements at {} thread{} in {:.1f} s",
-                                          m.stream_capacity.size(), t, t == 1 ? "" : "s", spent.count()));
+            m.notes.push_back(
+                fmt::format("stream capacity: {} measurements at {} thread{} with {} kernels in {:.1f} s",
+                            m.stream_capacity.size(), t, t == 1 ? "" : "s", stream_isa(), spent.count()));
         }
         // Steal time over this thread count's sweep and levels (/proc/stat, proc(5)).
         const auto stat_after = read_proc_stat();
