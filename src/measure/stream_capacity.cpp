@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <omp.h>
+#include <optional>
 #include <utility>
 
 namespace roofcast::measure {
@@ -159,8 +161,26 @@ core::StreamCapacity time_stream_capacity(const StreamCapacitySetup& setup, cons
     return sc;
 }
 
-core::StreamCapacity measure_stream_capacity(StreamCapacitySetup setup, const StreamBuffers& buffers) {
-    const int threads = buffers.threads();
+std::uint64_t capacity_bytes_per_thread(std::uint64_t working_set_bytes, int threads,
+                                        const std::vector<int>& streams) {
+    std::uint64_t need = 0;
+    for (int s : streams) {
+        const std::uint64_t n =
+            capacity_elements(working_set_bytes, threads, s, std::numeric_limits<std::uint64_t>::max() / 2);
+        need = std::max(need, static_cast<std::uint64_t>(std::max(1, s)) * capacity_stride_bytes(n));
+    }
+    return need;
+}
+
+core::StreamCapacity measure_stream_capacity(StreamCapacitySetup setup, const StreamBuffers& shared) {
+    const int threads = shared.threads();
+    // Buffers of their own when the shared ones cannot hold the padded arrays (a run with a small
+    // --max-size).
+    const std::uint64_t need = capacity_bytes_per_thread(setup.working_set_bytes, threads, setup.streams);
+    std::optional<StreamBuffers> own;
+    if (need > shared.bytes_per_thread())
+        own.emplace(threads, need * static_cast<std::uint64_t>(threads));
+    const StreamBuffers& buffers = own ? *own : shared;
     setup.threads = threads;
     setup.bytes_per_thread = buffers.bytes_per_thread();
     const bool write = setup.access == "write";

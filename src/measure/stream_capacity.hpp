@@ -70,7 +70,13 @@ using CapacityPass = std::function<void(int streams, std::uint64_t n, std::uint6
 core::StreamCapacity time_stream_capacity(const StreamCapacitySetup& setup, const CapacityPass& pass,
                                           const Clock& clock);
 
-// The measurement on the real kernels (widest ISA of this CPU) over the buffers' pinned threads.
+// Bytes one thread's arrays take for the largest layout among `streams` (no buffer limit).
+std::uint64_t capacity_bytes_per_thread(std::uint64_t working_set_bytes, int threads,
+                                        const std::vector<int>& streams);
+
+// The measurement on the real kernels (widest ISA of this CPU) over the buffers' pinned threads; the
+// setup's threads and bytes_per_thread are taken from the buffers. When they cannot hold the padded
+// arrays of every stream count, it allocates buffers of its own for the same threads.
 core::StreamCapacity measure_stream_capacity(StreamCapacitySetup setup, const StreamBuffers& buffers);
 
 // One thread's work: `reps` passes of the S-stream read kernel (returns the sum of every element read,

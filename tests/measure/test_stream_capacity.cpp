@@ -73,6 +73,9 @@ TEST(StreamCapacity, LayoutKeepsStreamsApartAndInsideTheBuffer) {
     EXPECT_EQ(n, 3584u);
     EXPECT_LE(32 * capacity_stride_bytes(n), std::uint64_t{1} << 20);
     EXPECT_THROW(capacity_elements(1 << 20, 1, 32, 8192), core::Error);
+    // 1 MiB for one thread: S = 1 takes 1 MiB + 320; S = 32 takes 32 x (32 KiB + 320) = 1058816 bytes.
+    EXPECT_EQ(capacity_bytes_per_thread(1 << 20, 1, {1}), 1048896u);
+    EXPECT_EQ(capacity_bytes_per_thread(1 << 20, 1, {1, 32}), 1058816u);
 }
 
 TEST(StreamCapacity, MeasurementOnAFakeTimer) {
