@@ -23,6 +23,7 @@ struct MachineArgs {
     bool quick = false;
     bool json = false;
     bool no_mpi = false;
+    bool no_stream_capacity = false;
     ThreadsOption threads;
     std::vector<std::string> kernels;
     std::vector<std::string> isas;
@@ -49,6 +50,7 @@ void run_machine(const MachineArgs& a) {
     opt.kernels = a.kernels;
     opt.isas = a.isas;
     opt.mpi = !a.no_mpi;
+    opt.stream_capacity = !a.no_stream_capacity;
     if (!a.max_size.empty())
         opt.max_size = core::parse_size(a.max_size, "--max-size");
     measure::validate_machine_options(opt);
@@ -78,6 +80,8 @@ void add_machine_command(CLI::App& app) {
         ->delimiter(',');
     cmd->add_option("--max-size", a->max_size, "largest working set, e.g. 512MiB");
     cmd->add_flag("--no-mpi", a->no_mpi, "skip the MPI ping-pong (latency and bandwidth between two ranks)");
+    cmd->add_flag("--no-stream-capacity", a->no_stream_capacity,
+                  "skip the bandwidth against concurrent streams (MEM and the last cache level)");
     cmd->callback([a] { run_machine(*a); });
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/machine_sections.hpp"
 #include "core/stream_catalogue.hpp"
 
 #include <algorithm>
@@ -263,6 +264,10 @@ Machine machine_from_yaml(const YamlField& root) {
                 topo.caches.push_back(ci);
             }
         }
+        if (auto tlb = t->optional("tlb"))
+            topo.tlb = tlb_from_yaml(*tlb);
+        if (auto hp = t->optional("huge_pages"))
+            topo.huge_pages = huge_pages_from_yaml(*hp);
         m.topology = topo;
     }
     if (auto c = root.optional("clock_ghz"))
@@ -391,6 +396,8 @@ Machine machine_from_yaml(const YamlField& root) {
             mp->fail("expected latency_s, bandwidth_gbs, alpha_s/beta_gbs or points");
         m.mpi = f;
     }
+    if (auto sc = root.optional("stream_capacity"))
+        m.stream_capacity = stream_capacity_from_yaml(*sc);
     if (auto v = root.optional("validity")) {
         m.validity.l1_short_per_mem = v->get_double("l1_short_per_mem", m.validity.l1_short_per_mem);
         m.validity.l1_long_per_traffic = v->get_double("l1_long_per_traffic", m.validity.l1_long_per_traffic);
@@ -442,6 +449,10 @@ std::string machine_to_yaml(const Machine& m) {
                 cn["note"] = c.note;
             tn["caches"].push_back(cn);
         }
+        if (!t.tlb.empty())
+            tn["tlb"] = tlb_to_yaml(t.tlb);
+        if (!t.huge_pages.empty())
+            tn["huge_pages"] = t.huge_pages;
         root["topology"] = tn;
     }
     if (m.clock_ghz)
@@ -542,6 +553,8 @@ std::string machine_to_yaml(const Machine& m) {
         }
         root["mpi"] = mn;
     }
+    if (!m.stream_capacity.empty())
+        root["stream_capacity"] = stream_capacity_to_yaml(m.stream_capacity);
     root["validity"]["l1_short_per_mem"] = m.validity.l1_short_per_mem;
     root["validity"]["l1_long_per_traffic"] = m.validity.l1_long_per_traffic;
     root["validity"]["l1_long_cache_bound"] = m.validity.l1_long_cache_bound;

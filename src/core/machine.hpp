@@ -37,6 +37,15 @@ struct CacheInfo {
     std::uint64_t usable_bytes() const { return effective_size_bytes.value_or(size_bytes); }
 };
 
+// One data-TLB level for one page size (from cpuid: AMD APM vol. 3 appendix E, Intel SDM vol. 2A CPUID
+// leaf 18H). A TLB serving several page sizes with shared entries appears once per page size.
+struct TlbInfo {
+    std::string level;                // "L1d" | "L2"
+    int entries = 0;                  // translations it holds
+    std::uint64_t page_bytes = 4096;  // page size those entries map
+    std::optional<int> associativity; // ways; absent when fully associative or unknown
+};
+
 struct Topology {
     std::string cpu_model;
     std::vector<std::string> isa; // vector ISAs usable here, narrowest first: scalar, sse, avx2, avx512
@@ -45,6 +54,11 @@ struct Topology {
     int hw_threads = 1;
     int numa_nodes = 1;
     std::vector<CacheInfo> caches; // L1 first
+    std::vector<TlbInfo> tlb;      // data TLBs, L1d first; empty when cpuid gives nothing
+    std::string huge_pages;        // transparent huge pages: "always" | "madvise" | "never" | "" (unknown)
+    // Reach in bytes (entries x page size) of the largest TLB level holding pages of `page_bytes`;
+    // nullopt when no TLB of that page size is known.
+    std::optional<std::uint64_t> tlb_reach(std::uint64_t page_bytes = 4096) const;
 };
 
 struct ComputeCeiling {
@@ -129,6 +143,24 @@ struct ValidityLimits {
     double l1_long_cache_bound = 1.0; // cache-bound:  L1_long < 1 * (n_MEM + n_cache)
 };
 
+// Bandwidth against the number of concurrent streams at one level (`roofcast machine`, docs/machine-file.md).
+struct StreamCapacityPoint {
+    int streams = 1; // arrays read (or written) concurrently by each thread
+    Summary gbs;     // requested bytes per second, decimal GB/s, all threads
+};
+
+struct StreamCapacity {
+    std::string level;  // "MEM" or the last cache level's name ("L3")
+    std::string access; // "read" | "write"
+    int threads = 1;
+    std::uint64_t working_set_bytes = 0;     // all streams and threads together
+    std::vector<StreamCapacityPoint> points; // fewest streams first
+    std::optional<int> capacity;             // largest S keeping >= 90 % of the best S's bandwidth
+    // Bandwidth at `streams` relative to the best point (linear interpolation between measured S, the
+    // last point's value beyond it, the first point's below it); nullopt without points.
+    std::optional<double> fraction_at(int streams) const;
+};
+
 struct Machine {
     int format_version = k_machine_format_version;
     std::string name;
@@ -149,10 +181,13 @@ struct Machine {
     std::vector<BandwidthPoint> sweep;
     std::vector<ThreadOverhead> thread_overhead;
     std::optional<MpiFigures> mpi;
+    std::vector<StreamCapacity> stream_capacity; // per level and access; empty in older files
     ValidityLimits validity;
     std::vector<std::string> notes;
 
     const Level* level(const std::string& name) const;
+    // The stream-capacity measurement of a level ("MEM", "L3") and access ("read", "write"), or nullptr.
+    const StreamCapacity* stream_capacity_of(const std::string& level, const std::string& access) const;
     // Theoretical peak of a precision; throws InputError naming compute.peak_gflops when absent.
     double peak(const std::string& precision) const;
     // Effective compute rate (calibrated/entered), else the peak.

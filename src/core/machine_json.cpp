@@ -60,6 +60,14 @@ json topology_json(const Topology& t) {
             cn["note"] = c.note;
         tn["caches"].push_back(cn);
     }
+    for (const auto& tl : t.tlb) {
+        json e{{"level", tl.level}, {"entries", num(tl.entries)}, {"page_bytes", num(tl.page_bytes)}};
+        if (tl.associativity)
+            e["associativity"] = num(*tl.associativity);
+        tn["tlb"].push_back(e);
+    }
+    if (!t.huge_pages.empty())
+        tn["huge_pages"] = t.huge_pages;
     return tn;
 }
 
@@ -136,6 +144,18 @@ json mpi_json(const MpiFigures& f) {
     return mn;
 }
 
+json stream_capacity_json(const StreamCapacity& s) {
+    json n{{"level", s.level},
+           {"access", s.access},
+           {"threads", num(s.threads)},
+           {"working_set_bytes", num(s.working_set_bytes)}};
+    if (s.capacity)
+        n["capacity"] = num(*s.capacity);
+    for (const auto& p : s.points)
+        n["points"].push_back(json{{"streams", num(p.streams)}, {"gbs", summary_json(p.gbs)}});
+    return n;
+}
+
 } // namespace
 
 nlohmann::json machine_to_json(const Machine& m) {
@@ -161,6 +181,8 @@ nlohmann::json machine_to_json(const Machine& m) {
             json{{"method", o.method}, {"threads", num(o.threads)}, {"seconds", summary_json(o.seconds)}});
     if (m.mpi)
         root["mpi"] = mpi_json(*m.mpi);
+    for (const auto& s : m.stream_capacity)
+        root["stream_capacity"].push_back(stream_capacity_json(s));
     root["validity"] = json{{"l1_short_per_mem", num(m.validity.l1_short_per_mem)},
                             {"l1_long_per_traffic", num(m.validity.l1_long_per_traffic)},
                             {"l1_long_cache_bound", num(m.validity.l1_long_cache_bound)}};

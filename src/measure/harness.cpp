@@ -17,8 +17,8 @@ Timing time_repeated(const std::function<void(std::uint64_t)>& body, const Harne
         body(1);
     // Calibration: grow the repetition count geometrically until one epoch is long enough,
     // then extrapolate to the target with a 20 % margin (as google/benchmark does).
-    std::uint64_t reps = 1;
-    for (;;) {
+    std::uint64_t reps = std::max<std::uint64_t>(1, opt.fixed_repetitions);
+    while (opt.fixed_repetitions == 0) {
         const double t0 = clock();
         body(reps);
         const double dt = clock() - t0;

@@ -21,6 +21,9 @@ struct HarnessOptions {
     int epochs = 7;                  // samples kept
     int warmup_calls = 1;
     std::uint64_t max_repetitions = std::uint64_t{1} << 30;
+    // > 0: use this repetition count and skip the calibration (a count calibrated by an earlier call, so
+    // that measurements interleaved in rounds keep their epochs alike).
+    std::uint64_t fixed_repetitions = 0;
     // Adaptive settling (docs/design.md, "a roof is an attainable bound"): after `epochs`, add epochs
     // until the `settle_best` fastest agree within `settle_tolerance` (relative), or until `max_epochs`
     // epochs or `max_settle_seconds` spent in extra epochs. A quiet host settles after `epochs` and pays

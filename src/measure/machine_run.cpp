@@ -10,6 +10,7 @@
 #include "measure/overhead.hpp"
 #include "measure/plateaus.hpp"
 #include "measure/stream.hpp"
+#include "measure/stream_capacity.hpp"
 #include "measure/topology.hpp"
 #include "measure/working_sets.hpp"
 #include "roofcast/version.hpp"
@@ -293,6 +294,30 @@ core::Machine measure_machine(const MachineOptions& opt) {
                 m.notes.push_back(fmt::format("{} working set: {} per thread, {}", level.name,
                                               core::format_size(static_cast<double>(sets[li].per_thread)),
                                               sets[li].rule));
+        }
+        // Stream capacity at the roof's thread count (the largest), on the same buffers: the last cache
+        // level's and memory's working sets, reads then writes.
+        if (opt.stream_capacity && ti + 1 == plan.threads.size()) {
+            const auto capacity_start = std::chrono::steady_clock::now();
+            std::vector<std::size_t> capacity_levels{sets.size() - 1};
+            if (sets.size() > 1)
+                capacity_levels.insert(capacity_levels.begin(), sets.size() - 2);
+            for (std::size_t li : capacity_levels)
+                for (const char* access : {"read", "write"}) {
+                    progress(base + 0.65 * per_thread_count,
+                             fmt::format("{} {} streams {}T", sets[li].level, access, t));
+                    StreamCapacitySetup setup;
+                    setup.level = sets[li].level;
+                    setup.access = access;
+                    setup.working_set_bytes = sets[li].bytes;
+                    setup.streams = capacity_streams(opt.quick);
+                    setup.harness = capacity_harness(opt.quick);
+                    m.stream_capacity.push_back(measure_stream_capacity(setup, buffers));
+                }
+            const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - capacity_start;
+            m.notes.push_back(
+                fmt::format("stream capacity: {} measurements at {} thread{} with {} kernels in {:.1f} s",
+                            m.stream_capacity.size(), t, t == 1 ? "" : "s", stream_isa(), spent.count()));
         }
         // Steal time over this thread count's sweep and levels (/proc/stat, proc(5)).
         const auto stat_after = read_proc_stat();

@@ -1,6 +1,7 @@
 // `roofcast machine` as a library call: detects the topology, measures the compute ceilings and the
 // clock (measure/compute), sweeps bandwidth over working sets, detects the effective last-level cache,
-// measures every level at working sets chosen from the topology, and the thread overhead; returns a
+// measures every level at working sets chosen from the topology, the stream capacity of memory and the
+// last cache level (measure/stream_capacity), and the thread overhead; returns a
 // complete measured core::Machine. Options are validated before anything is measured (InputError
 // naming the option). Progress goes to an optional callback, never to a stream.
 #pragma once
@@ -22,14 +23,15 @@ struct MachineOptions {
     std::vector<std::string> isas;         // compute ISAs; empty = all available
     std::optional<std::uint64_t> max_size; // largest working set, bytes
     bool mpi = true;                       // MPI ping-pong between two ranks (measure/mpi.hpp)
+    bool stream_capacity = true;           // bandwidth against concurrent streams (measure/stream_capacity)
     std::function<void(double fraction, const std::string& what)> progress; // may be empty
 };
 
 // Revision of what `roofcast machine` measures: bumped whenever a new figure joins the machine file or a
 // measurement changes, so that caches of machine files (roofcast run) are not reused across revisions.
 // 2: MPI ping-pong and level curves. 3: adaptive settling, roofs as the median of the best epochs
-// (Level::roof_choice).
-inline constexpr int k_measurement_revision = 3;
+// (Level::roof_choice). 4: stream capacity (MEM and the last cache level), data TLBs and huge pages.
+inline constexpr int k_measurement_revision = 4;
 
 // Kernel used for a level's roof (Level::bandwidth_gbs): the first of core::roof_kernel_preference()
 // (the catalogue's roof ranks) measured with the largest thread count; triad is the STREAM convention

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "measure/compute.hpp"
+#include "measure/tlb.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -81,6 +82,8 @@ core::Topology detect_topology() {
             std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(h.topo, c->cpuset, HWLOC_OBJ_CORE));
         t.caches.push_back(ci);
     }
+    t.tlb = detect_tlb();
+    t.huge_pages = detect_huge_pages();
     return t;
 }
 

@@ -36,6 +36,19 @@ void topology_section(std::string& out, const core::Topology& t) {
         if (!c.note.empty())
             out += fmt::format("        {}: {}\n", c.name, c.note);
     }
+    if (!t.tlb.empty()) {
+        std::vector<std::string> parts;
+        for (const auto& e : t.tlb)
+            parts.push_back(fmt::format(
+                "{} {} x {} ({})", e.level, e.entries, core::format_size(static_cast<double>(e.page_bytes)),
+                e.associativity ? fmt::format("{}-way", *e.associativity) : std::string("fully or unknown")));
+        out += fmt::format("  data TLB: {}\n", fmt::join(parts, ", "));
+    }
+    const auto reach = t.tlb_reach();
+    if (reach || !t.huge_pages.empty())
+        out += fmt::format("  TLB reach with 4 KiB pages: {}; transparent huge pages: {}\n",
+                           reach ? core::format_size(static_cast<double>(*reach)) : std::string("unknown"),
+                           t.huge_pages.empty() ? std::string("unknown") : t.huge_pages);
 }
 
 void compute_section(std::string& out, const core::Machine& m) {
@@ -82,6 +95,31 @@ void bandwidth_section(std::string& out, const core::Machine& m) {
                                    ? ", usable size " + core::format_size(static_cast<double>(*l.size_bytes))
                                    : std::string());
     }
+}
+
+// One block per level and access: stream counts, median GB/s and spread, and the capacity.
+void stream_capacity_section(std::string& out, const core::Machine& m) {
+    if (m.stream_capacity.empty())
+        return;
+    out +=
+        "\nStream capacity (decimal GB/s of requested bytes, all threads, by concurrent streams per thread;\n"
+        "capacity: most streams keeping 90 % of the best median)\n";
+    for (const auto& s : m.stream_capacity) {
+        out += fmt::format("  {} {}, {} thread{}, working set {}: capacity {}\n", s.level, s.access,
+                           s.threads, s.threads == 1 ? "" : "s",
+                           core::format_size(static_cast<double>(s.working_set_bytes)),
+                           s.capacity ? fmt::format("{} streams", *s.capacity) : std::string("-"));
+        std::string streams = fmt::format("    {:<8}", "streams");
+        std::string median = fmt::format("    {:<8}", "median");
+        std::string spread = fmt::format("    {:<8}", "spread");
+        for (const auto& p : s.points) {
+            streams += fmt::format("{:>8}", p.streams);
+            median += fmt::format("{:>8.1f}", p.gbs.median);
+            spread += fmt::format("{:>8}", spread_text(p.gbs) + (p.gbs.noisy ? "*" : ""));
+        }
+        out += streams + "\n" + median + "\n" + spread + "\n";
+    }
+    out += "  (* NOISY: spread above 5 %)\n";
 }
 
 void overhead_section(std::string& out, const core::Machine& m) {
@@ -142,6 +180,7 @@ std::string format_machine_table(const core::Machine& m) {
                            m.clock_drift ? "  DRIFT: the clock moved by more than 5 % during the run" : "");
     compute_section(out, m);
     bandwidth_section(out, m);
+    stream_capacity_section(out, m);
     overhead_section(out, m);
     mpi_section(out, m);
     if (!m.notes.empty()) {

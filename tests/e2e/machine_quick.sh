@@ -52,5 +52,22 @@ if shutil.which("mpirun"):
 else:
     assert "mpi" not in m and "not measured" in mpi_note[0], mpi_note
     print("SKIP-PART (no mpirun):", mpi_note[0])
+# Stream capacity: MEM and the last cache level, read and write, the quick stream counts, positive medians.
+sc = {(e["level"], e["access"]): e for e in m["stream_capacity"]}
+assert set(sc) == {(names[-2], "read"), (names[-2], "write"), ("MEM", "read"), ("MEM", "write")}, sorted(sc)
+for e in sc.values():
+    assert [p["streams"] for p in e["points"]] == [1, 2, 4, 8, 16, 32], e["points"]
+    assert all(p["gbs"]["median"] > 0 and p["gbs"]["n"] == len(p["gbs"]["samples"]) for p in e["points"])
+    best = max(p["gbs"]["median"] for p in e["points"])
+    want = max(p["streams"] for p in e["points"] if p["gbs"]["median"] >= 0.9 * best)
+    assert e["capacity"] == want, (e["level"], e["access"], e["capacity"], want)
+    assert e["threads"] == tmax and e["working_set_bytes"] > 0
+assert len(j["stream_capacity"]) == 4, "JSON and YAML differ"
 print("machine file ok:", names)
 PY
+# The table prints the stream capacity; --no-stream-capacity leaves it out.
+small=(machine --quick --kernels load --threads 1 --isa scalar --max-size 1MiB --no-mpi)
+"$roofcast" "${small[@]}" -o "$tmp/t.yaml" >"$tmp/table.txt"
+grep -q "^Stream capacity" "$tmp/table.txt" || { echo "no stream capacity table"; exit 1; }
+"$roofcast" "${small[@]}" --no-stream-capacity -o "$tmp/n.yaml" >/dev/null
+if grep -q "stream_capacity" "$tmp/n.yaml"; then echo "--no-stream-capacity still measured it"; exit 1; fi

@@ -101,3 +101,29 @@ TEST(Harness, SettlingOffRunsExactlyTheEpochs) {
 
 } // namespace
 } // namespace roofcast::measure
+
+namespace roofcast::measure {
+namespace {
+
+TEST(Harness, FixedRepetitionsSkipCalibration) {
+    // Every call takes 1 ms per repetition of fake time; the body records the repetitions it is asked for.
+    double now = 0;
+    std::vector<std::uint64_t> asked;
+    const Clock clock = [&] { return now; };
+    auto body = [&](std::uint64_t reps) {
+        asked.push_back(reps);
+        now += 1e-3 * static_cast<double>(reps);
+    };
+    HarnessOptions h;
+    h.warmup_calls = 0;
+    h.epochs = 2;
+    h.min_epoch_seconds = 1.0; // would calibrate to >= 1000 repetitions
+    h.fixed_repetitions = 7;
+    const Timing t = time_repeated(body, h, clock);
+    EXPECT_EQ(asked, (std::vector<std::uint64_t>{7, 7})); // no calibration call
+    EXPECT_EQ(t.repetitions, 7u);
+    EXPECT_NEAR(t.seconds_per_call.median, 1e-3, 1e-12);
+}
+
+} // namespace
+} // namespace roofcast::measure

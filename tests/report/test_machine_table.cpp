@@ -110,3 +110,29 @@ TEST(MachineTable, MpiSectionShowsEverySizeAndTheFit) {
     EXPECT_TRUE(contains(mpi, "bandwidth 10.00 GB/s"));
     EXPECT_TRUE(contains(mpi, "alpha 1.00 us, beta 10.60 GB/s"));
 }
+
+TEST(MachineTable, StreamCapacityAndTlbWhenMeasured) {
+    core::Machine m = small_machine();
+    EXPECT_FALSE(contains(report::format_machine_table(m), "Stream capacity"));
+    EXPECT_FALSE(contains(report::format_machine_table(m), "data TLB"));
+    m.topology->tlb = {{"L1d", 72, 4096, std::nullopt}, {"L2", 3072, 4096, 12}};
+    m.topology->huge_pages = "madvise";
+    core::StreamCapacity s;
+    s.level = "MEM";
+    s.access = "read";
+    s.threads = 2;
+    s.working_set_bytes = 64u << 20;
+    s.points = {{1, summary({20, 20, 20})}, {2, summary({36, 40, 44})}, {4, summary({30, 30, 30})}};
+    s.capacity = 2;
+    m.stream_capacity.push_back(s);
+    const std::string out = report::format_machine_table(m);
+    EXPECT_TRUE(contains(out, "data TLB: L1d 72 x 4.00 KiB (fully or unknown), L2 3072 x 4.00 KiB (12-way)"))
+        << out;
+    EXPECT_TRUE(contains(out, "TLB reach with 4 KiB pages: 12.0 MiB; transparent huge pages: madvise"))
+        << out;
+    EXPECT_TRUE(contains(out, "  MEM read, 2 threads, working set 64.0 MiB: capacity 2 streams\n")) << out;
+    EXPECT_TRUE(contains(out, "    streams        1       2       4\n")) << out;
+    EXPECT_TRUE(contains(out, "    median      20.0    40.0    30.0\n")) << out;
+    // (44 - 36) / 40 = 20 %: flagged.
+    EXPECT_TRUE(contains(out, "    spread      0.0%  20.0%*    0.0%\n")) << out;
+}

@@ -1,0 +1,22 @@
+// YAML codec of the machine file's newer sections (topology.tlb, topology.huge_pages and
+// stream_capacity), kept beside machine.cpp so that file stays one idea. Internal to core: the
+// machine reader and writer (machine.cpp) call these; readers throw InputError naming file and field.
+#pragma once
+
+#include "core/doc.hpp"
+#include "core/machine.hpp"
+
+#include <string>
+#include <vector>
+
+namespace roofcast::core {
+
+std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq);
+YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb);
+// "always" | "madvise" | "never"; an empty string is written as an absent key.
+std::string huge_pages_from_yaml(const YamlField& f);
+
+std::vector<StreamCapacity> stream_capacity_from_yaml(const YamlField& seq);
+YAML::Node stream_capacity_to_yaml(const std::vector<StreamCapacity>& sc);
+
+} // namespace roofcast::core
