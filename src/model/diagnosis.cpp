@@ -212,6 +212,30 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
         const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
         e.streams = s.total();
         e.pages = pages_in_flight(s);
+        // Streams against the capacity of the level the prediction says bounds the kernel (MEM when that
+        // is compute or a level without a capacity curve): reads against the read curve, else writes
+        // against the write curve.
+        std::string level = p->bottleneck;
+        if (!m.stream_capacity_of(level, "read") && !m.stream_capacity_of(level, "write"))
+            level = "MEM";
+        for (const auto& [access, count] :
+             {std::pair<std::string, int>{"read", s.reads}, {"write", s.writes}}) {
+            const core::StreamCapacity* c = m.stream_capacity_of(level, access);
+            if (!c || !c->capacity || count <= 0)
+                continue;
+            e.streams = count;
+            e.stream_capacity = *c->capacity;
+            e.capacity_level = level + " (" + access + " streams)";
+            e.capacity_fraction = c->fraction_at(count);
+            if (count > *c->capacity)
+                break;
+        }
+        if (m.topology) {
+            for (const auto& t : m.topology->tlb)
+                if (t.level == "L1d" && t.page_bytes == 4096 && t.entries > 0)
+                    e.tlb_entries = t.entries;
+            e.huge_pages = m.topology->huge_pages;
+        }
         if (m.topology)
             for (const auto& c : m.topology->caches)
                 if (c.associativity && *c.associativity > 0 && (c.name == "L1" || c.name == "L2"))
