@@ -2,10 +2,19 @@
 // (or JSON, or the derivation in words). Thin: parsing and printing only.
 #include "cli/commands.hpp"
 #include "cli/threads_option.hpp"
+#include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/results.hpp"
+#include "model/bench.hpp"
+#include "model/diagnosis.hpp"
 #include "model/kernel.hpp"
 #include "model/predict.hpp"
+#include "report/diagnosis_text.hpp"
 #include "report/predict_table.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include <fmt/format.h>
 #include <memory>
@@ -23,7 +32,25 @@ struct PredictArgs {
     ThreadsOption threads;
     bool json = false;
     bool explain = false;
+    std::optional<double> measured; // seconds of the kernel's declared iterations
 };
+
+// With a measured time: the kernel's fraction of its bound and, below k_diagnosis_fraction, the causes
+// (model/diagnosis.hpp), as `roofcast bench` reports its own kernels.
+core::KernelResult measured_verdict(const model::KernelSpec& k, const core::Machine& m, int threads,
+                                    double seconds, const std::string& kernel_file) {
+    const std::optional<double> iterations = model::iterations_of(k);
+    if (!iterations || !(*iterations > 0))
+        throw core::InputError(kernel_file, "iterations",
+                               "--measured is the time of the kernel's iterations: declare `iterations`");
+    if (!(seconds > 0) || !std::isfinite(seconds))
+        throw core::InputError("", "--measured", "expected a positive time in seconds");
+    model::KernelSpec spec = k;
+    spec.iterations = iterations;
+    core::KernelResult r = model::compare_kernel(spec, "user", threads, *core::summarize({seconds}), m);
+    model::diagnose_kernel(r, spec, m);
+    return r;
+}
 
 void run_predict(const PredictArgs& a) {
     const model::KernelSpec k = model::load_kernel(a.kernel);
@@ -35,12 +62,25 @@ void run_predict(const PredictArgs& a) {
     o.explain = a.explain;
     o.machine_file = a.machine;
     const model::Analysis an = model::analyse(k, m, o);
-    if (a.json)
-        fmt::print("{}\n", report::prediction_json(an).dump(2));
-    else if (a.explain)
+    std::optional<core::KernelResult> verdict;
+    if (a.measured)
+        verdict = measured_verdict(k, m, o.threads, *a.measured, a.kernel);
+    if (a.json) {
+        nlohmann::json j = report::prediction_json(an);
+        if (verdict) {
+            core::Results one;
+            one.kernels.push_back(*verdict);
+            j["measured"] = core::results_to_json(one)["kernels"][0];
+        }
+        fmt::print("{}\n", j.dump(2));
+        return;
+    }
+    if (a.explain)
         fmt::print("{}", report::format_explanation(an));
     else
         fmt::print("{}", report::format_prediction_tables(an));
+    if (verdict)
+        fmt::print("\n{}", report::format_measured_verdict(*verdict));
 }
 
 } // namespace
@@ -57,6 +97,9 @@ void add_predict_command(CLI::App& app) {
                        "threads the prediction is for (default: every core of the machine)", false, false);
     cmd->add_flag("--json", args->json, "print JSON instead of tables");
     cmd->add_flag("--explain", args->explain, "print the derivation in words with the formulas used");
+    cmd->add_option("--measured", args->measured,
+                    "seconds the kernel's declared iterations took: print its fraction of the bound and, "
+                    "below 85 %, the likely causes");
     cmd->callback([args] { run_predict(*args); });
 }
 

@@ -1,5 +1,6 @@
 #include "model/diagnosis.hpp"
 
+#include "core/units.hpp"
 #include "model/access_streams.hpp"
 
 #include <algorithm>
@@ -47,9 +48,11 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         if (s.associativity > 0 && s.streams_per_set > s.associativity)
             out.push_back({"cache-conflict",
                            fmt::format("{} streams of the innermost loop map into one {} set of {} ways "
-                                       "(power-of-two distances between rows or arrays); pad the leading "
-                                       "dimension or merge arrays",
-                                       s.streams_per_set, s.level, s.associativity),
+                                       "(arrays or rows a multiple of {} apart, arrays taken as equally "
+                                       "aligned as large allocations are); pad the leading dimension or "
+                                       "merge arrays",
+                                       s.streams_per_set, s.level, s.associativity,
+                                       s.span_bytes > 0 ? core::format_size(s.span_bytes) : "the set span"),
                            s.streams_per_set, s.associativity});
     }
     // Concurrent streams beyond what the memory system sustains (the machine's stream-capacity curve).
@@ -243,7 +246,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                         {c.name,
                          max_streams_per_set(s, static_cast<double>(c.size_bytes), *c.associativity,
                                              static_cast<double>(c.line_bytes)),
-                         *c.associativity});
+                         *c.associativity, static_cast<double>(c.size_bytes) / *c.associativity});
     }
     for (const auto& term : p->terms)
         if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)

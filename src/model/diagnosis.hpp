@@ -38,6 +38,7 @@ struct SetConflict {
     std::string level;
     int streams_per_set = 0; // most streams mapping into one set (model/access_streams.hpp)
     int associativity = 0;
+    double span_bytes = 0; // size / associativity: addresses this far apart share a set
 };
 
 struct DiagnosisEvidence {

@@ -74,6 +74,25 @@ std::string format_below_bound(const core::Results& r) {
 
 namespace roofcast::report {
 
+std::string format_measured_verdict(const core::KernelResult& k) {
+    const core::Prediction* p = model::bound_prediction(k);
+    if (!p || !k.bound_fraction)
+        return "measured: no valid prediction to compare with\n";
+    std::string out = fmt::format("measured: {} = {:.1f} % of its {} prediction ({})\n",
+                                  k.measured_gflops ? fmt::format("{:.2f} GFLOP/s", k.measured_gflops->min)
+                                                    : std::string("-"),
+                                  100 * *k.bound_fraction, p->model, p->bottleneck);
+    if (k.diagnosis.empty())
+        return out + fmt::format("it reaches {:.0f} % of its bound: no diagnosis\n",
+                                 100 * model::k_diagnosis_fraction);
+    for (const auto& d : k.diagnosis)
+        out += fmt::format("  {:<16} {}\n", d.cause, d.evidence);
+    const std::string under = ceilings_above_text(k);
+    if (!under.empty())
+        out += fmt::format("  {:<16} {}\n", "sits under", under);
+    return out;
+}
+
 std::string below_bound_html(const core::Results& r) {
     const auto h = [](const std::string& s) { return svg::escape(s); };
     const auto ks = below_bound(r);

@@ -27,6 +27,10 @@ std::string ceilings_above_text(const core::KernelResult& k, std::size_t most = 
 
 namespace roofcast::report {
 
+// One kernel's measured verdict (`roofcast predict --measured`): its rate, fraction of the bound and the
+// causes with the ceilings it sits under, or that it reaches its bound.
+std::string format_measured_verdict(const core::KernelResult& k);
+
 // The report's "Below their bound" section (polyglot XHTML, every text escaped): per kernel its fraction,
 // each cause with its evidence, and the ceilings it sits under.
 std::string below_bound_html(const core::Results& r);
