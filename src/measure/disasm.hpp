@@ -46,7 +46,8 @@ struct CodeInspection {
                                         // outlined clones "fn._omp_fn.N" / "[clone ._omp_fn.N]"), the one
                                         // with most FP arithmetic first
     std::string unavailable;            // why nothing could be inspected ("objdump not installed", ...)
-    bool bad_input = false;             // `unavailable` is about the binary or the symbol, not the tools
+    std::string bad_input;              // the input `unavailable` is about: "binary" or "symbol"; empty
+                                        // when a tool failed (or nothing did)
     std::vector<std::string> functions; // demangled names of the matching functions, in address order
 };
 

@@ -243,17 +243,17 @@ TEST(DisasmTool, FindsTheFpLoopOfAFunctionInThisBinary) {
 
 TEST(DisasmTool, BadInputIsNamedNotThrown) {
     const CodeInspection missing = inspect_function("/nonexistent/binary", "main");
-    EXPECT_TRUE(missing.bad_input);
+    EXPECT_EQ(missing.bad_input, "binary");
     EXPECT_NE(missing.unavailable.find("no such file"), std::string::npos);
     const CodeInspection text = inspect_function(
         std::string(ROOFCAST_SOURCE_DIR) + "/tests/measure/data/disasm/scalar.objdump", "daxpy");
-    EXPECT_TRUE(text.bad_input);
+    EXPECT_EQ(text.bad_input, "binary");
     EXPECT_NE(text.unavailable.find("not an ELF file"), std::string::npos);
-    EXPECT_TRUE(inspect_function(self_binary(), "").bad_input);
+    EXPECT_EQ(inspect_function(self_binary(), "").bad_input, "symbol");
     if (!have_binutils())
         GTEST_SKIP() << "objdump/nm (binutils) not installed: the symbol lookup is not checked";
     const CodeInspection none = inspect_function(self_binary(), "no_such_function_anywhere");
-    EXPECT_TRUE(none.bad_input);
+    EXPECT_EQ(none.bad_input, "symbol");
     EXPECT_NE(none.unavailable.find("no function"), std::string::npos);
     EXPECT_TRUE(none.loops.empty());
 }
