@@ -49,6 +49,7 @@ struct CodeInspection {
     std::string bad_input;              // the input `unavailable` is about: "binary" or "symbol"; empty
                                         // when a tool failed (or nothing did)
     std::vector<std::string> functions; // demangled names of the matching functions, in address order
+    std::size_t functions_not_inspected = 0; // matching functions past the first 64, left out
 };
 
 // Whether a demangled function name belongs to `symbol_prefix`: it starts with it, or it is an OpenMP

@@ -142,12 +142,9 @@ CodeInspection inspect_function(const std::string& binary, const std::string& sy
     // One objdump per function, restricted to its address range: a whole 10 MB binary would take
     // seconds and hundreds of megabytes of text.
     std::string text;
-    std::vector<std::string> skipped;
     for (std::size_t i = 0; i < symbols.size(); ++i) {
-        if (i == k_max_functions) {
-            skipped.push_back(fmt::format("{} more", symbols.size() - i));
+        if (i == k_max_functions)
             break;
-        }
         core::CaptureOptions o;
         o.max_bytes = k_max_objdump_bytes;
         o.timeout_s = k_tool_timeout_s;
@@ -162,8 +159,7 @@ CodeInspection inspect_function(const std::string& binary, const std::string& sy
     }
     CodeInspection parsed = parse_objdump(text, symbol_prefix);
     parsed.binary = binary;
-    if (!skipped.empty())
-        parsed.functions.push_back(fmt::format("... {} matching functions not inspected", skipped.front()));
+    parsed.functions_not_inspected = symbols.size() - std::min(symbols.size(), k_max_functions);
     return parsed;
 }
 

@@ -26,9 +26,14 @@ std::string loop_precision(const measure::LoopInspection& l) {
 }
 
 std::string format_inspection_table(const measure::CodeInspection& r) {
-    std::string out =
-        fmt::format("{}: functions starting with '{}': {} matching, {} innermost loop{}\n", r.binary,
-                    r.symbol, r.functions.size(), r.loops.size(), r.loops.size() == 1 ? "" : "s");
+    std::string out = fmt::format("{}: functions starting with '{}': {} matching, {} innermost loop{}\n",
+                                  r.binary, r.symbol, r.functions.size() + r.functions_not_inspected,
+                                  r.loops.size(), r.loops.size() == 1 ? "" : "s");
+    if (r.functions_not_inspected > 0)
+        out += fmt::format(
+            "only the first {} functions were inspected ({} more left out): a longer SYMBOL narrows "
+            "the match\n",
+            r.functions.size(), r.functions_not_inspected);
     if (!r.unavailable.empty())
         return out + fmt::format("not inspected: {}\n", r.unavailable);
     if (r.loops.empty()) {
@@ -77,6 +82,7 @@ nlohmann::json inspection_json(const measure::CodeInspection& r) {
     j["symbol"] = r.symbol;
     j["unavailable"] = r.unavailable.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unavailable);
     j["functions"] = r.functions;
+    j["functions_not_inspected"] = r.functions_not_inspected;
     j["loops"] = nlohmann::json::array();
     for (const measure::LoopInspection& l : r.loops) {
         nlohmann::json w = nlohmann::json::object();

@@ -16,7 +16,8 @@ std::string loop_precision(const measure::LoopInspection& l);
 // A header (binary, symbol, functions), one row per innermost loop, then the function of each row.
 std::string format_inspection_table(const measure::CodeInspection& r);
 
-// {"binary", "symbol", "unavailable" (null when none), "functions": [...], "loops": [{"function", "begin",
+// {"binary", "symbol", "unavailable" (null when none), "functions": [...], "functions_not_inspected",
+// "loops": [{"function", "begin",
 //  "end" (hex strings), "instructions", "fp_by_width": {"0": n, "128": n, ...}, "fma", "add", "mul", "div",
 //  "sqrt", "other_fp", "loads", "stores", "gathers", "vector_bits", "precision",
 //  "flops_per_pass": {"double": x, "single": y}}]}

@@ -95,4 +95,16 @@ TEST(InspectTable, Json) {
     EXPECT_EQ(j["loops"][1]["vector_bits"], 0);
     EXPECT_EQ(j["loops"][2]["precision"], "none");
     EXPECT_EQ(j["functions"].size(), 2u);
+    EXPECT_EQ(j["functions_not_inspected"], 0);
+}
+
+TEST(InspectTable, FunctionsLeftOutAreSaid) {
+    measure::CodeInspection r = example();
+    r.functions_not_inspected = 3;
+    const std::string t = report::format_inspection_table(r);
+    EXPECT_EQ(
+        t.substr(0, t.find('\n', t.find('\n') + 1) + 1),
+        "a.out: functions starting with 'kernel': 5 matching, 3 innermost loops\nonly the first 2 functions "
+        "were inspected (3 more left out): a longer SYMBOL narrows the match\n");
+    EXPECT_EQ(report::inspection_json(r)["functions_not_inspected"], 3);
 }
