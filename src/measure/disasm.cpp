@@ -48,6 +48,7 @@ struct Instruction {
     std::uint64_t address = 0;
     std::string mnemonic;              // without prefixes (rep, lock, notrack, segment overrides, ...)
     std::vector<std::string> operands; // AT&T order: the destination is the last
+    std::string annotation;            // objdump's "<symbol+0x1a>" after the operands, without the brackets
 };
 
 struct Function {
@@ -99,9 +100,12 @@ std::optional<Instruction> parse_instruction(std::string_view line) {
     rest = rest.substr(rest.rfind('\t') + 1);
     // The annotation objdump appends ("# 4020 <sym>", "<fn+0x1a>") never holds an operand, and demangled
     // names in it may hold '(' or ','.
-    rest = rest.substr(0, std::min(rest.find('#'), rest.find('<')));
     Instruction ins;
     ins.address = *address;
+    if (const auto lt = rest.find('<'), gt = rest.rfind('>');
+        lt != std::string_view::npos && gt != std::string_view::npos && gt > lt)
+        ins.annotation = std::string(rest.substr(lt + 1, gt - lt - 1));
+    rest = rest.substr(0, std::min(rest.find('#'), rest.find('<')));
     for (;;) {
         rest = trim(rest);
         const auto sp = rest.find_first_of(" \t");
@@ -336,6 +340,26 @@ void count(LoopInspection& loop, const Instruction& ins) {
         loop.flop_ops_by_width[c.width] += ops;
 }
 
+// A call that never returns (the sanitizers' error reports, abort, throw helpers): gcc places unrelated code
+// right after it, which must not be taken for the call's fall-through. Names as objdump annotates them.
+bool calls_noreturn(const Instruction& ins) {
+    if (!starts_with(ins.mnemonic, "call"))
+        return false;
+    const std::string_view callee = ins.annotation;
+    static constexpr std::array<std::string_view, 14> k_noreturn = {
+        "__asan_report_", "abort",          "exit",           "_exit",         "__stack_chk_fail",
+        "__cxa_throw",    "__cxa_rethrow",  "_Unwind_Resume", "std::__throw_", "__assert_fail",
+        "std::terminate", "__fortify_fail", "__chk_fail",     "__cxa_bad_"};
+    if (starts_with(callee, "__ubsan_handle_"))
+        return callee.find("_abort") != std::string_view::npos;
+    return std::any_of(k_noreturn.begin(), k_noreturn.end(), [&](std::string_view p) {
+        if (!starts_with(callee, p))
+            return false;
+        const char next = callee.size() > p.size() ? callee[p.size()] : '@';
+        return p.back() == '_' || next == '@' || next == '+' || next == '(';
+    });
+}
+
 std::optional<std::uint64_t> branch_target(const Instruction& ins) {
     if (!is_branch(ins.mnemonic) || ins.operands.size() != 1)
         return std::nullopt;
@@ -365,7 +389,7 @@ bool closes_loop(const std::vector<Instruction>& code, std::size_t first, std::s
         if (i == last)
             return true;
         const std::string& m = code[i].mnemonic;
-        if (starts_with(m, "ret") || m == "ud2" || m == "hlt")
+        if (starts_with(m, "ret") || m == "ud2" || m == "hlt" || calls_noreturn(code[i]))
             continue;
         const bool unconditional = starts_with(m, "jmp");
         if (const auto target = branch_target(code[i])) {
@@ -400,19 +424,30 @@ std::vector<LoopInspection> innermost_loops(const Function& f) {
     }
     std::sort(ranges.begin(), ranges.end());
     ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> innermost;
     for (const auto& r : ranges) {
         const bool contains_other = std::any_of(ranges.begin(), ranges.end(), [&](const auto& o) {
             return o != r && r.first <= o.first && o.second <= r.second;
         });
         if (contains_other)
             continue;
+        // Overlapping ranges, neither inside the other, are one loop with two latches (a rotated loop whose
+        // exit test branches back to either of two blocks): counted once, over their union. `ranges` is
+        // sorted, so an overlap is always with the last range kept.
+        if (!innermost.empty() && r.first <= innermost.back().second)
+            innermost.back().second = std::max(innermost.back().second, r.second);
+        else
+            innermost.push_back(r);
+    }
+    for (const auto& r : innermost) {
         LoopInspection loop;
         loop.function = f.name;
         loop.begin = r.first;
         loop.end = r.second;
-        for (const Instruction& ins : f.code)
-            if (ins.address >= r.first && ins.address <= r.second)
-                count(loop, ins);
+        auto it = std::lower_bound(f.code.begin(), f.code.end(), r.first,
+                                   [](const Instruction& x, std::uint64_t a) { return x.address < a; });
+        for (; it != f.code.end() && it->address <= r.second; ++it)
+            count(loop, *it);
         out.push_back(std::move(loop));
     }
     return out;

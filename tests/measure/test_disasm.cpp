@@ -140,6 +140,24 @@ TEST(Disasm, NestedLoopsReportOnlyTheInnermost) {
     EXPECT_EQ(l.stores, 0);
 }
 
+// The daxpy of this file built with -fsanitize=address,undefined: the calls to the sanitizers' abort handlers
+// never return, so the checks before them (backward branches into blocks that end in such a call) are not
+// loops. The one loop has two latches (js fdb58 and jae fdb61, overlapping ranges): it is counted once, from
+// the first target to the last branch.
+TEST(Disasm, NoreturnCallsEndPathsAndTwoLatchesMakeOneLoop) {
+    const CodeInspection r = parse_objdump(fixture("sanitized.objdump"), "roofcast_disasm_test::daxpy");
+    ASSERT_EQ(r.loops.size(), 1u);
+    const LoopInspection& l = r.loops[0];
+    EXPECT_EQ(l.begin, 0xfdb58u);
+    EXPECT_EQ(l.end, 0xfdc46u);
+    EXPECT_EQ(l.instructions, 65);
+    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{0, 2}}));
+    EXPECT_EQ(l.mul, 1);
+    EXPECT_EQ(l.add, 1);
+    EXPECT_EQ(l.loads, 4); // two shadow-byte compares, movsd, mulsd from memory
+    EXPECT_EQ(l.stores, 1);
+}
+
 // OpenMP outlined bodies: the C clone "par._omp_fn.0", the C++ clone "[clone ._omp_fn.0]" and a lambda of
 // ns::run outlined inside a template; an unrelated function with a loop is not reported.
 TEST(Disasm, OpenMpClones) {
