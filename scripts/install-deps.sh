@@ -12,6 +12,7 @@ packages=(
   librsvg2-bin
   linux-perf
 )
+packages+=(binutils) # roofcast inspect and the kernel diagnosis read loops with objdump and nm
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev clang-tidy)
   packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)

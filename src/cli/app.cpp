@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
     add_threads_command(app);
     add_stencil_command(app);
     add_profile_command(app);
+    add_inspect_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -3,9 +3,13 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 
+#include <array>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +101,81 @@ std::string last_line_of_log(const std::filesystem::path& log) {
         text.pop_back();
     const auto nl = text.find_last_of('\n');
     return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+CapturedOutput capture_program(const std::vector<std::string>& args, const CaptureOptions& opt) {
+    CapturedOutput out;
+    if (args.empty()) {
+        errno = EINVAL;
+        return out;
+    }
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return out;
+    std::vector<std::string> arg_store(args);
+    std::vector<char*> argv;
+    for (auto& a : arg_store)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        errno = rc;
+        return out;
+    }
+    // Read until end of file, the size bound or the deadline; a program stopped early is killed, so a
+    // tool that hangs or floods never holds roofcast.
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(opt.timeout_s));
+    std::array<char, 65536> buf{};
+    bool kill_it = false;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) {
+            out.timed_out = kill_it = true;
+            break;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+        if (ready < 0 && errno != EINTR) {
+            kill_it = true;
+            break;
+        }
+        if (ready <= 0)
+            continue;
+        const ssize_t n = ::read(fds[0], buf.data(), buf.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        const std::size_t room = opt.max_bytes - out.output.size();
+        out.output.append(buf.data(), std::min(room, static_cast<std::size_t>(n)));
+        if (static_cast<std::size_t>(n) >= room) {
+            out.truncated = kill_it = true;
+            break;
+        }
+    }
+    if (kill_it)
+        ::kill(pid, SIGKILL); // before closing the pipe, so the status says killed, not SIGPIPE
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return out;
+    if (WIFEXITED(status))
+        out.status = WEXITSTATUS(status);
+    else
+        out.status = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return out;
 }
 
 } // namespace roofcast::core

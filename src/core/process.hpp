@@ -1,6 +1,7 @@
 // Finding and running external programs (rsvg-convert for --png, mpirun for the MPI ping-pong).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,5 +29,19 @@ std::string find_companion(const std::string& name, const char* env_var, const c
 // The last non-empty line of a program's log file, for a one-line reason ("no output" when the log
 // cannot be read). Used when mpirun or a tool it starts fails.
 std::string last_line_of_log(const std::filesystem::path& log);
+
+// A program's standard output captured in memory, bounded in size and time, for tools whose output is
+// parsed (nm, objdump). stderr and stdin are /dev/null.
+struct CaptureOptions {
+    std::size_t max_bytes = std::size_t{64} << 20; // output past this is cut and the program killed
+    double timeout_s = 60;                         // the program is killed (SIGKILL) past this
+};
+struct CapturedOutput {
+    int status = -1; // as run_program: exit status, 128 + signal, -1 when it could not be started
+    std::string output;
+    bool truncated = false; // output reached max_bytes
+    bool timed_out = false;
+};
+CapturedOutput capture_program(const std::vector<std::string>& args, const CaptureOptions& opt = {});
 
 } // namespace roofcast::core

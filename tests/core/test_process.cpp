@@ -39,3 +39,28 @@ TEST(Process, FindCompanionPrefersTheEnvironmentThenBesideThenTheBuildPath) {
     EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", "/bin/sh"), "/bin/sh");
     EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", nullptr), "");
 }
+
+TEST(Process, CaptureProgramBoundsOutputAndTime) {
+    const CapturedOutput ok = capture_program({"sh", "-c", "echo out; echo err >&2; exit 2"});
+    EXPECT_EQ(ok.status, 2);
+    EXPECT_EQ(ok.output, "out\n");
+    EXPECT_FALSE(ok.truncated);
+    EXPECT_FALSE(ok.timed_out);
+
+    CaptureOptions small;
+    small.max_bytes = 10;
+    const CapturedOutput flood = capture_program({"sh", "-c", "while :; do echo 0123456789; done"}, small);
+    EXPECT_TRUE(flood.truncated);
+    EXPECT_EQ(flood.output, "0123456789");
+    EXPECT_EQ(flood.status, 128 + 9); // killed
+
+    CaptureOptions quick;
+    quick.timeout_s = 0.2;
+    const CapturedOutput hang = capture_program({"sh", "-c", "echo started; exec sleep 30"}, quick);
+    EXPECT_TRUE(hang.timed_out);
+    EXPECT_EQ(hang.output, "started\n");
+    EXPECT_EQ(hang.status, 128 + 9);
+
+    EXPECT_EQ(capture_program({"no-such-program-roofcast"}).status, -1);
+    EXPECT_EQ(capture_program({}).status, -1);
+}

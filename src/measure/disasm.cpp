@@ -1,0 +1,515 @@
+#include "measure/disasm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+namespace roofcast::measure {
+
+namespace {
+
+// ---- text helpers ----
+
+bool starts_with(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+
+std::string_view trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos)
+        return {};
+    const auto e = s.find_last_not_of(" \t\r");
+    return s.substr(b, e - b + 1);
+}
+
+// A hexadecimal number of at most 16 digits (an address), nothing else.
+std::optional<std::uint64_t> parse_hex(std::string_view s) {
+    if (starts_with(s, "0x"))
+        s.remove_prefix(2);
+    if (s.empty() || s.size() > 16)
+        return std::nullopt;
+    std::uint64_t v = 0;
+    for (char c : s) {
+        int d = 0;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            return std::nullopt;
+        v = v * 16 + static_cast<std::uint64_t>(d);
+    }
+    return v;
+}
+
+struct Instruction {
+    std::uint64_t address = 0;
+    std::string mnemonic;              // without prefixes (rep, lock, notrack, segment overrides, ...)
+    std::vector<std::string> operands; // AT&T order: the destination is the last
+    std::string annotation;            // objdump's "<symbol+0x1a>" after the operands, without the brackets
+};
+
+struct Function {
+    std::string name;
+    std::vector<Instruction> code;
+};
+
+// Instruction prefixes objdump prints before the mnemonic.
+bool is_prefix(std::string_view t) {
+    static constexpr std::array<std::string_view, 22> k_prefixes = {
+        "rep",    "repz",     "repnz",    "repe",  "repne",  "lock",  "notrack", "bnd",
+        "data16", "data32",   "addr32",   "cs",    "ds",     "es",    "fs",      "gs",
+        "ss",     "xacquire", "xrelease", "{vex}", "{evex}", "{vex3}"};
+    return std::find(k_prefixes.begin(), k_prefixes.end(), t) != k_prefixes.end() || starts_with(t, "rex");
+}
+
+// Operands split at the commas outside parentheses and braces: "0x8(%rax,%rcx,8),%zmm1{%k1}{z}".
+std::vector<std::string> split_operands(std::string_view s) {
+    std::vector<std::string> out;
+    int depth = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '(' || s[i] == '{')
+            ++depth;
+        else if ((s[i] == ')' || s[i] == '}') && depth > 0)
+            --depth;
+        else if (s[i] == ',' && depth == 0) {
+            out.emplace_back(trim(s.substr(start, i - start)));
+            start = i + 1;
+        }
+    }
+    if (const auto last = trim(s.substr(start)); !last.empty())
+        out.emplace_back(last);
+    return out;
+}
+
+// One row "  4011f0:\tvfmadd231pd (%rax,%rdx,8),%ymm1,%ymm0" (raw bytes, when shown, sit in a middle
+// tab-separated column and are skipped); nullopt for anything else.
+std::optional<Instruction> parse_instruction(std::string_view line) {
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
+        return std::nullopt;
+    const auto address = parse_hex(trim(line.substr(0, colon)));
+    if (!address || line.substr(0, colon).find_first_not_of(" \t") == std::string_view::npos)
+        return std::nullopt;
+    std::string_view rest = line.substr(colon + 1);
+    if (rest.empty() || rest[0] != '\t')
+        return std::nullopt;
+    rest = rest.substr(rest.rfind('\t') + 1);
+    // The annotation objdump appends ("# 4020 <sym>", "<fn+0x1a>") never holds an operand, and demangled
+    // names in it may hold '(' or ','.
+    Instruction ins;
+    ins.address = *address;
+    if (const auto lt = rest.find('<'), gt = rest.rfind('>');
+        lt != std::string_view::npos && gt != std::string_view::npos && gt > lt)
+        ins.annotation = std::string(rest.substr(lt + 1, gt - lt - 1));
+    rest = rest.substr(0, std::min(rest.find('#'), rest.find('<')));
+    for (;;) {
+        rest = trim(rest);
+        const auto sp = rest.find_first_of(" \t");
+        const std::string_view token = rest.substr(0, sp);
+        if (token.empty())
+            return std::nullopt;
+        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp);
+        if (is_prefix(token) && !trim(rest).empty())
+            continue;
+        ins.mnemonic = std::string(token);
+        break;
+    }
+    ins.operands = split_operands(trim(rest));
+    return ins;
+}
+
+// "0000000000401136 <name>:" -> name.
+std::optional<std::string> parse_header(std::string_view line) {
+    line = trim(line);
+    const auto lt = line.find(" <");
+    if (lt == std::string_view::npos || line.size() < lt + 4 || line.substr(line.size() - 2) != ">:")
+        return std::nullopt;
+    if (!parse_hex(line.substr(0, lt)))
+        return std::nullopt;
+    return std::string(line.substr(lt + 2, line.size() - lt - 4));
+}
+
+std::vector<Function> parse_functions(const std::string& text, std::string_view prefix) {
+    std::vector<Function> out;
+    bool in_match = false;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const auto nl = std::min(text.find('\n', pos), text.size());
+        const std::string_view line(text.data() + pos, nl - pos);
+        pos = nl + 1;
+        if (auto name = parse_header(line)) {
+            in_match = symbol_matches(*name, prefix);
+            if (in_match)
+                out.push_back(Function{std::move(*name), {}});
+            continue;
+        }
+        if (!in_match)
+            continue;
+        if (auto ins = parse_instruction(line))
+            out.back().code.push_back(std::move(*ins));
+    }
+    // objdump prints in address order; text from elsewhere is made so, since the loop search bisects.
+    auto by_address = [](const Instruction& a, const Instruction& b) { return a.address < b.address; };
+    for (Function& f : out) {
+        std::stable_sort(f.code.begin(), f.code.end(), by_address);
+        f.code.erase(
+            std::unique(f.code.begin(), f.code.end(),
+                        [](const Instruction& a, const Instruction& b) { return a.address == b.address; }),
+            f.code.end());
+    }
+    return out;
+}
+
+// ---- classification ----
+
+bool is_branch(std::string_view m) {
+    return (m.size() > 1 && m[0] == 'j') || starts_with(m, "loop");
+}
+
+std::string_view strip_decorations(std::string_view op) {
+    return op.substr(0, op.find('{'));
+}
+
+bool is_memory_operand(std::string_view op, bool branch) {
+    op = strip_decorations(op);
+    if (op.empty() || op[0] == '$') // {rn-sae}, an immediate
+        return false;
+    if (op.find('(') != std::string_view::npos)
+        return true;
+    if (op[0] == '%') // a register, or segment:offset ("%fs:0x28")
+        return op.find(':') != std::string_view::npos;
+    if (branch) // a direct target, not a memory operand
+        return false;
+    // An absolute address ("0x601040" or "-0x8"): a number without '$' is memory in AT&T syntax.
+    return op[0] == '-' || (op[0] >= '0' && op[0] <= '9');
+}
+
+enum class Access { load, store, both };
+
+// What an instruction does with a memory operand in the destination (last) position.
+Access destination_access(std::string_view m, std::size_t operand_count) {
+    if (m.size() > 1 && m[0] == 'f' && m[1] != 'x') { // x87: stores, or loads of their only operand
+        return starts_with(m, "fst") || starts_with(m, "fist") || starts_with(m, "fnst") ||
+                       starts_with(m, "fbstp")
+                   ? Access::store
+                   : Access::load;
+    }
+    std::string_view v = m;
+    if (starts_with(v, "v"))
+        v.remove_prefix(1);
+    if (starts_with(v, "cmpxchg") || starts_with(v, "xchg") || starts_with(v, "xadd"))
+        return Access::both;
+    if (starts_with(v, "cmp") || starts_with(v, "test") || starts_with(v, "ucomi") ||
+        starts_with(v, "comi") || starts_with(v, "ptest") || v == "bt" || v == "btl" || v == "btq" ||
+        v == "btw")
+        return Access::load;
+    if (operand_count == 1) {
+        if (starts_with(v, "push") || starts_with(v, "mul") || starts_with(v, "imul") ||
+            starts_with(v, "div") || starts_with(v, "idiv") || starts_with(v, "call") ||
+            starts_with(v, "jmp") || starts_with(v, "ldmxcsr"))
+            return Access::load;
+        if (starts_with(v, "pop") || starts_with(v, "set") || starts_with(v, "stmxcsr"))
+            return Access::store;
+        return Access::both; // inc, dec, neg, not, shifts by one
+    }
+    static constexpr std::array<std::string_view, 12> k_store_only = {
+        "mov",      "pmov",    "extract",  "pextr", "cvt",       "scatter",
+        "pscatter", "maskmov", "compress", "stos",  "pcompress", "st"};
+    for (std::string_view p : k_store_only)
+        if (starts_with(v, p))
+            return Access::store;
+    return Access::both; // read-modify-write: add %eax,(%rdx)
+}
+
+bool excluded_from_memory_counts(std::string_view m) {
+    return starts_with(m, "lea") || starts_with(m, "nop") || starts_with(m, "prefetch") ||
+           starts_with(m, "clflush") || starts_with(m, "endbr");
+}
+
+enum class FpKind { none, fma, add, mul, div, sqrt, other };
+
+struct FpClass {
+    FpKind kind = FpKind::none;
+    int width = 0; // 0 scalar, else the widest vector register among the operands
+    bool single = false;
+};
+
+// FP arithmetic = add/sub/mul/div/sqrt/fma/min/max (and the few other arithmetic forms) on ps/pd/ss/sd,
+// legacy SSE or VEX/EVEX ('v' prefix); fma covers vfmadd/vfmsub/vfnmadd/vfnmsub in the 132/213/231 forms,
+// the addsub/subadd forms and AMD's four-operand FMA4 names.
+FpClass classify_fp(const Instruction& ins) {
+    std::string_view m = ins.mnemonic;
+    if (starts_with(m, "v"))
+        m.remove_prefix(1);
+    if (m.size() < 3)
+        return {};
+    const std::string_view suffix = m.substr(m.size() - 2);
+    if (suffix != "ps" && suffix != "pd" && suffix != "ss" && suffix != "sd")
+        return {};
+    std::string_view base = m.substr(0, m.size() - 2);
+    FpClass c;
+    c.single = suffix[1] == 's';
+    if (starts_with(base, "fmadd") || starts_with(base, "fmsub") || starts_with(base, "fnmadd") ||
+        starts_with(base, "fnmsub")) {
+        std::string_view tail = base.substr(base[1] == 'n' ? 6 : 5);
+        if (starts_with(tail, "sub") || starts_with(tail, "add"))
+            tail.remove_prefix(3);
+        if (tail.find_first_not_of("0123") != std::string_view::npos)
+            return {};
+        c.kind = FpKind::fma;
+    } else if (base == "add" || base == "sub")
+        c.kind = FpKind::add;
+    else if (base == "mul")
+        c.kind = FpKind::mul;
+    else if (base == "div")
+        c.kind = FpKind::div;
+    else if (base == "sqrt")
+        c.kind = FpKind::sqrt;
+    else if (base == "min" || base == "max" || base == "addsub" || base == "hadd" || base == "hsub" ||
+             starts_with(base, "rcp") || starts_with(base, "rsqrt"))
+        c.kind = FpKind::other;
+    else
+        return {};
+    if (suffix[0] == 's')
+        return c; // scalar: width 0
+    c.width = 128;
+    for (const std::string& op : ins.operands) {
+        if (op.find("%zmm") != std::string::npos)
+            c.width = std::max(c.width, 512);
+        else if (op.find("%ymm") != std::string::npos)
+            c.width = std::max(c.width, 256);
+    }
+    return c;
+}
+
+void count(LoopInspection& loop, const Instruction& ins) {
+    ++loop.instructions;
+    const std::string& m = ins.mnemonic;
+    if (m.find("gather") != std::string::npos || m.find("scatter") != std::string::npos)
+        ++loop.gathers;
+    if (!excluded_from_memory_counts(m) && !ins.operands.empty()) {
+        const bool branch = is_branch(m) || starts_with(m, "call");
+        bool load = false, store = false;
+        for (std::size_t i = 0; i < ins.operands.size(); ++i) {
+            if (!is_memory_operand(ins.operands[i], branch))
+                continue;
+            if (i + 1 < ins.operands.size()) {
+                load = true;
+                continue;
+            }
+            const Access a = destination_access(m, ins.operands.size());
+            load = load || a != Access::store;
+            store = store || a != Access::load;
+        }
+        loop.loads += load ? 1 : 0;
+        loop.stores += store ? 1 : 0;
+    }
+    const FpClass c = classify_fp(ins);
+    if (c.kind == FpKind::none)
+        return;
+    ++loop.fp_by_width[c.width];
+    ++(c.single ? loop.single_precision : loop.double_precision);
+    int ops = 1;
+    switch (c.kind) {
+    case FpKind::fma:
+        ++loop.fma;
+        ops = 2;
+        break;
+    case FpKind::add:
+        ++loop.add;
+        break;
+    case FpKind::mul:
+        ++loop.mul;
+        break;
+    case FpKind::div:
+        ++loop.div;
+        break;
+    case FpKind::sqrt:
+        ++loop.sqrt;
+        break;
+    default:
+        ++loop.other_fp;
+        ops = 0;
+        break;
+    }
+    if (ops > 0)
+        loop.flop_ops_by_width[c.width] += ops;
+}
+
+// A call that never returns (the sanitizers' error reports, abort, throw helpers): gcc places unrelated code
+// right after it, which must not be taken for the call's fall-through. Names as objdump annotates them.
+bool calls_noreturn(const Instruction& ins) {
+    if (!starts_with(ins.mnemonic, "call"))
+        return false;
+    const std::string_view callee = ins.annotation;
+    static constexpr std::array<std::string_view, 14> k_noreturn = {
+        "__asan_report_", "abort",          "exit",           "_exit",         "__stack_chk_fail",
+        "__cxa_throw",    "__cxa_rethrow",  "_Unwind_Resume", "std::__throw_", "__assert_fail",
+        "std::terminate", "__fortify_fail", "__chk_fail",     "__cxa_bad_"};
+    if (starts_with(callee, "__ubsan_handle_"))
+        return callee.find("_abort") != std::string_view::npos;
+    return std::any_of(k_noreturn.begin(), k_noreturn.end(), [&](std::string_view p) {
+        if (!starts_with(callee, p))
+            return false;
+        const char next = callee.size() > p.size() ? callee[p.size()] : '@';
+        return p.back() == '_' || next == '@' || next == '+' || next == '(';
+    });
+}
+
+std::optional<std::uint64_t> branch_target(const Instruction& ins) {
+    if (!is_branch(ins.mnemonic) || ins.operands.size() != 1)
+        return std::nullopt;
+    return parse_hex(trim(ins.operands[0]));
+}
+
+// Whether the backward branch at code[last] closes a loop that starts at code[first]: control entering at
+// the target reaches the branch by falling through or by jumps inside the range. A backward jump that
+// only reuses an epilogue (gcc's layout: "jmp 1e1" to code that ends in ret) is not a loop.
+bool closes_loop(const std::vector<Instruction>& code, std::size_t first, std::size_t last) {
+    std::vector<bool> seen(last - first + 1, false);
+    std::vector<std::size_t> todo{first};
+    auto index_of = [&](std::uint64_t address) -> std::optional<std::size_t> {
+        const auto it = std::lower_bound(code.begin() + static_cast<std::ptrdiff_t>(first),
+                                         code.begin() + static_cast<std::ptrdiff_t>(last) + 1, address,
+                                         [](const Instruction& i, std::uint64_t a) { return i.address < a; });
+        if (it == code.begin() + static_cast<std::ptrdiff_t>(last) + 1 || it->address != address)
+            return std::nullopt;
+        return static_cast<std::size_t>(it - code.begin());
+    };
+    while (!todo.empty()) {
+        const std::size_t i = todo.back();
+        todo.pop_back();
+        if (i > last || seen[i - first])
+            continue;
+        seen[i - first] = true;
+        if (i == last)
+            return true;
+        const std::string& m = code[i].mnemonic;
+        if (starts_with(m, "ret") || m == "ud2" || m == "hlt" || calls_noreturn(code[i]))
+            continue;
+        const bool unconditional = starts_with(m, "jmp");
+        if (const auto target = branch_target(code[i])) {
+            if (const auto t = index_of(*target))
+                todo.push_back(*t);
+        } else if (unconditional) {
+            continue; // indirect jump
+        }
+        if (!unconditional)
+            todo.push_back(i + 1);
+    }
+    return false;
+}
+
+// The innermost loops of one function: ranges [target, branch] of backward jumps whose target lies inside
+// the function and that close a loop, keeping those that contain no other such range.
+std::vector<LoopInspection> innermost_loops(const Function& f) {
+    std::vector<LoopInspection> out;
+    if (f.code.empty())
+        return out;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+    for (std::size_t i = 0; i < f.code.size(); ++i) {
+        const auto target = branch_target(f.code[i]);
+        if (!target || *target > f.code[i].address || *target < f.code.front().address)
+            continue;
+        const auto start =
+            std::lower_bound(f.code.begin(), f.code.end(), *target,
+                             [](const Instruction& x, std::uint64_t a) { return x.address < a; });
+        if (start->address == *target &&
+            closes_loop(f.code, static_cast<std::size_t>(start - f.code.begin()), i))
+            ranges.emplace_back(*target, f.code[i].address);
+    }
+    std::sort(ranges.begin(), ranges.end());
+    ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> innermost;
+    for (const auto& r : ranges) {
+        const bool contains_other = std::any_of(ranges.begin(), ranges.end(), [&](const auto& o) {
+            return o != r && r.first <= o.first && o.second <= r.second;
+        });
+        if (contains_other)
+            continue;
+        // Overlapping ranges, neither inside the other, are one loop with two latches (a rotated loop whose
+        // exit test branches back to either of two blocks): counted once, over their union. `ranges` is
+        // sorted, so an overlap is always with the last range kept.
+        if (!innermost.empty() && r.first <= innermost.back().second)
+            innermost.back().second = std::max(innermost.back().second, r.second);
+        else
+            innermost.push_back(r);
+    }
+    for (const auto& r : innermost) {
+        LoopInspection loop;
+        loop.function = f.name;
+        loop.begin = r.first;
+        loop.end = r.second;
+        auto it = std::lower_bound(f.code.begin(), f.code.end(), r.first,
+                                   [](const Instruction& x, std::uint64_t a) { return x.address < a; });
+        for (; it != f.code.end() && it->address <= r.second; ++it)
+            count(loop, *it);
+        out.push_back(std::move(loop));
+    }
+    return out;
+}
+
+} // namespace
+
+int LoopInspection::vector_bits() const {
+    int widest = 0;
+    for (const auto& [width, n] : fp_by_width)
+        if (n > 0)
+            widest = std::max(widest, width);
+    return widest;
+}
+
+double LoopInspection::flops_per_pass(bool single) const {
+    double flops = 0;
+    for (const auto& [width, ops] : flop_ops_by_width)
+        flops += ops * (width == 0 ? 1.0 : width / (single ? 32.0 : 64.0));
+    return flops;
+}
+
+int LoopInspection::fp_arithmetic() const {
+    int n = 0;
+    for (const auto& [width, count] : fp_by_width)
+        n += count;
+    return n;
+}
+
+bool symbol_matches(std::string_view demangled, std::string_view symbol_prefix) {
+    if (symbol_prefix.empty())
+        return false;
+    if (starts_with(demangled, symbol_prefix))
+        return true;
+    if (demangled.find("._omp_fn.") == std::string_view::npos)
+        return false;
+    for (auto at = demangled.find(symbol_prefix); at != std::string_view::npos;
+         at = demangled.find(symbol_prefix, at + 1)) {
+        const std::size_t after = at + symbol_prefix.size();
+        const char before = at == 0 ? ' ' : demangled[at - 1];
+        if (after < demangled.size() && demangled[after] == '(' &&
+            (before == '<' || before == ' ' || before == ',' || before == '('))
+            return true;
+    }
+    return false;
+}
+
+CodeInspection parse_objdump(const std::string& objdump_text, const std::string& symbol_prefix) {
+    CodeInspection r;
+    r.symbol = symbol_prefix;
+    for (const Function& f : parse_functions(objdump_text, symbol_prefix)) {
+        r.functions.push_back(f.name);
+        for (LoopInspection& loop : innermost_loops(f))
+            r.loops.push_back(std::move(loop));
+    }
+    // Ties (a vectorised loop and its scalar remainder) put the wider loop first.
+    std::stable_sort(r.loops.begin(), r.loops.end(), [](const LoopInspection& a, const LoopInspection& b) {
+        if (a.fp_arithmetic() != b.fp_arithmetic())
+            return a.fp_arithmetic() > b.fp_arithmetic();
+        return a.vector_bits() > b.vector_bits();
+    });
+    return r;
+}
+
+} // namespace roofcast::measure
