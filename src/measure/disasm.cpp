@@ -482,14 +482,21 @@ bool symbol_matches(std::string_view demangled, std::string_view symbol_prefix) 
         return false;
     if (starts_with(demangled, symbol_prefix))
         return true;
+    // Function templates demangle with their return type first ("void ns::body<4, double>(...)").
+    if (const auto at = demangled.find(symbol_prefix);
+        at != std::string_view::npos && at > 0 && demangled[at - 1] == ' ' &&
+        demangled.substr(0, at).find('(') == std::string_view::npos)
+        return true;
     if (demangled.find("._omp_fn.") == std::string_view::npos)
         return false;
     for (auto at = demangled.find(symbol_prefix); at != std::string_view::npos;
          at = demangled.find(symbol_prefix, at + 1)) {
         const std::size_t after = at + symbol_prefix.size();
         const char before = at == 0 ? ' ' : demangled[at - 1];
-        if (after < demangled.size() && demangled[after] == '(' &&
-            (before == '<' || before == ' ' || before == ',' || before == '('))
+        // A prefix ending in '(' names one function exactly ("run_matmul(" is not "run_matmul_packed").
+        const bool call =
+            symbol_prefix.back() == '(' || (after < demangled.size() && demangled[after] == '(');
+        if (call && (before == '<' || before == ' ' || before == ',' || before == '('))
             return true;
     }
     return false;

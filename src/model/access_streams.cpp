@@ -32,17 +32,27 @@ double offset_bytes(const ArrayDecl& a, const ArrayAccess& acc, double element) 
 
 StreamSummary innermost_streams(const LoopNest& nest, const std::string& file) {
     StreamSummary out;
+    // An interleaved group is one array of structures: its members' elements at one index share a
+    // structure (or, blocked per cache line, neighbouring lines), so the group's first member stands for
+    // all of them.
+    auto stored_as = [&](const std::string& name) {
+        for (const auto& g : nest.interleaved)
+            if (std::find(g.begin(), g.end(), name) != g.end())
+                return g.front();
+        return name;
+    };
     for (const auto& acc : nest.accesses) {
         const ArrayDecl* a = find_array(nest, acc.array);
         if (!a)
             continue; // check_kernel reports unknown arrays; nothing to walk here
         const double off =
             offset_bytes(*a, acc, type_bytes(a->type, file, "loop.arrays." + a->name + ".type"));
+        const std::string array = stored_as(acc.array);
         auto same = std::find_if(out.streams.begin(), out.streams.end(), [&](const AccessStream& s) {
-            return s.array == acc.array && std::abs(s.offset_bytes - off) < k_stream_merge_bytes;
+            return s.array == array && std::abs(s.offset_bytes - off) < k_stream_merge_bytes;
         });
         if (same == out.streams.end()) {
-            out.streams.push_back({acc.array, off, acc.write, 1});
+            out.streams.push_back({array, off, acc.write, 1});
         } else {
             same->write = same->write || acc.write;
             ++same->accesses;

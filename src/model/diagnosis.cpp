@@ -1,6 +1,7 @@
 #include "model/diagnosis.hpp"
 
 #include "core/units.hpp"
+#include "measure/disasm.hpp"
 #include "model/access_streams.hpp"
 
 #include <algorithm>
@@ -27,6 +28,28 @@ int isa_bits(const std::string& isa) {
 }
 
 } // namespace
+
+std::optional<CodeEvidence> code_evidence(const std::string& symbol, std::string* why) {
+    static const std::string self = measure::self_binary();
+    const measure::CodeInspection ci = measure::inspect_function(self, symbol);
+    if (ci.loops.empty()) {
+        if (why)
+            *why = ci.unavailable.empty() ? "no loop found in " + symbol : ci.unavailable;
+        return std::nullopt;
+    }
+    const measure::LoopInspection& l = ci.loops.front();
+    CodeEvidence c;
+    const auto colon = symbol.rfind("::");
+    c.function = (colon == std::string::npos ? symbol : symbol.substr(colon + 2)) + " (innermost loop)";
+    c.vector_bits = l.vector_bits();
+    for (const auto& [bits, count] : l.fp_by_width)
+        (bits == 0 ? c.fp_scalar : c.fp_vector) += count;
+    c.fma = l.fma;
+    c.add = l.add;
+    c.mul = l.mul;
+    c.gathers = l.gathers;
+    return c;
+}
 
 int machine_vector_bits(const core::Machine& m) {
     int bits = 0;
@@ -123,7 +146,9 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                              percent(*e.l1_share)),
                  *e.l1_share, k_in_core_share});
     }
-    if (e.fp_share) {
+    // A share above 1 means the measured loop ran faster than that ceiling allows: the inspected code is
+    // not what ran (another clone, a different path), so it proves nothing either way.
+    if (e.fp_share && *e.fp_share <= 1.1) {
         checked.push_back("FP issue");
         if (*e.fp_share >= k_in_core_share)
             out.push_back({"in-core",
@@ -187,6 +212,15 @@ std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const co
     return out;
 }
 
+namespace {
+const core::Prediction* find_prediction(const core::KernelResult& k, const std::string& model) {
+    for (const auto& p : k.predictions)
+        if (p.model == model)
+            return &p;
+    return nullptr;
+}
+} // namespace
+
 const core::Prediction* bound_prediction(const core::KernelResult& k) {
     for (const char* model : {"mixed", "hierarchical", "cache-aware", "roofline"})
         for (const auto& p : k.predictions)
@@ -248,9 +282,29 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                                              static_cast<double>(c.line_bytes)),
                          *c.associativity, static_cast<double>(c.size_bytes) / *c.associativity});
     }
-    for (const auto& term : p->terms)
-        if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
-            e.l1_share = *term.seconds_per_iteration / t;
+    // L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
+    // (the mixed model leaves L1 untimed, docs/models.md).
+    for (const core::Prediction* q : {p, find_prediction(k, "hierarchical")})
+        if (q && !e.l1_share)
+            for (const auto& term : q->terms)
+                if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
+                    e.l1_share = *term.seconds_per_iteration / t;
+    // FP issue at the ceiling of the width and operation mix the compiled loop uses (Williams et al. §4:
+    // the in-core ceilings below the peak).
+    if (code && k.flops_per_iteration > 0) {
+        const int bits = std::max(64, code->vector_bits);
+        const std::string isa = bits >= 512   ? "avx512"
+                                : bits >= 256 ? "avx2"
+                                : bits >= 128 ? "sse"
+                                              : "scalar";
+        const std::string op = code->fma > 0 ? "fma" : "addmul";
+        for (const auto& c : kernel_ceilings(k, m, std::nullopt))
+            if (c.kind == "compute" && c.name == isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") &&
+                c.gflops > 0) {
+                e.fp_share = k.flops_per_iteration / (c.gflops * 1e9) / t;
+                e.fp_ceiling = c.name;
+            }
+    }
     k.diagnosis = diagnose(e);
 }
 

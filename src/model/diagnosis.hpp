@@ -71,6 +71,11 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e);
 std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const core::Machine& m,
                                            std::optional<double> measured_gflops);
 
+// The code evidence of the loop with the most FP arithmetic of `symbol` in the running binary
+// (measure::inspect_function on measure::self_binary()); nullopt, with the reason in `why`, when objdump
+// is missing or no loop is found.
+std::optional<CodeEvidence> code_evidence(const std::string& symbol, std::string* why = nullptr);
+
 // Widest SIMD width in bits among the machine's ISAs (topology.isa), 0 when unknown.
 int machine_vector_bits(const core::Machine& m);
 

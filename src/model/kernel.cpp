@@ -156,6 +156,14 @@ LoopNest loop_from_yaml(const core::YamlField& f) {
             for (std::size_t i = 0; i < list->size(); ++i)
                 n.accesses.push_back(parse_access(list->at(i), n.indices, std::string(key) == "writes"));
     }
+    if (auto groups = f.optional("interleaved"))
+        for (std::size_t g = 0; g < groups->size(); ++g) {
+            const core::YamlField names = groups->at(g);
+            std::vector<std::string> group;
+            for (std::size_t i = 0; i < names.size(); ++i)
+                group.push_back(names.at(i).as_string());
+            n.interleaved.push_back(std::move(group));
+        }
     return n;
 }
 
@@ -169,6 +177,19 @@ void check_loop(const KernelSpec& k, const LoopNest& n) {
         throw core::InputError(file, "loop.safety_factor", "expected a fraction of the cache in (0, 1]");
     if (n.accesses.empty())
         throw core::InputError(file, "loop.reads", "expected at least one access in the loop body");
+    std::set<std::string> grouped;
+    for (std::size_t g = 0; g < n.interleaved.size(); ++g) {
+        const std::string field = fmt::format("loop.interleaved[{}]", g);
+        if (n.interleaved[g].size() < 2)
+            throw core::InputError(file, field, "expected a group of at least two arrays stored interleaved");
+        for (const auto& name : n.interleaved[g]) {
+            if (std::none_of(n.arrays.begin(), n.arrays.end(),
+                             [&](const ArrayDecl& d) { return d.name == name; }))
+                throw core::InputError(file, field, "array '" + name + "' is not declared in loop.arrays");
+            if (!grouped.insert(name).second)
+                throw core::InputError(file, field, "array '" + name + "' is in two interleaved groups");
+        }
+    }
     const std::string& inner = n.indices.back();
     std::map<std::string, std::vector<std::string>> pattern; // array -> loop index per dimension
     for (std::size_t i = 0; i < n.accesses.size(); ++i) {

@@ -50,6 +50,10 @@ struct LoopNest {
     std::vector<ArrayDecl> arrays;
     std::vector<ArrayAccess> accesses;
     double safety_factor = k_default_safety_factor;
+    // Arrays stored interleaved (array merging, Minami et al. §7): each group is one array of structures
+    // in memory. The traffic is that of its members; the stream analysis (model/access_streams.hpp)
+    // counts each group as one stream.
+    std::vector<std::vector<std::string>> interleaved;
 };
 
 // Element accesses per iteration by where they are served: "MEM", a cache level ("L2", "L3"),

@@ -316,6 +316,7 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
     k.run = [g, jb](const sw::SuiteOptions& o, sw::Workspace& ws) {
         return sw::run_jacobi7_blocked(g, jb, o, ws);
     };
+    k.code_symbol = "roofcast::measure::suite::jacobi7_blocked_body<";
     return k;
 }
 
@@ -335,6 +336,7 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape) {
         k.spec.explicit_bytes[l.name] =
             l.name == "L1" ? 8 + 4 + 8 + (8 + 12 / c) * per_row : 12 + (8 + 16 + 12 / c) * per_row;
     k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv_sell(shape, o, ws); };
+    k.code_symbol = "roofcast::measure::suite::spmv_sell_body<";
     return k;
 }
 
@@ -390,6 +392,7 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     k.run = [n, mcs, kcs](const sw::SuiteOptions& o, sw::Workspace& ws) {
         return sw::run_matmul_packed(n, mcs, kcs, o, ws);
     };
+    k.code_symbol = "roofcast::measure::suite::gemm_micro_vector<";
     return k;
 }
 
@@ -423,6 +426,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
                          read("a", {-1, 0, 0}), read("a", {1, 0, 0})};
         k.spec.loop = nest;
         k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_jacobi7(g, o, ws); };
+        k.code_symbol = "roofcast::measure::suite::run_jacobi7(";
         out.push_back(std::move(k));
     }
     out.push_back(jacobi_blocked(s, threads));
@@ -456,6 +460,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         nest.accesses.push_back(write("wrk2", {0, 0, 0}));
         k.spec.loop = nest;
         k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
+        k.code_symbol = "roofcast::measure::suite::run_himeno(";
         // Himeno with merged coefficient arrays (Minami et al., cache-aware roofline model, Sect. 6-7,
         // array merging; tuned_kernels.hpp): the same grid, points, flops and data, so the same
         // declaration. The loop nest counts elements, not streams: the merged array holds the 12
@@ -465,6 +470,10 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         // the tuning changes.
         SuiteKernel tuned = k;
         tuned.name = tuned.spec.name = "himeno-tuned";
+        tuned.untuned = false;
+        tuned.spec.loop->interleaved = {
+            {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}};
+        tuned.code_symbol = "roofcast::measure::suite::himeno_merged_body<";
         tuned.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) {
             return sw::run_himeno_merged(g, o, ws);
         };
@@ -488,6 +497,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         for (const auto& l : m.levels)
             k.spec.explicit_bytes[l.name] = l.name == "L1" ? 8 + 4 + 8 + 24 * per_row : 12 + 32 * per_row;
         k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
+        k.code_symbol = "roofcast::measure::suite::run_spmv(";
         out.push_back(std::move(k));
         out.push_back(spmv_sell(m, shape));
     }
@@ -522,6 +532,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
             }
         }
         k.run = [](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_matmul(n, t, o, ws); };
+        k.code_symbol = "roofcast::measure::suite::run_matmul(";
         out.push_back(std::move(k));
         out.push_back(matmul_packed(m, s, threads, n));
     }
@@ -538,6 +549,7 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         nest.accesses = {read("x", {0})};
         k.spec.loop = nest;
         k.run = [n](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_norm(n, o, ws); };
+        k.code_symbol = "roofcast::measure::suite::run_norm(";
         out.push_back(std::move(k));
     }
 }

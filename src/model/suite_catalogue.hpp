@@ -24,6 +24,9 @@ struct SuiteKernel {
     // An application kernel kept in its untuned form (the demonstration of the diagnosis, issue 13): it
     // is listed with its fraction of the bound and never enters model accuracy.
     bool untuned = false;
+    // Demangled name of the runner whose OpenMP body holds the kernel's loop (measure/disasm.hpp), for the
+    // diagnosis' code evidence; empty where several kernels share one templated runner.
+    std::string code_symbol;
     KernelSpec spec; // spec.iterations = iterations per call
     // calibrate: the level the arrays reside in, and the requested (application) bytes per iteration.
     std::string resident_level;

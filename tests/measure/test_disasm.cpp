@@ -189,6 +189,14 @@ TEST(Disasm, OpenMpClones) {
 
 TEST(Disasm, SymbolMatching) {
     EXPECT_TRUE(symbol_matches("ns::run(int)", "ns::run"));
+    EXPECT_TRUE(symbol_matches("void ns::body<4, double>(double*)", "ns::body<"));
+    EXPECT_FALSE(symbol_matches("void ns::other(ns::body<4, double>)", "ns::body<"));
+    // A prefix ending in '(' names exactly one function, directly or as the caller of an OpenMP body.
+    EXPECT_TRUE(symbol_matches("ns::run(int)", "ns::run("));
+    EXPECT_FALSE(symbol_matches("ns::run_packed(int)", "ns::run("));
+    EXPECT_TRUE(symbol_matches("void t<ns::run(int)::{lambda()#1}>(int) [clone ._omp_fn.0]", "ns::run("));
+    EXPECT_FALSE(
+        symbol_matches("void t<ns::run_packed(int)::{lambda()#1}>(int) [clone ._omp_fn.0]", "ns::run("));
     EXPECT_TRUE(symbol_matches("par._omp_fn.3", "par"));
     EXPECT_TRUE(symbol_matches("void t<ns::run(int)::{lambda()#1}>(int) [clone ._omp_fn.0]", "ns::run"));
     EXPECT_FALSE(symbol_matches("void t<ns::run(int)::{lambda()#1}>(int)", "ns::run")); // not outlined
