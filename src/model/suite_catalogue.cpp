@@ -122,8 +122,12 @@ void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, cons
     const CacheLevel* l2 = find_cache(s.caches, "L2");
     const CacheLevel* l3 = find_cache(s.caches, "L3");
     if (l3 && m.level("L3")) {
-        // Well beyond every thread's L2, well inside half the L3: the geometric middle of the two.
-        const double lo = 4.0 * l2->per_thread(threads) * threads;
+        // Beyond every thread's L2, well inside half the L3: the geometric middle of the two. A cyclic
+        // sweep over twice an LRU cache's capacity misses on every line, so 2 x the L2s is enough; more
+        // margin left no room for the L3 point when a VM's usable L3 shrinks to a few MiB (7 MiB of a
+        // reported 32 MiB seen), and the family and overlap loops were then predicted with an
+        // uncalibrated L3.
+        const double lo = 2.0 * l2->per_thread(threads) * threads;
         const double hi = 0.5 * l3->total();
         if (lo < hi)
             targets.push_back({"L3", std::sqrt(lo * hi)});
