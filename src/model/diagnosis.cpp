@@ -111,7 +111,10 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     if (e.code) {
         const CodeEvidence& c = *e.code;
         checked.push_back("disassembly of " + c.function);
-        if (c.fp_scalar + c.fp_vector > 0 && e.machine_vector_bits > 0 &&
+        // Only where FP issue matters: with the flops at the code's own ceiling taking under half the time,
+        // a narrower width or a missing FMA cannot explain the shortfall.
+        const bool fp_matters = !e.fp_share || (*e.fp_share >= k_code_share && *e.fp_share <= 1.1);
+        if (fp_matters && c.fp_scalar + c.fp_vector > 0 && e.machine_vector_bits > 0 &&
             std::max(64, c.vector_bits) < e.machine_vector_bits)
             out.push_back({"vector-width",
                            fmt::format("the compiled loop's FP arithmetic is {} ({} scalar, {} packed "
@@ -121,7 +124,7 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                                        c.fp_scalar, c.fp_vector, e.machine_vector_bits),
                            static_cast<double>(std::max(64, c.vector_bits)),
                            static_cast<double>(e.machine_vector_bits)});
-        if (c.fma == 0 && c.mul > 0 && c.add > 0)
+        if (fp_matters && c.fma == 0 && c.mul > 0 && c.add > 0)
             out.push_back(
                 {"fp-mix",
                  fmt::format("no FMA in the loop: {} multiplies and {} adds issue separately, half the "
@@ -155,6 +158,25 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                            fmt::format("its flops at the {} ceiling take {} of its time", e.fp_ceiling,
                                        percent(*e.fp_share)),
                            *e.fp_share, k_in_core_share});
+    }
+    // Williams et al. §4: a kernel close under an in-core ceiling below the peak is held there by what
+    // that ceiling leaves out (ILP, SIMD, FMA).
+    if (e.under_share && !e.under_ceiling.empty()) {
+        checked.push_back("ceilings");
+        if (*e.under_share >= k_in_core_share) {
+            const std::string& n = e.under_ceiling;
+            const std::string why =
+                n.find("without ILP") != std::string::npos
+                    ? "a dependency chain (one accumulator, or an update through memory "
+                      "each iteration): more independent accumulators or register blocking"
+                : n.find("scalar") != std::string::npos      ? "scalar code: vectorise the loop"
+                : n.find("without FMA") != std::string::npos ? "multiplies and adds not fused into FMAs"
+                                                             : "narrower vectors than the machine offers";
+            out.push_back({"in-core",
+                           fmt::format("it runs at {} of the {} ceiling, the lowest ceiling above it: {}",
+                                       percent(*e.under_share), n, why),
+                           *e.under_share, k_in_core_share});
+        }
     }
     if (e.imbalance) {
         checked.push_back("per-thread times");
@@ -240,11 +262,23 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     if (k.flops_per_iteration > 0)
         gflops = k.flops_per_iteration / t / 1e9;
     k.ceilings = kernel_ceilings(k, m, gflops);
+    const core::Ceiling* lowest = nullptr;
+    double top_compute = 0;
+    for (const auto& c : k.ceilings) {
+        if (c.kind == "compute")
+            top_compute = std::max(top_compute, c.gflops);
+        if (c.above && (!lowest || c.gflops < lowest->gflops))
+            lowest = &c;
+    }
     DiagnosisEvidence e;
     e.fraction = *k.bound_fraction;
     e.machine_vector_bits = machine_vector_bits(m);
     e.code = code;
     e.imbalance = k.thread_imbalance;
+    if (lowest && gflops && lowest->kind == "compute" && lowest->gflops < top_compute) {
+        e.under_ceiling = lowest->name;
+        e.under_share = *gflops / lowest->gflops;
+    }
     if (spec.loop) {
         const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
         e.streams = s.total();

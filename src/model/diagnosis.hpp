@@ -23,6 +23,9 @@ inline constexpr double k_diagnosis_fraction = 0.85;
 inline constexpr double k_imbalance_limit = 1.10;
 // An in-core resource (L1 loads/stores, FP issue) that alone explains this share of the measured time binds.
 inline constexpr double k_in_core_share = 0.70;
+// The compiled loop's width or FP mix is named a cause only when its flops at the matching ceiling explain at
+// least this share of the time (a memory-bound loop may be scalar without losing anything).
+inline constexpr double k_code_share = 0.50;
 
 // From the disassembly of the kernel's innermost loop (measure/disasm.hpp, `roofcast inspect`).
 struct CodeEvidence {
@@ -57,6 +60,10 @@ struct DiagnosisEvidence {
     std::optional<double> fp_share;  // flops at the ceiling of the code's width over the measured time
     std::string fp_ceiling;          // that ceiling's name
     std::optional<double> imbalance; // slowest thread's busy time over the mean
+    // The lowest ceiling above the measured rate (the one the kernel sits directly under) when it is an
+    // in-core compute ceiling below the peak ("AVX2 without ILP", "scalar FMA"), with measured / it.
+    std::string under_ceiling;
+    std::optional<double> under_share;
 };
 
 // The causes evidence supports, most specific first (cache-conflict, stream-capacity, tlb-reach,

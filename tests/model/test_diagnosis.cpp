@@ -230,3 +230,37 @@ TEST(Diagnosis, CeilingsComputeFirstThenBandwidthEachDescending) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Diagnosis, CloseUnderAnInCoreCeiling) {
+    DiagnosisEvidence e;
+    e.fraction = 0.2;
+    e.under_ceiling = "AVX2 without ILP";
+    e.under_share = 0.84;
+    auto d = diagnose(e);
+    ASSERT_TRUE(has(d, "in-core"));
+    EXPECT_NE(d[0].evidence.find("dependency chain"), std::string::npos);
+    e.under_share = 0.5;
+    EXPECT_FALSE(has(diagnose(e), "in-core"));
+}
+
+TEST(Diagnosis, CodeCausesOnlyWhereFpIssueMatters) {
+    DiagnosisEvidence e;
+    e.fraction = 0.3;
+    e.machine_vector_bits = 256;
+    CodeEvidence c;
+    c.function = "f";
+    c.fp_scalar = 4;
+    c.mul = 2;
+    c.add = 2;
+    e.code = c;
+    e.fp_share = 0.2; // memory-bound: the scalar loop loses nothing to its width
+    EXPECT_FALSE(has(diagnose(e), "vector-width"));
+    EXPECT_FALSE(has(diagnose(e), "fp-mix"));
+    e.fp_share = 0.6;
+    EXPECT_TRUE(has(diagnose(e), "vector-width"));
+    EXPECT_TRUE(has(diagnose(e), "fp-mix"));
+}
+
+} // namespace
