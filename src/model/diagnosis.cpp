@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 
 namespace roofcast::model {
@@ -161,12 +162,22 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     }
     // Williams et al. §4: a kernel close under an in-core ceiling below the peak is held there by what
     // that ceiling leaves out (ILP, SIMD, FMA).
-    if (e.under_share && !e.under_ceiling.empty()) {
+    // Skipped where the FP-issue rule above already names the compute limit.
+    const bool fp_fired = e.fp_share && *e.fp_share >= k_in_core_share && *e.fp_share <= 1.1;
+    if (e.under_share && !e.under_ceiling.empty() && !fp_fired) {
         checked.push_back("ceilings");
         if (*e.under_share >= k_in_core_share) {
             const std::string& n = e.under_ceiling;
+            // The compiled loop, where known, says which omission it is; the ceiling's name otherwise.
             const std::string why =
-                n.find("without ILP") != std::string::npos
+                e.code && e.code->vector_bits > 0 && e.code->fma > 0
+                    ? fmt::format("its loop is {}-bit with FMA, so a dependency chain (an accumulator, or an "
+                                  "update through memory each iteration) or its loads and stores hold it: "
+                                  "independent accumulators or register blocking",
+                                  e.code->vector_bits)
+                : e.code && e.code->vector_bits == 0 && e.code->fp_scalar > 0
+                    ? "scalar code: vectorise the loop"
+                : n.find("without ILP") != std::string::npos
                     ? "a dependency chain (one accumulator, or an update through memory "
                       "each iteration): more independent accumulators or register blocking"
                 : n.find("scalar") != std::string::npos      ? "scalar code: vectorise the loop"
@@ -275,7 +286,14 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     e.machine_vector_bits = machine_vector_bits(m);
     e.code = code;
     e.imbalance = k.thread_imbalance;
-    if (lowest && gflops && lowest->kind == "compute" && lowest->gflops < top_compute) {
+    // Only for a kernel no bandwidth ceiling holds: near a level's bandwidth, a compute ceiling of similar
+    // height is a coincidence, not a cause.
+    double lowest_bandwidth = std::numeric_limits<double>::infinity();
+    for (const auto& c : k.ceilings)
+        if (c.kind == "bandwidth")
+            lowest_bandwidth = std::min(lowest_bandwidth, c.gflops);
+    if (lowest && gflops && lowest->kind == "compute" && lowest->gflops < top_compute &&
+        *gflops < k_in_core_share * lowest_bandwidth) {
         e.under_ceiling = lowest->name;
         e.under_share = *gflops / lowest->gflops;
     }
