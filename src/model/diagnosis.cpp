@@ -82,7 +82,10 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     // Concurrent streams beyond what the memory system sustains (the machine's stream-capacity curve).
     if (e.streams && e.stream_capacity) {
         checked.push_back("stream capacity");
-        if (*e.streams > *e.stream_capacity)
+        // Named only where the bandwidth lost at that stream count alone would put a kernel below
+        // k_diagnosis_fraction of a bound: a few per cent past the knee explain nothing.
+        if (*e.streams > *e.stream_capacity &&
+            (!e.capacity_fraction || *e.capacity_fraction < k_diagnosis_fraction))
             out.push_back(
                 {"stream-capacity",
                  fmt::format(
@@ -177,12 +180,14 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                                   e.code->vector_bits)
                 : e.code && e.code->vector_bits == 0 && e.code->fp_scalar > 0
                     ? "scalar code: vectorise the loop"
+                // Without the compiled loop: what that ceiling leaves out, as a lead, not a finding.
                 : n.find("without ILP") != std::string::npos
-                    ? "a dependency chain (one accumulator, or an update through memory "
-                      "each iteration): more independent accumulators or register blocking"
-                : n.find("scalar") != std::string::npos      ? "scalar code: vectorise the loop"
-                : n.find("without FMA") != std::string::npos ? "multiplies and adds not fused into FMAs"
-                                                             : "narrower vectors than the machine offers";
+                    ? "that ceiling leaves out instruction-level parallelism (look for a dependency chain)"
+                : n.find("scalar") != std::string::npos
+                    ? "that ceiling leaves out SIMD (look for scalar code)"
+                : n.find("without FMA") != std::string::npos
+                    ? "that ceiling leaves out FMA (look for unfused multiplies and adds)"
+                    : "that ceiling leaves out the widest vectors";
             out.push_back({"in-core",
                            fmt::format("it runs at {} of the {} ceiling, the lowest ceiling above it: {}",
                                        percent(*e.under_share), n, why),

@@ -119,6 +119,9 @@ TEST(Diagnosis, StreamCapacity) {
     ASSERT_TRUE(has(d, "stream-capacity"));
     EXPECT_DOUBLE_EQ(*d[0].figure, 14);
     EXPECT_DOUBLE_EQ(*d[0].limit, 8);
+    e.capacity_fraction = 0.89; // past the knee, but losing too little to explain a kernel below 85 %
+    EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+    e.capacity_fraction = 0.6;
     e.streams = 8;
     EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
 }
@@ -240,7 +243,16 @@ TEST(Diagnosis, CloseUnderAnInCoreCeiling) {
     e.under_share = 0.84;
     auto d = diagnose(e);
     ASSERT_TRUE(has(d, "in-core"));
-    EXPECT_NE(d[0].evidence.find("dependency chain"), std::string::npos);
+    EXPECT_NE(d[0].evidence.find("instruction-level parallelism"), std::string::npos);
+    CodeEvidence c; // the compiled loop, where known, gives the reason
+    c.function = "f";
+    c.vector_bits = 256;
+    c.fp_vector = 2;
+    c.fma = 2;
+    e.code = c;
+    d = diagnose(e);
+    ASSERT_TRUE(has(d, "in-core"));
+    EXPECT_NE(d.back().evidence.find("256-bit with FMA"), std::string::npos);
     e.under_share = 0.5;
     EXPECT_FALSE(has(diagnose(e), "in-core"));
 }
