@@ -49,17 +49,6 @@ const std::set<std::string> k_kernels = [] {
     return names;
 }();
 
-std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
-    const std::string s = f.as_string();
-    if (!allowed.count(s)) {
-        std::string list;
-        for (const auto& a : allowed)
-            list += (list.empty() ? "" : ", ") + a;
-        f.fail("expected one of " + list + ", got '" + s + "'");
-    }
-    return s;
-}
-
 std::map<std::string, double> precision_map(const YamlField& f) {
     std::map<std::string, double> out;
     for (const auto& k : f.keys()) {
@@ -125,6 +114,17 @@ YAML::Node point_to_yaml(const BandwidthPoint& p) {
 }
 
 } // namespace
+
+std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
+    const std::string s = f.as_string();
+    if (!allowed.count(s)) {
+        std::string list;
+        for (const auto& a : allowed)
+            list += (list.empty() ? "" : ", ") + a;
+        f.fail("expected one of " + list + ", got '" + s + "'");
+    }
+    return s;
+}
 
 double BandwidthCurve::eval(double bytes) const {
     if (affine)

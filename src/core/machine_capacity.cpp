@@ -14,17 +14,6 @@ const std::set<std::string> k_tlb_levels{"L1d", "L2"};
 const std::set<std::string> k_huge_page_modes{"always", "madvise", "never"};
 const std::set<std::string> k_accesses{"read", "write"};
 
-std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
-    const std::string s = f.as_string();
-    if (!allowed.count(s)) {
-        std::string list;
-        for (const auto& a : allowed)
-            list += (list.empty() ? "" : ", ") + a;
-        f.fail("expected one of " + list + ", got '" + s + "'");
-    }
-    return s;
-}
-
 int positive_int(const YamlField& f, const std::string& what) {
     const std::int64_t v = f.as_int();
     if (v < 1 || v > (std::int64_t{1} << 30))

@@ -6,10 +6,14 @@
 #include "core/doc.hpp"
 #include "core/machine.hpp"
 
+#include <set>
 #include <string>
 #include <vector>
 
 namespace roofcast::core {
+
+// The string at `f`, which must be one of `allowed` (InputError listing them otherwise).
+std::string one_of(const YamlField& f, const std::set<std::string>& allowed);
 
 std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq);
 YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb);

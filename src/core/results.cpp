@@ -325,6 +325,13 @@ void save_results(const std::string& path, const Results& r) {
     write_file_atomic(path, results_to_json(r).dump(2) + "\n");
 }
 
+const Prediction* find_prediction(const KernelResult& k, const std::string& model) {
+    for (const auto& p : k.predictions)
+        if (p.model == model)
+            return &p;
+    return nullptr;
+}
+
 AccuracySummary accuracy_of(const std::vector<KernelResult>& kernels, const std::string& model) {
     AccuracySummary s;
     s.model = model;

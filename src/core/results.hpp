@@ -109,6 +109,9 @@ Results results_from_json(const nlohmann::json& j, const std::string& label);
 Results load_results(const std::string& path);
 void save_results(const std::string& path, const Results& r); // atomic, pretty-printed
 
+// The prediction of `model` in `k`, nullptr when it has none.
+const Prediction* find_prediction(const KernelResult& k, const std::string& model);
+
 // Median and max |error| over predictions of `model` that are valid and have an error.
 AccuracySummary accuracy_of(const std::vector<KernelResult>& kernels, const std::string& model);
 

@@ -250,15 +250,6 @@ std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const co
     return out;
 }
 
-namespace {
-const core::Prediction* find_prediction(const core::KernelResult& k, const std::string& model) {
-    for (const auto& p : k.predictions)
-        if (p.model == model)
-            return &p;
-    return nullptr;
-}
-} // namespace
-
 const core::Prediction* bound_prediction(const core::KernelResult& k) {
     for (const char* model : {"mixed", "hierarchical", "cache-aware", "roofline"})
         for (const auto& p : k.predictions)
@@ -341,7 +332,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     }
     // L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
     // (the mixed model leaves L1 untimed, docs/models.md).
-    for (const core::Prediction* q : {p, find_prediction(k, "hierarchical")})
+    for (const core::Prediction* q : {p, core::find_prediction(k, "hierarchical")})
         if (q && !e.l1_share)
             for (const auto& term : q->terms)
                 if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)

@@ -10,13 +10,6 @@ namespace roofcast::report {
 
 namespace {
 
-const core::Prediction* find_prediction(const core::KernelResult& k, const std::string& model) {
-    for (const auto& p : k.predictions)
-        if (p.model == model)
-            return &p;
-    return nullptr;
-}
-
 std::string rate_cell(const std::optional<core::Summary>& s) {
     if (!s)
         return "-";
@@ -48,10 +41,10 @@ std::string format_bench_table(const model::BenchReport& r) {
                            k.measured_gbs ? fmt::format("{:.2f}", k.measured_gbs->median) : "-",
                            noisy ? "NOISY" : "");
         for (const auto& m : model::model_names())
-            out += fmt::format(" {:>16}", prediction_cell(find_prediction(k, m)));
-        const core::Prediction* b = find_prediction(k, "mixed");
+            out += fmt::format(" {:>16}", prediction_cell(core::find_prediction(k, m)));
+        const core::Prediction* b = core::find_prediction(k, "mixed");
         if (!b)
-            b = find_prediction(k, "hierarchical");
+            b = core::find_prediction(k, "hierarchical");
         out += fmt::format("  {}\n", b ? b->bottleneck : "-");
     }
     out += "(predictions in GFLOP/s; error = (predicted - measured) / measured; * outside the model's "
