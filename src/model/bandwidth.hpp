@@ -16,6 +16,10 @@
 namespace roofcast::model {
 
 // What a workload asks of a level's bandwidth.
+// A workload whose write fraction lies below this reads like the load kernel (write fraction 0) more than
+// like the triad (1/3): halfway between them.
+inline constexpr double k_read_only_write_fraction = 1.0 / 6.0;
+
 struct BandwidthNeed {
     int threads = 1;
     // Fraction of the level's bytes that are writes, when the kernel form tells it; without it the
