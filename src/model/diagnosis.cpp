@@ -167,7 +167,9 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     // that ceiling leaves out (ILP, SIMD, FMA).
     // Skipped where the FP-issue rule above already names the compute limit.
     const bool fp_fired = e.fp_share && *e.fp_share >= k_in_core_share && *e.fp_share <= 1.1;
-    if (e.under_share && !e.under_ceiling.empty() && !fp_fired) {
+    // Needs the compiled loop: a compute ceiling of about the kernel's height is otherwise a coincidence
+    // of numbers, not evidence.
+    if (e.code && e.under_share && !e.under_ceiling.empty() && !fp_fired) {
         checked.push_back("ceilings");
         if (*e.under_share >= k_in_core_share) {
             const std::string& n = e.under_ceiling;

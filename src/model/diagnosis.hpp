@@ -19,8 +19,9 @@ namespace roofcast::model {
 
 // Below this fraction of its prediction a kernel is diagnosed (Minami et al. §7: tuning ends at ~85 %).
 inline constexpr double k_diagnosis_fraction = 0.85;
-// A thread slower than the mean by more than this is a load imbalance.
-inline constexpr double k_imbalance_limit = 1.10;
+// A load imbalance max/mean = x leaves the team idle for 1 - 1/x of the time: it is named when that
+// alone would put a kernel below k_diagnosis_fraction, x > 1 / 0.85.
+inline constexpr double k_imbalance_limit = 1.0 / k_diagnosis_fraction;
 // An in-core resource (L1 loads/stores, FP issue) that alone explains this share of the measured time binds.
 inline constexpr double k_in_core_share = 0.70;
 // The compiled loop's width or FP mix is named a cause only when its flops at the matching ceiling explain at
