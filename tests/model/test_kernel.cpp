@@ -1,6 +1,7 @@
 // Kernel files and derive_traffic: the three forms, the layer conditions of the 3-D 7-point Jacobi
 // stencil, and every bad input named by file and field.
 #include "core/error.hpp"
+#include "model/access_streams.hpp"
 #include "model/kernel.hpp"
 #include "model_inputs.hpp"
 
@@ -158,4 +159,32 @@ TEST(KernelFile, ProgrammaticDeclarationMatchesTheFile) {
     EXPECT_EQ(from_code.bytes, from_file.bytes);
     // A write-fraction is known for loop nests: MEM moves 24 B of which 8 B are stored.
     EXPECT_DOUBLE_EQ(from_code.write_bytes.at("MEM"), 8);
+}
+
+TEST(KernelFile, InterleavedArraysAreOneStreamAndTheirTrafficIsUnchanged) {
+    const std::string head = R"(
+format_version: 1
+name: merged
+flops_per_iteration: 1
+loop:
+  indices: [i]
+  bounds: [100]
+  arrays: [{name: a, dims: [100]}, {name: b, dims: [100]}, {name: c, dims: [100]}]
+  reads: ["a[i]", "b[i]"]
+  writes: ["c[i]"]
+)";
+    const auto plain = kernel_from(head);
+    const auto merged = kernel_from(head + "  interleaved: [[a, b]]\n");
+    ASSERT_EQ(merged.loop->interleaved.size(), 1u);
+    EXPECT_EQ(model::innermost_streams(*plain.loop).total(), 3);
+    EXPECT_EQ(model::innermost_streams(*merged.loop).total(), 2);
+    EXPECT_DOUBLE_EQ(*model::working_set_of(merged), *model::working_set_of(plain));
+    try {
+        kernel_from(head + "  interleaved: [[a, x]]\n");
+        ADD_FAILURE() << "an undeclared array in a group was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("loop.interleaved[0]"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(kernel_from(head + "  interleaved: [[a]]\n"), core::InputError);
+    EXPECT_THROW(kernel_from(head + "  interleaved: [[a, b], [b, c]]\n"), core::InputError);
 }
