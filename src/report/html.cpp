@@ -396,8 +396,9 @@ void predictions_section(std::string& o, const core::Results& r) {
 }
 
 // `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
-// calibration loops and the members of the mixed family (dozens of rows of one construction) get their
-// summary lines only, which keeps the page small; their terms stay in results.json.
+// calibration loops, the members of the mixed family (dozens of rows of one construction) and the four
+// STREAM kernels (one stream each, their terms one line) get their summary lines only, which keeps the page
+// of a default run under 400 KiB; every term stays in results.json.
 void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
     const core::Prediction* best = closest(k);
     o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
@@ -594,11 +595,12 @@ std::string html_report(const core::Results& r) {
                  "\"/> " + h(s) + "</label>";
         o += " <span class=\"muted\">(calibration loops: roofline-calibration.svg)</span></p>\n";
     }
-    o +=
-        "<figure id=\"fig-roofline\">" + classic.inline_markup() +
-        "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
-        "markers each model's prediction (joined to the measurement by a faint stem). Hover a marker for its "
-        "numbers.</figcaption></figure>\n";
+    o += "<figure id=\"fig-roofline\">" + classic.inline_markup() +
+         "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
+         "markers each model's prediction (the mixed family: the mixed model's, which it validates), joined "
+         "to the "
+         "measurement by a faint stem. Hover a marker for its "
+         "numbers.</figcaption></figure>\n";
     o += "<figure id=\"fig-hierarchical\">" + hierarchical.inline_markup() +
          "<figcaption>Hierarchical roofline: the measured performance of each kernel at the arithmetic "
          "intensity "
@@ -624,7 +626,7 @@ std::string html_report(const core::Results& r) {
     if (r.kernels.empty())
         o += "<p class=\"none\">No kernels.</p>\n";
     for (const auto& k : r.kernels)
-        derivation(o, k, roofs, k.suite != "calibrate" && k.suite != "mixed");
+        derivation(o, k, roofs, k.suite != "calibrate" && k.suite != "mixed" && k.suite != "stream");
     o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
     if (!r.roofcast_version.empty())
         o += " " + h(r.roofcast_version);

@@ -211,6 +211,10 @@ struct Chart {
                 const std::size_t mi = static_cast<std::size_t>(it - models.begin());
                 if (it == models.end())
                     models.push_back(p.model);
+                // The mixed family validates the mixed model: its members show that model's prediction
+                // only (30 members x 4 models crowded the chart; every prediction stays in the table).
+                if (k.suite == "mixed" && p.model != "mixed")
+                    continue;
                 if (p.gflops > 0 && std::isfinite(p.gflops))
                     preds.push_back({i, mi, intensity, p.gflops, measured_y, &p});
                 else
@@ -568,10 +572,13 @@ struct Chart {
         for (const auto& m : marks) {
             const svg::Point at = f.to_pixel(m.x, m.y);
             const double r = m.level == "MEM" || by_kernel[m.kernel].size() == 1 ? k_dot_radius - 1 : 3.5;
-            // The predictions are listed once per kernel (on its largest dot), not once per level.
+            // The predictions are listed once per kernel (on its largest dot), not once per level; the
+            // mixed family's other dots (background, 30 members x 3 levels) carry none.
             const std::string tip = r > 4 ? kernel_tooltip(kernels[m.kernel], m.level, m.x)
-                                          : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name,
-                                                        m.level, intensity_text(m.x));
+                                    : kernels[m.kernel].suite == "mixed"
+                                        ? std::string()
+                                        : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name,
+                                                      m.level, intensity_text(m.x));
             doc.marker(series(m.kernel).marker, at, r, colour(m.kernel), true, tip,
                        "dot " + suite_class(m.kernel));
             placer.reserve({at.x - r - 1, at.y - r - 1, 2 * r + 2, 2 * r + 2});

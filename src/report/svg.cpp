@@ -44,7 +44,8 @@ double nice_step(double raw) {
 
 std::string style_attrs(const Style& s) {
     std::string a = fmt::format(" stroke=\"{}\" fill=\"{}\"", escape(s.stroke), escape(s.fill));
-    if (s.stroke != "none")
+    // 1 is SVG's initial stroke-width: written only when it differs (the report inlines hundreds of markers).
+    if (s.stroke != "none" && s.stroke_width != 1)
         a += fmt::format(" stroke-width=\"{}\"", num(s.stroke_width));
     if (!s.dash.empty())
         a += fmt::format(" stroke-dasharray=\"{}\"", escape(s.dash));
