@@ -11,6 +11,7 @@
 #include "measure/suite/runners.hpp"
 #include "model/kernel.hpp"
 #include "model/suite_catalogue.hpp"
+#include "tiny_machine.hpp"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -22,26 +23,7 @@ namespace sw = roofcast::measure::suite;
 
 namespace {
 
-core::Machine tiny_machine() {
-    core::Machine m;
-    m.name = "tiny";
-    m.peak_gflops = {{"double", 100}, {"single", 200}};
-    core::Topology t;
-    t.cores = 1;
-    t.caches = {{"L1", 4096, 64, {}, 1, 1, {}, ""},
-                {"L2", 32768, 64, {}, 1, 1, {}, ""},
-                {"L3", 262144, 64, {}, 1, 1, {}, ""}};
-    m.topology = t;
-    const std::vector<std::pair<std::string, double>> levels{
-        {"L1", 400}, {"L2", 200}, {"L3", 100}, {"MEM", 20}};
-    for (const auto& [name, bw] : levels) {
-        core::Level l;
-        l.name = name;
-        l.bandwidth_gbs = bw;
-        m.levels.push_back(l);
-    }
-    return m;
-}
+using test::tiny_machine;
 
 // An array of the reference with the elements it touched.
 struct Arr {

@@ -18,6 +18,7 @@
 #include "measure/suite/tuned_kernels.hpp"
 #include "model/kernel.hpp"
 #include "model/suite_catalogue.hpp"
+#include "tiny_machine.hpp"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -108,25 +109,7 @@ Tracked operator*(const Tracked& a, const Tracked& b) {
     return binary(a, b, a.v * b.v);
 }
 
-core::Machine tiny_machine() {
-    core::Machine m;
-    m.name = "tiny";
-    m.peak_gflops = {{"double", 100}, {"single", 200}};
-    core::Topology t;
-    t.cores = 1;
-    t.caches = {{"L1", 4096, 64, {}, 1, 1, {}, ""},
-                {"L2", 32768, 64, {}, 1, 1, {}, ""},
-                {"L3", 262144, 64, {}, 1, 1, {}, ""}};
-    m.topology = t;
-    for (const auto& [name, bw] :
-         std::vector<std::pair<std::string, double>>{{"L1", 400}, {"L2", 200}, {"L3", 100}, {"MEM", 20}}) {
-        core::Level l;
-        l.name = name;
-        l.bandwidth_gbs = bw;
-        m.levels.push_back(l);
-    }
-    return m;
-}
+using test::tiny_machine;
 
 const SuiteKernel& kernel(const std::vector<SuiteKernel>& cat, const std::string& name) {
     for (const auto& k : cat)
