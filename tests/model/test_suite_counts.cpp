@@ -386,13 +386,10 @@ TEST_F(SuiteCounts, Himeno) {
         for (std::size_t x = 0; x < pts; ++x)
             f[q][x] = static_cast<float>(arr[q].v[x]);
     f[13].assign(pts, 0.0f);
-    sw::HimenoArrays h{{f[0].data(), f[1].data(), f[2].data(), f[3].data()},
-                       {f[4].data(), f[5].data(), f[6].data()},
-                       {f[7].data(), f[8].data(), f[9].data()},
-                       f[10].data(),
-                       f[11].data(),
-                       f[12].data(),
-                       f[13].data()};
+    std::vector<float*> views;
+    for (auto& a : f)
+        views.push_back(a.data());
+    const sw::HimenoArrays h = sw::himeno_arrays(views.data());
     const double g = sw::himeno_body(h, static_cast<float>(omega), nk, nj, ni);
     EXPECT_NEAR(g, gosa, 1e-3 * std::fabs(gosa));
     for (std::size_t x = plane + ni + 1; x < 2 * plane; x += 97)

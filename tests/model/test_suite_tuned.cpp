@@ -165,13 +165,10 @@ TEST_F(SuiteTuned, HimenoMergedCountsAndResult) {
         tp[x].v = f[10][x];
     }
     const float omega = 0.8f;
-    sw::HimenoArrays h{{f[0].data(), f[1].data(), f[2].data(), f[3].data()},
-                       {f[4].data(), f[5].data(), f[6].data()},
-                       {f[7].data(), f[8].data(), f[9].data()},
-                       f[10].data(),
-                       f[11].data(),
-                       f[12].data(),
-                       f[13].data()};
+    std::vector<float*> views;
+    for (auto& a : f)
+        views.push_back(a.data());
+    const sw::HimenoArrays h = sw::himeno_arrays(views.data());
     const double gosa = sw::himeno_body(h, omega, nk, nj, ni);
     const double gosa_tuned =
         sw::himeno_merged_body(coef.data(), f[10].data(), wrk2.data(), omega, nk, nj, ni);

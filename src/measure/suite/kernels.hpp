@@ -200,6 +200,12 @@ struct HimenoArrays {
     float* wrk2;
 };
 
+// The views of 14 arrays given in the order a0..a3, b0..b2, c0..c2, p, bnd, wrk1, wrk2 (the runner's
+// slots and the tests' reference arrays).
+inline HimenoArrays himeno_arrays(float* const* x) {
+    return {{x[0], x[1], x[2], x[3]}, {x[4], x[5], x[6]}, {x[7], x[8], x[9]}, x[10], x[11], x[12], x[13]};
+}
+
 // Returns this thread's share of gosa; the caller adds the shares of all threads.
 inline double himeno_body(const HimenoArrays& h, float omega, std::size_t nk, std::size_t nj,
                           std::size_t ni) {

@@ -288,13 +288,7 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws) {
         arr[12][x] = 0.0f;
         arr[13][x] = 0.0f;
     });
-    HimenoArrays h{{arr[0], arr[1], arr[2], arr[3]},
-                   {arr[4], arr[5], arr[6]},
-                   {arr[7], arr[8], arr[9]},
-                   arr[10],
-                   arr[11],
-                   arr[12],
-                   arr[13]};
+    const HimenoArrays h = himeno_arrays(arr.data());
     double gosa = 0.0; // summed over threads and calls: a checksum
     Measurement m = time_team(opt, [&] {
         const double mine = himeno_body(h, 0.8f, g.nk, g.nj, g.ni);
