@@ -12,6 +12,7 @@
 #  - the machine's stream capacity, and model accuracy over the validation kernels (never the untuned
 #    kernels or the calibration loops) apart from the kernels below their bound.
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$here/build/release/roofcast}")
 machine=${2:-}
@@ -19,12 +20,8 @@ threads=${3:-}
 out=${ROOFCAST_ACCURACY_DIR:-$(mktemp -d)}
 mkdir -p "$out"
 command -v python3 >/dev/null || { echo "accuracy.sh needs python3 to read the results JSON" >&2; exit 1; }
-echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs, $(grep -m1 -o 'avx512f' /proc/cpuinfo || echo 'no AVX-512')), $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-if [[ -z "$machine" ]]; then
-    echo "measuring the machine (roofcast machine --quick) ..." >&2
-    "$bin" machine --quick -o "$out/machine.yaml" >"$out/machine.txt"
-    machine="$out/machine.yaml"
-fi
+host_line
+[[ -n "$machine" ]] || machine=$(quick_machine "$bin" "$out")
 args=(bench --suite all --machine "$machine" --json "$out/results.json")
 [[ -n "$threads" ]] && args+=(--threads "$threads")
 start=$(date +%s)

@@ -4,13 +4,14 @@
 # inactive path of roofcast_region_begin as objdump shows them.
 # Usage: bash bench/marker-overhead.sh [build dir (default build/release)] [pairs] [repetitions]
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build/release}
 pairs=${2:-2000000}
 reps=${3:-11}
 bin=$build/roofcast-marker-overhead
 lib=$build/libroofcast-marker.so
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+host_line
 if [[ ! -x $bin ]]; then
     echo "no $bin: build it first (cmake --build --preset release --target roofcast-marker-overhead)" >&2
     exit 1

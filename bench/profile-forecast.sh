@@ -14,6 +14,7 @@
 # Env: ROOFCAST_MACHINE (machine file for the cache geometry; default hwloc's reported sizes),
 #      EXPERIMENTS ("ranks size", default both), REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment), SIZES / SIZE_TARGET (size experiment).
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "${1:-$here/build/release}")
 shift || true
@@ -23,7 +24,7 @@ bin=$build/roofcast
 out=${ROOFCAST_FORECAST_DIR:-$(mktemp -d)}
 mkdir -p "$out"
 cores=$(nproc)
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores online; $(date -u +%FT%TZ)"
+host_line
 command -v mpirun >/dev/null || { echo "needs mpirun (Open MPI)"; exit 1; }
 command -v valgrind >/dev/null || { echo "needs valgrind (cachegrind backend)"; exit 1; }
 machine_opt=()

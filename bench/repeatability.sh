@@ -7,12 +7,13 @@
 # Usage: bash bench/repeatability.sh [roofcast binary] [machine runs] [bench runs] [--full]
 # (default quick bench runs: `bench --quick`; --full drops --quick from the bench runs)
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 bin=${1:-build/release/roofcast}
 nm=${2:-5}
 nb=${3:-3}
 bq=--quick
 [[ "${4:-}" == "--full" ]] && bq=
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs)"
+host_line
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for i in $(seq 1 "$nm"); do

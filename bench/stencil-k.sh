@@ -11,6 +11,7 @@
 # Without a machine file, `roofcast machine --quick` measures one first. Timings on a shared, busy host
 # are noisy: read the spreads.
 set -uo pipefail
+source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$here/build/release/roofcast}")
 machine=${2:-}
@@ -18,12 +19,8 @@ out=$(mktemp -d)
 trap 'bash "$here/scripts/netns-ranks.sh" stop 4 >/dev/null 2>&1; rm -rf "$out"' EXIT
 command -v python3 >/dev/null || { echo "stencil-k.sh needs python3" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "stencil-k.sh needs mpirun" >&2; exit 1; }
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-if [[ -z "$machine" ]]; then
-    echo "measuring the machine (roofcast machine --quick) ..." >&2
-    "$bin" machine --quick -o "$out/machine.yaml" >"$out/machine.txt" || exit 1
-    machine="$out/machine.yaml"
-fi
+host_line
+[[ -n "$machine" ]] || machine=$(quick_machine "$bin" "$out") || exit 1
 probe=$(dirname "$bin")/roofcast-mpi-probe
 steps=${STENCIL_STEPS:-16}
 reps=${STENCIL_REPS:-5}

@@ -7,6 +7,7 @@
 # the mean and max |relative error| on the held-out points, and the best-s check: for every size, is the
 # measured time at the predicted best s within 5 % of the fastest measured time?
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$here/build/release/roofcast}")
 machine=${2:-}
@@ -14,7 +15,7 @@ holdout=${3:-3}
 out=${ROOFCAST_THREADS_DIR:-$(mktemp -d)}
 mkdir -p "$out"
 command -v python3 >/dev/null || { echo "threads-accuracy.sh needs python3 to read the JSON" >&2; exit 1; }
-echo "CPU:$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs online; load average$(cut -d' ' -f1-3 /proc/loadavg | sed 's/^/ /'))"
+host_line
 echo "hold-out: every ${holdout}rd/th point of a checkerboard over (size, threads); files in $out"
 margs=()
 [[ -n "$machine" ]] && margs=(--machine "$machine")

@@ -10,6 +10,7 @@
 # stream) are printed as references for what copy-like and read-only memory traffic reach. Goal for the
 # tuned forms: >= 85 % of the mixed prediction. The first line names the CPU model and the load average.
 set -euo pipefail
+source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(realpath "${1:-$here/build/release/roofcast}")
 machine=${2:-}
@@ -18,12 +19,8 @@ threads=${4:-}
 out=${ROOFCAST_TUNED_DIR:-$(mktemp -d)}
 mkdir -p "$out"
 command -v python3 >/dev/null || { echo "tuned.sh needs python3 to read the results JSON" >&2; exit 1; }
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-if [[ -z "$machine" ]]; then
-    echo "measuring the machine (roofcast machine --quick) ..." >&2
-    "$bin" machine --quick -o "$out/machine.yaml" >/dev/null
-    machine="$out/machine.yaml"
-fi
+host_line
+[[ -n "$machine" ]] || machine=$(quick_machine "$bin" "$out")
 args=(bench --suite all --machine "$machine")
 [[ -n "$threads" ]] && args+=(--threads "$threads")
 for r in $(seq 1 "$runs"); do
