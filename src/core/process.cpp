@@ -18,6 +18,26 @@ extern char** environ;
 
 namespace roofcast::core {
 
+namespace {
+
+// A null-terminated array of pointers into `store`, for exec's argv and envp.
+std::vector<char*> c_strings(std::vector<std::string>& store) {
+    std::vector<char*> out;
+    for (auto& s : store)
+        out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+// A wait status as a shell reports it: the exit status, or 128 + the signal that ended the program.
+int exit_code(int status) {
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+} // namespace
+
 std::optional<std::filesystem::path> find_in_path(const std::string& program) {
     const char* path = std::getenv("PATH");
     if (!path)
@@ -40,17 +60,11 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
         return -1;
     }
     std::vector<std::string> arg_store(args);
-    std::vector<char*> argv;
-    for (auto& a : arg_store)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
+    const std::vector<char*> argv = c_strings(arg_store);
     std::vector<std::string> env_store(opt.extra_env);
     for (char** e = environ; e && *e; ++e)
         env_store.emplace_back(*e);
-    std::vector<char*> envp;
-    for (auto& e : env_store)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
+    const std::vector<char*> envp = c_strings(env_store);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -70,9 +84,7 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
     int status = 0;
     if (::waitpid(pid, &status, 0) < 0)
         return -1;
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return exit_code(status);
 }
 
 std::string find_companion(const std::string& name, const char* env_var, const char* build_path) {
@@ -113,10 +125,7 @@ CapturedOutput capture_program(const std::vector<std::string>& args, const Captu
     if (::pipe2(fds, O_CLOEXEC) != 0)
         return out;
     std::vector<std::string> arg_store(args);
-    std::vector<char*> argv;
-    for (auto& a : arg_store)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
+    const std::vector<char*> argv = c_strings(arg_store);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
@@ -171,10 +180,7 @@ CapturedOutput capture_program(const std::vector<std::string>& args, const Captu
     while (::waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return out;
-    if (WIFEXITED(status))
-        out.status = WEXITSTATUS(status);
-    else
-        out.status = 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    out.status = exit_code(status);
     return out;
 }
 
