@@ -274,11 +274,12 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine);
             r.role = kernels[i].untuned ? "untuned" : "validation";
             r.thread_imbalance = imbalance[i];
-            diagnose_kernel(r, kernels[i].spec, machine);
             // Below its bound: the compiled loop joins the evidence (one objdump of the runner's body).
-            if (!r.diagnosis.empty() && !kernels[i].code_symbol.empty())
-                if (const auto code = code_evidence(kernels[i].code_symbol))
-                    diagnose_kernel(r, kernels[i].spec, machine, code);
+            std::optional<CodeEvidence> code;
+            if (const auto f = fraction_of_bound(r);
+                f && *f < k_diagnosis_fraction && !kernels[i].code_symbol.empty())
+                code = code_evidence(kernels[i].code_symbol);
+            diagnose_kernel(r, kernels[i].spec, machine, code);
             rep.results.kernels.push_back(std::move(r));
         }
     }

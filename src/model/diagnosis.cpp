@@ -260,13 +260,20 @@ const core::Prediction* bound_prediction(const core::KernelResult& k) {
     return nullptr;
 }
 
-void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
-                     const std::optional<CodeEvidence>& code) {
+std::optional<double> fraction_of_bound(const core::KernelResult& k) {
     const core::Prediction* p = bound_prediction(k);
     if (!p || !k.measured_seconds || k.iterations <= 0 || k.measured_seconds->min <= 0)
+        return std::nullopt;
+    return p->seconds_per_iteration / (k.measured_seconds->min / k.iterations); // best epoch, as the errors
+}
+
+void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
+                     const std::optional<CodeEvidence>& code) {
+    k.bound_fraction = fraction_of_bound(k);
+    if (!k.bound_fraction)
         return;
-    const double t = k.measured_seconds->min / k.iterations; // best epoch, as the errors
-    k.bound_fraction = p->seconds_per_iteration / t;
+    const core::Prediction* p = bound_prediction(k);
+    const double t = k.measured_seconds->min / k.iterations;
     std::optional<double> gflops;
     if (k.flops_per_iteration > 0)
         gflops = k.flops_per_iteration / t / 1e9;
@@ -297,7 +304,6 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     }
     if (spec.loop) {
         const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
-        e.streams = s.total();
         e.pages = pages_in_flight(s);
         // Streams against the capacity of the level the prediction says bounds the kernel (MEM when that
         // is compute or a level without a capacity curve): reads against the read curve, else writes
@@ -322,8 +328,6 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                 if (t.level == "L1d" && t.page_bytes == 4096 && t.entries > 0)
                     e.tlb_entries = t.entries;
             e.huge_pages = m.topology->huge_pages;
-        }
-        if (m.topology)
             for (const auto& c : m.topology->caches)
                 if (c.associativity && *c.associativity > 0 && (c.name == "L1" || c.name == "L2"))
                     e.sets.push_back(
@@ -331,6 +335,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                          max_streams_per_set(s, static_cast<double>(c.size_bytes), *c.associativity,
                                              static_cast<double>(c.line_bytes)),
                          *c.associativity, static_cast<double>(c.size_bytes) / *c.associativity});
+        }
     }
     // L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
     // (the mixed model leaves L1 untimed, docs/models.md).
@@ -348,7 +353,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                                 : bits >= 128 ? "sse"
                                               : "scalar";
         const std::string op = code->fma > 0 ? "fma" : "addmul";
-        for (const auto& c : kernel_ceilings(k, m, std::nullopt))
+        for (const auto& c : k.ceilings)
             if (c.kind == "compute" && c.name == isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") &&
                 c.gflops > 0) {
                 e.fp_share = k.flops_per_iteration / (c.gflops * 1e9) / t;

@@ -91,6 +91,10 @@ int machine_vector_bits(const core::Machine& m);
 // valid one of hierarchical, cache-aware, roofline; nullptr when none is valid.
 const core::Prediction* bound_prediction(const core::KernelResult& k);
 
+// Best epoch over the bound prediction (what k.bound_fraction holds), nullopt without a valid prediction
+// or a measured time.
+std::optional<double> fraction_of_bound(const core::KernelResult& k);
+
 // Fills k.bound_fraction (best epoch over the bound prediction), k.ceilings and, below
 // k_diagnosis_fraction, k.diagnosis from the evidence available: the loop nest's streams against the
 // caches' sets, the TLB and the machine's stream capacity, the prediction's L1 term, the disassembly

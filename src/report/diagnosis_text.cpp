@@ -1,11 +1,27 @@
 #include "report/diagnosis_text.hpp"
 
 #include "model/diagnosis.hpp"
+#include "report/svg.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace roofcast::report {
+
+namespace {
+
+// One line per cause and one for the ceilings the kernel sits under, each after `indent`.
+std::string cause_lines(const core::KernelResult& k, const char* indent) {
+    std::string out;
+    for (const auto& d : k.diagnosis)
+        out += fmt::format("{}{:<16} {}\n", indent, d.cause, d.evidence);
+    const std::string under = ceilings_above_text(k);
+    if (!under.empty())
+        out += fmt::format("{}{:<16} {}\n", indent, "sits under", under);
+    return out;
+}
+
+} // namespace
 
 std::vector<const core::KernelResult*> below_bound(const core::Results& r) {
     std::vector<const core::KernelResult*> out;
@@ -59,20 +75,10 @@ std::string format_below_bound(const core::Results& r) {
         out += fmt::format("  {:<22} {:>5.1f} % of its {} prediction{}\n", k->name,
                            100 * k->bound_fraction.value_or(0), p ? p->model : "-",
                            k->role == "untuned" ? " (untuned)" : "");
-        for (const auto& d : k->diagnosis)
-            out += fmt::format("    {:<16} {}\n", d.cause, d.evidence);
-        const std::string under = ceilings_above_text(*k);
-        if (!under.empty())
-            out += fmt::format("    {:<16} {}\n", "sits under", under);
+        out += cause_lines(*k, "    ");
     }
     return out;
 }
-
-} // namespace roofcast::report
-
-#include "report/svg.hpp"
-
-namespace roofcast::report {
 
 std::string format_measured_verdict(const core::KernelResult& k) {
     const core::Prediction* p = model::bound_prediction(k);
@@ -85,12 +91,7 @@ std::string format_measured_verdict(const core::KernelResult& k) {
     if (k.diagnosis.empty())
         return out + fmt::format("it reaches {:.0f} % of its bound: no diagnosis\n",
                                  100 * model::k_diagnosis_fraction);
-    for (const auto& d : k.diagnosis)
-        out += fmt::format("  {:<16} {}\n", d.cause, d.evidence);
-    const std::string under = ceilings_above_text(k);
-    if (!under.empty())
-        out += fmt::format("  {:<16} {}\n", "sits under", under);
-    return out;
+    return out + cause_lines(k, "  ");
 }
 
 std::string below_bound_html(const core::Results& r) {
