@@ -165,6 +165,14 @@ double Machine::effective(const std::string& precision) const {
     return it != effective_gflops.end() ? it->second : peak(precision);
 }
 
+int isa_bits(const std::string& isa) {
+    return isa == "avx512" ? 512 : isa == "avx2" ? 256 : isa == "sse" ? 128 : isa == "scalar" ? 64 : 0;
+}
+
+std::string isa_label(const std::string& isa) {
+    return isa == "avx512" ? "AVX-512" : isa == "avx2" ? "AVX2" : isa == "sse" ? "SSE" : isa;
+}
+
 YAML::Node summary_to_yaml(const Summary& s, bool with_samples) {
     YAML::Node n;
     n.SetStyle(YAML::EmitterStyle::Flow);

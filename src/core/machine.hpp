@@ -194,6 +194,11 @@ struct Machine {
     double effective(const std::string& precision) const;
 };
 
+// The vector ISAs of topology.isa and compute.ceilings[].isa: a register width in bits (scalar 64, sse
+// 128, avx2 256, avx512 512; 0 for a name that is none of these) and the name people read ("AVX-512").
+int isa_bits(const std::string& isa);
+std::string isa_label(const std::string& isa);
+
 Machine machine_from_yaml(const YamlField& root);
 Machine load_machine(const std::string& path);
 // Reads the JSON form written by machine_to_json (e.g. embedded in results.json); `label` names it in errors.

@@ -17,17 +17,6 @@ std::string percent(double x) {
     return fmt::format("{:.0f} %", 100.0 * x);
 }
 
-std::string isa_label(const std::string& isa) {
-    static const std::map<std::string, std::string> k{
-        {"scalar", "scalar"}, {"sse", "SSE"}, {"avx2", "AVX2"}, {"avx512", "AVX-512"}};
-    const auto it = k.find(isa);
-    return it == k.end() ? isa : it->second;
-}
-
-int isa_bits(const std::string& isa) {
-    return isa == "avx512" ? 512 : isa == "avx2" ? 256 : isa == "sse" ? 128 : isa == "scalar" ? 64 : 0;
-}
-
 } // namespace
 
 std::optional<CodeEvidence> code_evidence(const std::string& symbol, std::string* why) {
@@ -56,7 +45,7 @@ int machine_vector_bits(const core::Machine& m) {
     int bits = 0;
     if (m.topology)
         for (const auto& isa : m.topology->isa)
-            bits = std::max(bits, isa_bits(isa));
+            bits = std::max(bits, core::isa_bits(isa));
     return bits;
 }
 
@@ -231,7 +220,7 @@ std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const co
             const double scale = exact ? 1.0 : static_cast<double>(k.threads);
             const std::string what = c.op == "fma" ? "FMA" : c.op == "addmul" ? "without FMA" : "without ILP";
             compute.push_back(
-                {fmt::format("{} {}", isa_label(c.isa), what), "compute", c.gflops.median * scale});
+                {fmt::format("{} {}", core::isa_label(c.isa), what), "compute", c.gflops.median * scale});
         }
         std::stable_sort(compute.begin(), compute.end(),
                          [](const auto& a, const auto& b) { return a.gflops > b.gflops; });
@@ -354,8 +343,8 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                                               : "scalar";
         const std::string op = code->fma > 0 ? "fma" : "addmul";
         for (const auto& c : k.ceilings)
-            if (c.kind == "compute" && c.name == isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") &&
-                c.gflops > 0) {
+            if (c.kind == "compute" &&
+                c.name == core::isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") && c.gflops > 0) {
                 e.fp_share = k.flops_per_iteration / (c.gflops * 1e9) / t;
                 e.fp_ceiling = c.name;
             }

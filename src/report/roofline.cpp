@@ -27,19 +27,6 @@ constexpr double k_dot_radius = 6;
 constexpr const char* k_roof_colour = "#2b2b2b";
 constexpr const char* k_ceiling_colour = "#6b6b6b";
 
-int isa_width(const std::string& isa) {
-    static const std::map<std::string, int> k_width{{"scalar", 0}, {"sse", 1}, {"avx2", 2}, {"avx512", 3}};
-    auto it = k_width.find(isa);
-    return it == k_width.end() ? -1 : it->second;
-}
-
-std::string isa_label(const std::string& isa) {
-    static const std::map<std::string, std::string> k_labels{
-        {"scalar", "scalar"}, {"sse", "SSE"}, {"avx2", "AVX2"}, {"avx512", "AVX-512"}};
-    auto it = k_labels.find(isa);
-    return it == k_labels.end() ? isa : it->second;
-}
-
 std::string op_label(const std::string& op) {
     static const std::map<std::string, std::string> k_labels{{"fma", "FMA"},
                                                              {"add", "add"},
@@ -736,19 +723,21 @@ Roofs roofs_for(const core::Machine& m, int threads, const std::string& precisio
         std::vector<std::string> isas;
         for (const auto& [isa, cs] : by_isa)
             isas.push_back(isa);
-        std::sort(isas.begin(), isas.end(),
-                  [](const std::string& a, const std::string& b) { return isa_width(a) > isa_width(b); });
+        std::sort(isas.begin(), isas.end(), [](const std::string& a, const std::string& b) {
+            return core::isa_bits(a) > core::isa_bits(b);
+        });
         for (const auto& isa : isas) {
             const auto& cs = by_isa[isa];
             const auto fma = std::find_if(cs.begin(), cs.end(), [](const auto* c) { return c->op == "fma"; });
             const core::ComputeCeiling* c = fma != cs.end() ? *fma : best(cs);
-            r.compute.push_back({isa_label(isa) + " " + op_label(c->op), c->gflops.median, c->gflops, false});
+            r.compute.push_back(
+                {core::isa_label(isa) + " " + op_label(c->op), c->gflops.median, c->gflops, false});
             if (isa == isas.front()) {
                 const auto mix =
                     std::find_if(cs.begin(), cs.end(), [](const auto* x) { return x->op == "addmul"; });
                 if (mix != cs.end() && *mix != c)
-                    r.compute.push_back({isa_label(isa) + " " + op_label("addmul"), (*mix)->gflops.median,
-                                         (*mix)->gflops, false});
+                    r.compute.push_back({core::isa_label(isa) + " " + op_label("addmul"),
+                                         (*mix)->gflops.median, (*mix)->gflops, false});
             }
         }
         std::stable_sort(r.compute.begin(), r.compute.end(),
