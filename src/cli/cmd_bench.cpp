@@ -28,6 +28,7 @@ struct BenchArgs {
     std::string output;
     ThreadsOption threads;
     bool calibrate = false;
+    bool no_probes = false;
 };
 
 void run_bench_command(const BenchArgs& a) {
@@ -53,6 +54,7 @@ void run_bench_command(const BenchArgs& a) {
     const core::Machine machine = core::load_machine(machine_file);
     model::BenchOptions o = a.bench;
     o.machine_file = machine_file;
+    o.probes = !a.no_probes;
     o.threads = resolve_thread_count(a.threads, machine_cores(machine, true), host_hardware_threads());
     if (a.calibrate) {
         if (!o.kernel.empty() || (o.suite != "all" && o.suite != "calibrate"))
@@ -96,6 +98,9 @@ void add_bench_command(CLI::App& app) {
     cmd->add_flag("--quick", args->bench.quick, "fewer, shorter repetitions");
     cmd->add_option("--rounds", args->bench.rounds,
                     "interleaved passes over the suite, 3 samples per kernel each (default 3; --quick 1)");
+    cmd->add_flag("--no-probes", args->no_probes,
+                  "no reference probes between kernels: about 10 % faster, but no host noise floor (rows "
+                  "are then flagged NOISY by a fixed 5 % spread)");
     cmd->add_flag("--calibrate", args->calibrate,
                   "run the calibration loops and write the effective figures into the machine file -o FILE");
     cmd->add_option("-o,--output", args->output, "calibrated machine file (with --calibrate)");

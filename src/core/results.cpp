@@ -122,6 +122,27 @@ json prediction_to_json(const Prediction& p) {
 
 namespace {
 
+double non_negative(const J& f) {
+    const double d = f.num();
+    if (d < 0)
+        f.fail("expected a number >= 0");
+    return d;
+}
+
+std::size_t count_of(const J& f) {
+    const double d = f.num();
+    if (d < 0 || d != std::floor(d) || d > 1e15)
+        f.fail("expected a whole number >= 0");
+    return static_cast<std::size_t>(d);
+}
+
+std::string probe_kind(const J& f) {
+    std::string k = f.str();
+    if (k != "memory" && k != "core")
+        f.fail("expected \"memory\" or \"core\"");
+    return k;
+}
+
 Prediction prediction_from(const J& f) {
     Prediction p;
     p.model = f["model"].str();
@@ -194,6 +215,11 @@ json results_to_json(const Results& r) {
                               {"limit", opt(d.limit)}});
             kj["diagnosis"] = ds;
         }
+        if (k.noise)
+            kj["noise"] = {{"probe", k.noise->probe},
+                           {"spread", k.noise->spread},
+                           {"floor", k.noise->floor},
+                           {"flagged", k.noise->flagged()}};
         kernels.push_back(std::move(kj));
     }
     json acc = json::array();
@@ -210,6 +236,13 @@ json results_to_json(const Results& r) {
              {"accuracy", acc},
              {"notes", r.notes}};
     out["machine"] = r.machine ? machine_to_json(*r.machine) : json(nullptr);
+    if (r.host_noise) {
+        json probes = json::array();
+        for (const auto& p : r.host_noise->probes)
+            probes.push_back({{"kind", p.kind}, {"kernel", p.kernel}, {"floor", p.floor}, {"gbs", p.gbs}});
+        out["host_noise"] = {
+            {"probes", probes}, {"rows", r.host_noise->rows}, {"flagged", r.host_noise->flagged}};
+    }
     return out;
 }
 
@@ -292,7 +325,40 @@ Results results_from_json(const json& j, const std::string& label) {
                 kr.diagnosis.push_back(std::move(dg));
             }
         }
+        if (k.has("noise")) {
+            J x = k["noise"];
+            RowNoise n;
+            n.probe = probe_kind(x["probe"]);
+            n.spread = non_negative(x["spread"]);
+            n.floor = non_negative(x["floor"]);
+            // The flag is the run's verdict against its own probe; a summary read back keeps it.
+            for (auto* s : {&kr.measured_seconds, &kr.measured_gflops, &kr.measured_gbs})
+                if (*s)
+                    (*s)->noisy = n.flagged();
+            kr.noise = n;
+        }
         r.kernels.push_back(std::move(kr));
+    }
+    if (root.has("host_noise")) {
+        J h = root["host_noise"];
+        HostNoise hn;
+        J probes = h["probes"];
+        for (std::size_t i = 0; i < probes.size(); ++i) {
+            J x = probes.at(i);
+            NoiseProbe p;
+            p.kind = probe_kind(x["kind"]);
+            p.kernel = x["kernel"].str();
+            p.floor = non_negative(x["floor"]);
+            J g = x["gbs"];
+            for (std::size_t e = 0; e < g.size(); ++e)
+                p.gbs.push_back(non_negative(g.at(e)));
+            hn.probes.push_back(std::move(p));
+        }
+        hn.rows = count_of(h["rows"]);
+        hn.flagged = count_of(h["flagged"]);
+        if (hn.flagged > hn.rows)
+            h["flagged"].fail("expected at most `rows` (" + std::to_string(hn.rows) + ")");
+        r.host_noise = std::move(hn);
     }
     if (root.has("accuracy")) {
         J acc = root["accuracy"];

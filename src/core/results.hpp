@@ -60,6 +60,30 @@ struct Ceiling {
     bool above = false; // above the kernel's measured performance (the kernel sits under it)
 };
 
+// A row's noise against the run's reference probe (docs/noise.md): the interquartile spread of its samples
+// and the host's noise floor for the probe of its bound, both measured in the same run.
+struct RowNoise {
+    std::string probe; // memory | core
+    double spread = 0; // core::interquartile_spread of the row's times
+    double floor = 0;  // the probe's floor in this run
+    bool flagged() const { return spread > floor; }
+};
+
+// One reference probe: a fixed calibration loop run before every kernel of every round (probe, kernel,
+// probe, ...), so its epochs show what the host did while the suite ran.
+struct NoiseProbe {
+    std::string kind;        // memory | core
+    std::string kernel;      // the loop used as the probe
+    std::vector<double> gbs; // every probe epoch in the order run
+    double floor = 0;        // the interquartile spread a row of this kind must exceed to be flagged
+};
+
+struct HostNoise {
+    std::vector<NoiseProbe> probes;
+    std::size_t rows = 0;    // rows compared with a floor
+    std::size_t flagged = 0; // rows above their floor
+};
+
 struct KernelResult {
     std::string name;
     std::string suite; // stream | calibrate | mixed | apps | user
@@ -82,6 +106,7 @@ struct KernelResult {
     std::optional<double> bound_fraction;
     std::vector<Ceiling> ceilings;
     std::vector<Diagnosis> diagnosis; // causes, most likely first; empty at or above k_diagnosis_fraction
+    std::optional<RowNoise> noise;    // when the run had reference probes; sets the summaries' `noisy`
 };
 
 struct AccuracySummary {
@@ -99,6 +124,7 @@ struct Results {
     std::vector<KernelResult> kernels;
     std::vector<AccuracySummary> accuracy;
     std::vector<std::string> notes;
+    std::optional<HostNoise> host_noise;
 };
 
 nlohmann::json results_to_json(const Results& r);

@@ -38,6 +38,13 @@ std::optional<double> best_k_median(std::vector<double> values, std::size_t k) {
     return median(std::move(values));
 }
 
+std::optional<double> interquartile_spread(const std::vector<double>& samples) {
+    const auto med = median(samples);
+    if (!med || *med == 0.0)
+        return std::nullopt;
+    return (*quantile(samples, 0.75) - *quantile(samples, 0.25)) / std::fabs(*med);
+}
+
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold) {
     if (samples.empty())
         return std::nullopt;

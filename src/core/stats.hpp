@@ -33,6 +33,12 @@ std::optional<double> quantile(std::vector<double> values, double q);
 // nullopt for an empty vector or k == 0; k larger than the count uses every value.
 std::optional<double> best_k_median(std::vector<double> values, std::size_t k);
 
+// Interquartile spread: (Q3 - Q1) / |median|, quantiles interpolated as quantile() does. Epochs disturbed
+// for less than a quarter of a row's samples (a hiccup of one or two epochs) leave it unchanged; a burst
+// over a whole round of three (a third of nine epochs) or a drift between rounds moves it (Tukey's fourths,
+// Exploratory Data Analysis, 1977, ch. 2). nullopt for no samples or a zero median.
+std::optional<double> interquartile_spread(const std::vector<double>& samples);
+
 // Summarize samples; nullopt for an empty vector. Non-finite samples are an error (std::invalid_argument).
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold = k_noisy_spread);
 

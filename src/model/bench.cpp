@@ -4,6 +4,7 @@
 #include "core/timestamp.hpp"
 #include "model/derived.hpp"
 #include "model/diagnosis.hpp"
+#include "model/noise.hpp"
 #include "model/predict.hpp"
 #include "roofcast/version.hpp"
 
@@ -39,6 +40,69 @@ int rounds_for(const BenchOptions& o) {
     if (o.rounds < 0)
         throw core::InputError("", "rounds", "expected a round count >= 1, got " + std::to_string(o.rounds));
     return o.rounds > 0 ? o.rounds : o.quick ? 1 : 3;
+}
+
+// A reference probe of the run (model/noise.hpp): the first calibration loop of its kind, timed for one
+// short epoch before every kernel of every round, with its own arrays.
+struct Probe {
+    SuiteKernel kernel;
+    ProbeRounds epochs;
+    double bytes_per_call = 0;
+    std::uint64_t repetitions = 0; // calibrated by the first epoch, then fixed so every epoch is alike
+};
+
+std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& m, int threads) {
+    std::vector<Probe> out;
+    for (auto& k : suite_catalogue(m, threads, o.machine_file)) {
+        if (k.suite != "calibrate" || k.overlap_reuses > 0)
+            continue;
+        const std::string kind = k.resident_level == "MEM"  ? "memory"
+                                 : k.resident_level == "L2" ? "core"
+                                                            : "";
+        if (kind.empty() ||
+            std::any_of(out.begin(), out.end(), [&](const Probe& p) { return p.epochs.kind == kind; }))
+            continue;
+        Probe p;
+        p.epochs.kind = kind;
+        p.epochs.kernel = k.name;
+        const auto b = k.spec.explicit_bytes.find(k.resident_level);
+        p.bytes_per_call =
+            (b == k.spec.explicit_bytes.end() ? 0.0 : b->second) * k.spec.iterations.value_or(1.0);
+        p.kernel = std::move(k);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+// One epoch of every probe at slot `slot` of round `round`.
+void run_probes(std::vector<Probe>& probes, int round, bool quick, int threads,
+                measure::suite::Workspace& ws) {
+    for (auto& p : probes) {
+        measure::suite::SuiteOptions so;
+        so.threads = threads;
+        so.harness.epochs = 1;
+        so.harness.warmup_calls = 0;
+        so.harness.min_epoch_seconds = quick ? 0.005 : 0.01;
+        so.harness.fixed_repetitions = p.repetitions;
+        const measure::suite::Measurement run = p.kernel.run(so, ws);
+        p.repetitions = run.repetitions;
+        if (p.epochs.rounds.size() <= static_cast<std::size_t>(round))
+            p.epochs.rounds.resize(static_cast<std::size_t>(round) + 1);
+        const double t = run.seconds_per_call.min;
+        p.epochs.rounds[static_cast<std::size_t>(round)].push_back(
+            t > 0 && p.bytes_per_call > 0 ? p.bytes_per_call / t * 1e-9 : 0.0);
+    }
+}
+
+// The level that bounds a row, for the choice of its probe: a calibration loop's resident level (memory for
+// the overlap loops, which stream from it), else the mixed (or hierarchical) prediction's bottleneck.
+std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
+    if (k.suite == "calibrate")
+        return k.overlap_reuses > 0 ? "MEM" : k.resident_level;
+    const core::Prediction* p = core::find_prediction(r, "mixed");
+    if (!p)
+        p = core::find_prediction(r, "hierarchical");
+    return p ? p->bottleneck : "compute";
 }
 
 } // namespace
@@ -225,8 +289,11 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     std::vector<std::vector<double>> samples(kernels.size());
     std::vector<std::optional<double>> imbalance(kernels.size());
     measure::suite::Workspace ws;
+    std::vector<Probe> probes = o.probes ? reference_probes(o, m, rep.threads) : std::vector<Probe>{};
+    measure::suite::Workspace probe_ws;
     for (int round = 0; round < rounds; ++round) {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
+            run_probes(probes, round, o.quick, rep.threads, probe_ws);
             if (progress)
                 progress(rounds > 1 ? fmt::format("[round {}/{}] [{}/{}] {}", round + 1, rounds, i + 1,
                                                   kernels.size(), kernels[i].name)
@@ -238,6 +305,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 imbalance[i] =
                     imbalance[i] ? std::min(*imbalance[i], *run.thread_imbalance) : *run.thread_imbalance;
         }
+        run_probes(probes, round, o.quick, rep.threads, probe_ws); // closes the round: after its last kernel
     }
     std::vector<core::Summary> times;
     times.reserve(kernels.size());
@@ -282,6 +350,17 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             diagnose_kernel(r, kernels[i].spec, machine, code);
             rep.results.kernels.push_back(std::move(r));
         }
+    }
+    if (!probes.empty()) {
+        std::vector<std::string> kinds;
+        std::vector<ProbeRounds> epochs;
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            kinds.push_back(
+                probe_kind_for(bounding_level(kernels[i], rep.results.kernels[i]), machine, o.machine_file));
+        for (const auto& p : probes)
+            epochs.push_back(p.epochs);
+        rep.results.host_noise =
+            assess_noise(rep.results.kernels, kinds, epochs, static_cast<std::size_t>(rounds));
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

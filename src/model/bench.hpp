@@ -25,6 +25,8 @@ struct BenchOptions {
     bool quick = false;        // fewer and shorter epochs
     int rounds = 0;            // passes over the suite (0 = default: 3, quick 1); see run_bench
     std::string machine_file;  // names the machine in errors
+    // Reference probes before every kernel of every round, for the host's noise floor (model/noise.hpp).
+    bool probes = true;
 };
 
 // The mixed family's switch from memory-bound to cache-bound, along the members with the fewest flops

@@ -2,6 +2,7 @@
 
 #include "model/predict.hpp"
 #include "report/diagnosis_text.hpp"
+#include "report/noise_text.hpp"
 
 #include <cstdlib>
 #include <fmt/format.h>
@@ -49,6 +50,8 @@ std::string format_bench_table(const model::BenchReport& r) {
     }
     out += "(predictions in GFLOP/s; error = (predicted - measured) / measured; * outside the model's "
            "validity)\n";
+    if (const std::string noise = host_noise_text(r.results); !noise.empty())
+        out += noise + "\n";
 
     if (r.calibration) {
         out += "\ncalibration (effective figures for the mixed model)\n";

@@ -7,6 +7,7 @@
 #include "report/bandwidth.hpp"
 #include "report/diagnosis_text.hpp"
 #include "report/format.hpp"
+#include "report/noise_text.hpp"
 #include "report/roofline.hpp"
 #include "report/svg.hpp"
 
@@ -81,6 +82,16 @@ footer { color: var(--muted); font-size: 12.5px; padding: 10px 0 30px; }
 
 std::string noisy_badge(const core::Summary& s) {
     return s.noisy ? "<span class=\"badge noisy\" title=\"spread above 5 %\">NOISY</span>" : "";
+}
+
+// A kernel's spread cell: the interquartile spread its NOISY flag is judged by, where the run had probes.
+std::string kernel_spread_cell(const core::KernelResult& k) {
+    if (!k.noise)
+        return h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops);
+    const std::string why = row_noise_text(k);
+    return "<span title=\"" + h(why) + "\">" + h(fmt::format("{:.1f} %", 100.0 * k.noise->spread)) +
+           "</span>" +
+           (k.noise->flagged() ? "<span class=\"badge noisy\" title=\"" + h(why) + "\">NOISY</span>" : "");
 }
 
 std::string num_td(const std::string& text) {
@@ -167,9 +178,9 @@ std::vector<Warning> collect_warnings(const core::Results& r, const core::Machin
                          noisy_sweep, noisy_sweep == 1 ? "" : "s")});
     for (const auto& k : r.kernels) {
         if (k.measured_gflops && k.measured_gflops->noisy)
-            w.push_back(
-                {fmt::format("High spread: {} measured {} ({}).", k.name,
-                             gflops_text(k.measured_gflops->median), spread_text(*k.measured_gflops))});
+            w.push_back({fmt::format("High spread: {} measured {} ({}).", k.name,
+                                     gflops_text(k.measured_gflops->median),
+                                     k.noise ? row_noise_text(k) : spread_text(*k.measured_gflops))});
         for (const auto& p : k.predictions) {
             if (p.valid)
                 continue;
@@ -356,7 +367,7 @@ void predictions_section(std::string& o, const core::Results& r) {
              h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
         if (k.measured_gflops)
             o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
-                 h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops) + "</td>";
+                 kernel_spread_cell(k) + "</td>";
         else
             o += num_td("not measured") + num_td("–");
         for (const auto& model : models) {
@@ -577,9 +588,15 @@ std::string html_report(const core::Results& r) {
     card("Below their bound", std::to_string(below_bound(r).size()),
          fmt::format("kernels under {:.0f} % of their prediction, with causes",
                      100 * model::k_diagnosis_fraction));
+    if (r.host_noise && r.host_noise->rows > 0)
+        card("Noisy rows", fmt::format("{} of {}", r.host_noise->flagged, r.host_noise->rows),
+             "moved more than the host did under the reference probes");
     if (!warnings.empty())
         card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
-    o += "</div></section>\n";
+    o += "</div>\n";
+    if (const std::string noise = host_noise_text(r); !noise.empty())
+        o += "<p class=\"muted\" id=\"host-noise\">" + h(noise) + "</p>\n";
+    o += "</section>\n";
 
     o += "<section id=\"charts\"><h2>Charts</h2>\n";
     // Per-suite filter: a checkbox per suite hides its kernels in the charts and the prediction table

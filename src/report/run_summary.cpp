@@ -3,6 +3,7 @@
 #include "model/model.hpp"
 #include "report/diagnosis_text.hpp"
 #include "report/format.hpp"
+#include "report/noise_text.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -51,7 +52,11 @@ std::string format_run_summary(const core::Results& r) {
         const bool by_bytes = k.flops_per_iteration <= 0 && !k.bytes_per_iteration.empty();
         const std::optional<core::Summary>& m = by_bytes ? k.measured_gbs : k.measured_gflops;
         const std::string measured = !m ? "-" : by_bytes ? gbs_text(m->median) : gflops_text(m->median);
-        const std::string spread = m ? spread_percent(*m) + (m->noisy ? "!" : "") : "-";
+        // The interquartile spread the NOISY flag compares with the host's floor, where the run had probes.
+        const std::string spread =
+            !m        ? "-"
+            : k.noise ? fmt::format("{:.1f} %", 100.0 * k.noise->spread) + (k.noise->flagged() ? "!" : "")
+                      : spread_percent(*m) + (m->noisy ? "!" : "");
         std::string predicted = "-";
         if (p && by_bytes && p->seconds_per_iteration > 0)
             predicted = gbs_text(farthest_level_bytes(k) / p->seconds_per_iteration / 1e9);
@@ -61,7 +66,13 @@ std::string format_run_summary(const core::Results& r) {
                            predicted, p ? p->model + (p->valid ? "" : "*") : "-",
                            p ? error_text(p->error_pct) : "-", p ? p->bottleneck : "-");
     }
-    out += "('!' marks a spread above 5 %, '*' a prediction outside its model's validity)\n";
+    out +=
+        r.host_noise
+            ? "(spread: interquartile spread of the epochs; '!' marks a row above its probe's noise floor, "
+              "'*' a prediction outside its model's validity)\n"
+            : "('!' marks a spread above 5 %, '*' a prediction outside its model's validity)\n";
+    if (const std::string noise = host_noise_text(r); !noise.empty())
+        out += noise + "\n";
     // Two findings, never averaged into one line (issue 13 §4): how accurate the models are on kernels
     // built to reach their bound, and which kernels fall short of it and why.
     out += "\n";

@@ -63,3 +63,48 @@ TEST(Results, RejectsOtherDocuments) {
         EXPECT_NE(std::string(e.what()).find("kernels[0].flops_per_iteration"), std::string::npos);
     }
 }
+
+TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
+    // Spread 20 % of a fixed-threshold summary is NOISY; the run's probe said the host moved as much, so
+    // the row is not flagged, and reading the file back keeps the run's verdict.
+    Results r;
+    KernelResult k;
+    k.name = "norm2";
+    k.flops_per_iteration = 2;
+    k.measured_seconds = *summarize({1.0, 1.2, 1.0});
+    k.measured_gflops = *summarize({2.0, 1.666, 2.0});
+    ASSERT_TRUE(k.measured_seconds->noisy);
+    k.noise = RowNoise{"memory", 0.1, 0.15};
+    k.measured_seconds->noisy = k.measured_gflops->noisy = false;
+    r.kernels.push_back(k);
+    r.host_noise = HostNoise{{NoiseProbe{"memory", "calib-MEM-2F", {40.0, 31.5, 44.0}, 0.15}}, 1, 0};
+    const auto j = results_to_json(r);
+    EXPECT_FALSE(j["kernels"][0]["noise"]["flagged"].get<bool>());
+    const Results back = results_from_json(j, "r.json");
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+    EXPECT_FALSE(back.kernels[0].measured_seconds->noisy);
+    ASSERT_TRUE(back.host_noise);
+    EXPECT_EQ(back.host_noise->probes[0].gbs.size(), 3u);
+}
+
+TEST(Results, BadNoiseFieldsNameTheField) {
+    const auto bad = [](const std::string& field, const std::string& body) {
+        try {
+            results_from_json(nlohmann::json::parse(body), "x.json");
+            ADD_FAILURE() << "accepted " << body;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    const std::string head = R"({"kind": "roofcast-results", "format_version": 1, )";
+    bad("kernels[0].noise.probe", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "noise": {"probe": "disk", "spread": 0.1, "floor": 0.1}}]})");
+    bad("kernels[0].noise.spread", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "noise": {"probe": "core", "spread": -1, "floor": 0.1}}]})");
+    bad("host_noise.flagged",
+        head + R"("kernels": [], "host_noise": {"probes": [], "rows": 1, "flagged": 2}})");
+    bad("host_noise.rows",
+        head + R"("kernels": [], "host_noise": {"probes": [], "rows": 1.5, "flagged": 0}})");
+    bad("host_noise.probes[0].gbs[1]", head + R"("kernels": [], "host_noise": {"probes": [{"kind": "memory",
+        "kernel": "p", "floor": 0.1, "gbs": [1, "x"]}], "rows": 0, "flagged": 0}})");
+}

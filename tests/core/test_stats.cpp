@@ -65,3 +65,18 @@ TEST(BestKMedian, MedianOfTheLargest) {
     EXPECT_FALSE(best_k_median({1.0}, 0));
 }
 } // namespace roofcast::core
+
+TEST(Stats, InterquartileSpreadIgnoresAHiccupAndSeesABurstOverAQuarter) {
+    // {9, 10, 10, 11, 30}: Q1 10, median 10, Q3 11 -> 0.1; the 30 does not count.
+    EXPECT_NEAR(*roofcast::core::interquartile_spread({9, 10, 10, 11, 30}), 0.1, 1e-12);
+    EXPECT_DOUBLE_EQ(*roofcast::core::interquartile_spread({5, 5, 5}), 0.0);
+    // Nine epochs, three of them (one round) 50 % slower: Q3 (position 6 of 0..8) is a slow epoch.
+    const std::vector<double> round{1, 1, 1, 1, 1, 1, 1.5, 1.5, 1.5};
+    EXPECT_NEAR(*roofcast::core::interquartile_spread(round), 0.5, 1e-12);
+    const std::vector<double> hiccup{1, 1, 1, 1, 1, 1, 1, 1.5, 1.5};
+    EXPECT_DOUBLE_EQ(*roofcast::core::interquartile_spread(hiccup), 0.0);
+    EXPECT_FALSE(roofcast::core::interquartile_spread({}));
+    EXPECT_FALSE(roofcast::core::interquartile_spread({0, 0, 0}));
+    // Two samples: half their distance over their mean.
+    EXPECT_NEAR(*roofcast::core::interquartile_spread({90, 110}), 10.0 / 100.0, 1e-12);
+}

@@ -1,0 +1,112 @@
+#include "model/noise.hpp"
+
+#include "core/stats.hpp"
+#include "model/suite_catalogue.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace roofcast::model {
+
+std::vector<double> row_units(const std::vector<double>& times, std::size_t rounds) {
+    std::vector<double> rates;
+    for (double t : times)
+        if (t > 0)
+            rates.push_back(1.0 / t);
+    if (rounds < 2 || rates.size() != times.size() || rates.size() % rounds != 0)
+        return rates;
+    const std::size_t per = rates.size() / rounds;
+    std::vector<double> out;
+    for (std::size_t r = 0; r < rounds; ++r)
+        out.push_back(
+            *core::median(std::vector<double>(rates.begin() + static_cast<std::ptrdiff_t>(r * per),
+                                              rates.begin() + static_cast<std::ptrdiff_t>((r + 1) * per))));
+    return out;
+}
+
+std::vector<double> probe_units(const ProbeRounds& p, std::size_t row, std::size_t epochs_per_round) {
+    std::vector<double> out;
+    if (p.rounds.size() >= 2) {
+        for (const auto& round : p.rounds) {
+            if (row + 1 < round.size())
+                out.push_back(0.5 * (round[row] + round[row + 1]));
+            else if (row < round.size())
+                out.push_back(round[row]);
+        }
+        return out;
+    }
+    if (p.rounds.empty())
+        return out;
+    const auto& round = p.rounds.front();
+    for (std::size_t j = row; j < round.size() && j < row + std::max<std::size_t>(epochs_per_round, 2); ++j)
+        out.push_back(round[j]);
+    return out;
+}
+
+double noise_floor(const ProbeRounds& p, std::size_t rows, std::size_t epochs_per_round) {
+    std::vector<double> spreads;
+    for (std::size_t i = 0; i < rows; ++i) {
+        const std::vector<double> units = probe_units(p, i, epochs_per_round);
+        if (units.size() < 2)
+            continue;
+        if (const auto s = core::interquartile_spread(units))
+            spreads.push_back(*s);
+    }
+    const auto q = core::quantile(spreads, k_noise_floor_quantile);
+    return std::max(k_noise_floor_min, q.value_or(k_noise_floor_min));
+}
+
+std::string probe_kind_for(const std::string& level, const core::Machine& m,
+                           const std::string& machine_file) {
+    if (level == "MEM")
+        return "memory";
+    for (const auto& c : cache_levels(m, machine_file))
+        if (c.name == level)
+            return c.shared_by > 1 ? "memory" : "core";
+    return "core";
+}
+
+core::HostNoise assess_noise(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
+                             const std::vector<ProbeRounds>& probes, std::size_t rounds) {
+    if (kinds.size() != rows.size())
+        throw std::invalid_argument("assess_noise: one probe kind per row expected");
+    core::HostNoise out;
+    if (probes.empty())
+        return out;
+    // Epochs per round, for the one-round comparison (every row of a run has the same count).
+    std::size_t epochs = 0;
+    for (const auto& r : rows)
+        if (r.measured_seconds && rounds > 0)
+            epochs = std::max(epochs, r.measured_seconds->samples.size() / rounds);
+    for (const auto& p : probes) {
+        core::NoiseProbe np;
+        np.kind = p.kind;
+        np.kernel = p.kernel;
+        for (const auto& round : p.rounds)
+            np.gbs.insert(np.gbs.end(), round.begin(), round.end());
+        np.floor = noise_floor(p, rows.size(), epochs);
+        out.probes.push_back(std::move(np));
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        auto& r = rows[i];
+        if (!r.measured_seconds)
+            continue;
+        const std::vector<double> units = row_units(r.measured_seconds->samples, rounds);
+        const auto spread = units.size() >= 2 ? core::interquartile_spread(units) : std::nullopt;
+        if (!spread)
+            continue;
+        const auto it = std::find_if(out.probes.begin(), out.probes.end(),
+                                     [&](const core::NoiseProbe& p) { return p.kind == kinds[i]; });
+        const core::NoiseProbe& probe = it == out.probes.end() ? out.probes.front() : *it;
+        core::RowNoise n{probe.kind, *spread, probe.floor};
+        for (auto* s : {&r.measured_seconds, &r.measured_gflops, &r.measured_gbs})
+            if (*s)
+                (*s)->noisy = n.flagged();
+        ++out.rows;
+        out.flagged += n.flagged();
+        r.noise = n;
+    }
+    return out;
+}
+
+} // namespace roofcast::model

@@ -1,0 +1,45 @@
+#include "report/noise_text.hpp"
+
+#include "core/stats.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace roofcast::report {
+
+std::string host_noise_text(const core::Results& r) {
+    if (!r.host_noise || r.host_noise->probes.empty())
+        return "";
+    const core::HostNoise& h = *r.host_noise;
+    std::string t = "host noise:";
+    bool first = true;
+    for (const auto& p : h.probes) {
+        t += first ? " " : "; ";
+        first = false;
+        if (p.gbs.empty()) {
+            t += fmt::format("{} probe {}: no epochs", p.kind, p.kernel);
+            continue;
+        }
+        const auto [lo, hi] = std::minmax_element(p.gbs.begin(), p.gbs.end());
+        const auto spread = core::interquartile_spread(p.gbs);
+        t += fmt::format(
+            "{} probe {} {:.1f}-{:.1f} GB/s over {} epochs (interquartile spread {:.1f} %), floor {:.1f} %",
+            p.kind, p.kernel, *lo, *hi, p.gbs.size(), 100.0 * spread.value_or(0.0), 100.0 * p.floor);
+    }
+    t += fmt::format("; {} of {} rows moved more than their probe's floor (NOISY).", h.flagged, h.rows);
+    t += " Each kernel ran between two probe epochs in every round; its verdicts use its best epochs, and a "
+         "row is flagged only when its interquartile spread exceeds what the host did under its probe at the "
+         "same "
+         "moments.";
+    return t;
+}
+
+std::string row_noise_text(const core::KernelResult& k) {
+    if (!k.noise)
+        return "";
+    return fmt::format("interquartile spread {:.1f} % {} the {} probe's floor {:.1f} %",
+                       100.0 * k.noise->spread, k.noise->flagged() ? "above" : "within", k.noise->probe,
+                       100.0 * k.noise->floor);
+}
+
+} // namespace roofcast::report

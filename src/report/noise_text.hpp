@@ -1,0 +1,19 @@
+// The host's noise during a run in words (model/noise.hpp, docs/noise.md): one run-level summary of how much
+// the host moved under each reference probe and what roofcast did about it, and the reason a row carries
+// the NOISY flag.
+#pragma once
+
+#include "core/results.hpp"
+
+#include <string>
+
+namespace roofcast::report {
+
+// "host noise: memory probe calib-MEM-2F 31.2-50.3 GB/s over 222 epochs (interquartile spread 9.1 %), floor
+// 12.0 %; core probe ...; 5 of 73 rows above their probe's floor (NOISY)", then what roofcast did.
+// Empty when the run had no probes.
+std::string host_noise_text(const core::Results& r);
+// "interquartile spread 14.2 % above the memory probe's floor 9.0 %"; empty for a row without noise data.
+std::string row_noise_text(const core::KernelResult& k);
+
+} // namespace roofcast::report

@@ -1,0 +1,212 @@
+// The host noise floor and the NOISY flag (model/noise.hpp) on synthetic sample streams: a steady host, a
+// host whose bandwidth drifts between rounds (rows and probe alike), a neighbour's burst on one row, and a
+// quiet core probe beside a noisy memory probe. Streams come from a seeded generator, so every count below
+// is exact for this input; the bounds state what the statistic promises (about one row in ten of a host
+// that only jitters).
+#include "model/noise.hpp"
+#include "tiny_machine.hpp"
+
+#include <random>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+using namespace roofcast;
+using namespace roofcast::model;
+
+namespace {
+
+constexpr std::size_t k_rows = 70;
+constexpr std::size_t k_rounds = 3;
+constexpr int k_epochs = 3; // per row and round, as in a default bench run
+
+// Relative factor of one epoch: 1 + jitter x N(0, 1), from a fixed seed.
+struct Jitter {
+    std::mt19937 gen{12345};
+    std::normal_distribution<double> n{0.0, 1.0};
+    double operator()(double jitter) { return 1.0 + jitter * n(gen); }
+};
+
+// host(round, slot): the host's relative speed at that moment (1 = undisturbed). Rows take 1 ms per call
+// at full speed, the probe runs at 50 GB/s; both slow down with the host and jitter by `jitter`.
+template <class Host>
+void simulate(std::vector<core::KernelResult>& rows, ProbeRounds& probe, double jitter, Host host,
+              Jitter& rng, std::size_t rounds = k_rounds) {
+    rows.assign(k_rows, {});
+    probe.rounds.assign(rounds, {});
+    std::vector<std::vector<double>> samples(k_rows);
+    for (std::size_t r = 0; r < rounds; ++r) {
+        for (std::size_t i = 0; i <= k_rows; ++i) {
+            probe.rounds[r].push_back(50.0 * host(r, i) * rng(jitter));
+            if (i == k_rows)
+                break;
+            for (int e = 0; e < k_epochs; ++e)
+                samples[i].push_back(1e-3 / (host(r, i) * rng(jitter)));
+        }
+    }
+    for (std::size_t i = 0; i < k_rows; ++i) {
+        rows[i].measured_seconds = *core::summarize(samples[i]);
+        rows[i].measured_gflops = core::rate_from_times(*rows[i].measured_seconds, 1e-3);
+    }
+}
+
+ProbeRounds probe_of(const std::string& kind) {
+    ProbeRounds p;
+    p.kind = kind;
+    p.kernel = "calib-probe";
+    return p;
+}
+
+} // namespace
+
+TEST(Noise, UnitsAreRoundsWithSeveralRoundsAndEpochsWithOne) {
+    ProbeRounds p = probe_of("memory");
+    p.rounds = {{1, 3, 5}, {7, 9, 11}};
+    EXPECT_EQ(probe_units(p, 0, 3), (std::vector<double>{2, 8})); // mean of the slots around row 0
+    EXPECT_EQ(probe_units(p, 1, 3), (std::vector<double>{4, 10}));
+    EXPECT_EQ(probe_units(p, 2, 3), (std::vector<double>{5, 11})); // no slot after: the round was cut short
+    ProbeRounds one = probe_of("core");
+    one.rounds = {{1, 2, 3, 4, 5}};
+    EXPECT_EQ(probe_units(one, 1, 3), (std::vector<double>{2, 3, 4})); // as many as the row's epochs
+    EXPECT_EQ(probe_units(one, 3, 3), (std::vector<double>{4, 5}));
+    // Times 0.5, 0.25, 1 s per call in three rounds of two epochs: rates 2, 2 | 4, 4 | 1, 1.
+    const std::vector<double> times{0.5, 0.5, 0.25, 0.25, 1.0, 1.0};
+    EXPECT_EQ(row_units(times, 3), (std::vector<double>{2, 4, 1}));
+    EXPECT_EQ(row_units(times, 1), (std::vector<double>{2, 2, 4, 4, 1, 1}));
+    EXPECT_EQ(row_units({0.5, 0.5, 0.25}, 2), (std::vector<double>{2, 2, 4})); // uneven: epochs
+}
+
+TEST(Noise, FloorIsAHighQuantileOfTheProbeSpreadBesideEachRowAndAtLeastTheMinimum) {
+    ProbeRounds quiet = probe_of("core");
+    quiet.rounds = {std::vector<double>(11, 100.0), std::vector<double>(11, 100.0)};
+    EXPECT_DOUBLE_EQ(noise_floor(quiet, 10, 3), k_noise_floor_min);
+    ProbeRounds empty = probe_of("core");
+    EXPECT_DOUBLE_EQ(noise_floor(empty, 10, 3), k_noise_floor_min);
+    // Round 2 at 80 % of round 1 beside every row: units {100, 80}, Q1 85, median 90, Q3 95, so every
+    // row's probe spread is 10 / 90.
+    ProbeRounds drift = probe_of("memory");
+    drift.rounds = {std::vector<double>(11, 100.0), std::vector<double>(11, 80.0)};
+    EXPECT_NEAR(noise_floor(drift, 10, 3), 10.0 / 90.0, 1e-12);
+}
+
+TEST(Noise, SteadyHostFlagsAboutOneRowInTen) {
+    Jitter rng;
+    std::vector<core::KernelResult> rows;
+    ProbeRounds p = probe_of("memory");
+    simulate(
+        rows, p, 0.02, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
+    EXPECT_EQ(h.rows, k_rows);
+    EXPECT_LE(h.flagged, k_rows / 5); // the floor is the probe's 90th percentile: ~10 % of such rows
+    ASSERT_EQ(h.probes.size(), 1u);
+    EXPECT_EQ(h.probes[0].gbs.size(), static_cast<std::size_t>(k_rounds) * (k_rows + 1));
+    EXPECT_GT(h.probes[0].floor, k_noise_floor_min);
+}
+
+TEST(Noise, OneRoundComparesEpochsAndStillFlagsFewRowsOfASteadyHost) {
+    Jitter rng;
+    std::vector<core::KernelResult> rows;
+    ProbeRounds p = probe_of("memory");
+    simulate(
+        rows, p, 0.02, [](std::size_t, std::size_t) { return 1.0; }, rng, 1);
+    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, 1);
+    EXPECT_EQ(h.rows, k_rows);
+    EXPECT_LE(h.flagged, k_rows / 5);
+}
+
+TEST(Noise, DriftBetweenRoundsThatRowsAndProbeShareIsNotFlagged) {
+    // The host loses 20 % of its bandwidth per round: every row's spread is far above a fixed 5 %, and the
+    // old flag marked all of them; the probe saw the same drift at the same moments.
+    Jitter rng;
+    std::vector<core::KernelResult> rows;
+    ProbeRounds p = probe_of("memory");
+    simulate(
+        rows, p, 0.01, [](std::size_t round, std::size_t) { return 1.0 - 0.2 * static_cast<double>(round); },
+        rng);
+    std::size_t fixed_flags = 0;
+    for (const auto& r : rows)
+        fixed_flags += r.measured_seconds->noisy; // summarize(): spread > core::k_noisy_spread
+    EXPECT_EQ(fixed_flags, k_rows);
+    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
+    EXPECT_LE(h.flagged, k_rows / 5);
+}
+
+TEST(Noise, ABurstOnOneRowThatTheProbeDidNotSeeIsFlagged) {
+    Jitter rng;
+    std::vector<core::KernelResult> rows;
+    ProbeRounds p = probe_of("memory");
+    simulate(
+        rows, p, 0.01, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    // A neighbour took 40 % of the bandwidth during two of row 7's three rounds (6 of its 9 epochs).
+    auto s = rows[7].measured_seconds->samples;
+    for (std::size_t e = 3; e < s.size(); ++e)
+        s[e] /= 0.6;
+    rows[7].measured_seconds = *core::summarize(s);
+    rows[7].measured_gflops = core::rate_from_times(*rows[7].measured_seconds, 1e-3);
+    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
+    ASSERT_TRUE(rows[7].noise);
+    EXPECT_TRUE(rows[7].noise->flagged());
+    EXPECT_TRUE(rows[7].measured_seconds->noisy);
+    EXPECT_TRUE(rows[7].measured_gflops->noisy);
+    EXPECT_GT(rows[7].noise->spread, 10 * rows[7].noise->floor);
+    EXPECT_GE(h.flagged, 1u);
+    // One slow epoch of nine on another row (a hiccup) does not move its spread.
+    auto t = rows[20].measured_seconds->samples;
+    t[4] *= 3.0;
+    std::vector<core::KernelResult> one(1);
+    one[0].measured_seconds = *core::summarize(t);
+    assess_noise(one, {"memory"}, {p}, k_rounds);
+    EXPECT_FALSE(one[0].noise->flagged());
+    EXPECT_NEAR(one[0].noise->spread, rows[20].noise->spread, 0.01);
+}
+
+TEST(Noise, EachRowIsJudgedByTheProbeOfItsBound) {
+    // Memory jitters by 8 %, the core by 0.2 %: a 5 % row is normal beside memory and flagged beside the
+    // core.
+    Jitter rng;
+    std::vector<core::KernelResult> rows;
+    ProbeRounds mem = probe_of("memory");
+    simulate(
+        rows, mem, 0.08, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    std::vector<core::KernelResult> core_rows;
+    ProbeRounds core_probe = probe_of("core");
+    simulate(
+        core_rows, core_probe, 0.002, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    const std::vector<double> five{1.0, 1.0, 1.0, 1.05, 1.05, 1.05, 0.95, 0.95, 0.95}; // rounds 5 % apart
+    std::vector<core::KernelResult> two(2);
+    for (auto& r : two)
+        r.measured_seconds = *core::summarize(five);
+    assess_noise(two, {"memory", "core"}, {mem, core_probe}, k_rounds);
+    ASSERT_TRUE(two[0].noise && two[1].noise);
+    EXPECT_EQ(two[0].noise->probe, "memory");
+    EXPECT_FALSE(two[0].noise->flagged());
+    EXPECT_EQ(two[1].noise->probe, "core");
+    EXPECT_DOUBLE_EQ(two[1].noise->floor, k_noise_floor_min);
+    EXPECT_TRUE(two[1].noise->flagged());
+}
+
+TEST(Noise, ARowWhoseKindHasNoProbeUsesTheFirstAndNoProbesLeaveRowsAlone) {
+    ProbeRounds mem = probe_of("memory");
+    mem.rounds = {{50, 50, 50}};
+    std::vector<core::KernelResult> rows(2);
+    for (auto& r : rows)
+        r.measured_seconds = *core::summarize({1.0, 1.2, 1.0});
+    const bool before = rows[0].measured_seconds->noisy;
+    EXPECT_TRUE(assess_noise(rows, {"core", "core"}, {}, 1).probes.empty());
+    EXPECT_FALSE(rows[0].noise);
+    EXPECT_EQ(rows[0].measured_seconds->noisy, before);
+    const core::HostNoise h = assess_noise(rows, {"core", "memory"}, {mem}, 1);
+    EXPECT_EQ(rows[0].noise->probe, "memory");
+    EXPECT_EQ(h.rows, 2u);
+    EXPECT_THROW(assess_noise(rows, {"core"}, {mem}, 1), std::invalid_argument);
+}
+
+TEST(Noise, ProbeKindFollowsTheSharingOfTheBoundingLevel) {
+    core::Machine m = test::tiny_machine();
+    m.topology->cores = 2;
+    m.topology->caches[2].shared_by_cores = 2; // L3 shared by both cores
+    EXPECT_EQ(probe_kind_for("MEM", m, "m.yaml"), "memory");
+    EXPECT_EQ(probe_kind_for("L3", m, "m.yaml"), "memory");
+    EXPECT_EQ(probe_kind_for("L2", m, "m.yaml"), "core");
+    EXPECT_EQ(probe_kind_for("compute", m, "m.yaml"), "core");
+}
