@@ -2,8 +2,9 @@
 # Run-to-run repeatability on one host (issue 22 section 7): five `machine --quick` runs back to back, then
 # three `bench --suite all` runs, each on its own fresh `machine --quick` file calibrated with
 # `bench --calibrate`. Prints each roof's max/min over the machine runs, each kernel's fraction of its mixed
-# prediction (predicted time over best measured time) max/min over the bench runs, and the range of the
-# mixed family's median |error|. The CPU model is the first line.
+# prediction (predicted time over best measured time) max/min over the bench runs, the same for the median
+# over rounds of the fraction against the reference probe beside the kernel (full runs: two or more rounds),
+# and the range of the mixed family's median |error|. The CPU model is the first line.
 # Usage: bash bench/repeatability.sh [roofcast binary] [machine runs] [bench runs] [--full]
 # (default quick bench runs: `bench --quick`; --full drops --quick from the bench runs)
 set -euo pipefail
@@ -40,7 +41,7 @@ for i in range(1, nm + 1):
 print(f"machine --quick x{nm}: roof  min  max  max/min")
 for k, v in roofs.items():
     print(f"  {k:22s} {min(v):9.2f} {max(v):9.2f}  {max(v)/min(v):.3f}")
-fr, med = {}, []
+fr, rd, med = {}, {}, []
 for i in range(1, nb + 1):
     r = json.load(open(f"{tmp}/r{i}.json"))
     for k in r["kernels"]:
@@ -48,6 +49,8 @@ for i in range(1, nb + 1):
         for p in k["predictions"]:
             if p["model"] == "mixed" and best > 0:
                 fr.setdefault(k["name"], []).append(p["seconds_per_iteration"] * k["iterations"] / best)
+        if k.get("bound_fraction_median_round") is not None:
+            rd.setdefault(k["name"], []).append(k["bound_fraction_median_round"])
     for a in r["accuracy"]:
         if a["model"] == "mixed" and a["median_abs_error_pct"] is not None:
             med.append(a["median_abs_error_pct"])
@@ -57,6 +60,10 @@ for q, k in ratios:
     print(f"  {k:28s} {q:.3f}")
 if ratios:
     print(f"  median kernel {statistics.median(q for q, _ in ratios):.3f}, worst {ratios[-1][0]:.3f} ({ratios[-1][1]})")
+rounds = sorted((max(v) / min(v), k) for k, v in rd.items() if len(v) == nb and min(v) > 0)
+if rounds:
+    print(f"the same, median over rounds of the fraction against the probe beside the kernel (its bound prediction)")
+    print(f"  median kernel {statistics.median(q for q, _ in rounds):.3f}, worst {rounds[-1][0]:.3f} ({rounds[-1][1]})")
 if med:
     print(f"mixed family median |error|: {min(med):.1f} - {max(med):.1f} % (range {max(med)-min(med):.1f} points)")
 PY

@@ -215,6 +215,10 @@ json results_to_json(const Results& r) {
                               {"limit", opt(d.limit)}});
             kj["diagnosis"] = ds;
         }
+        if (!k.bound_fraction_rounds.empty())
+            kj["bound_fraction_rounds"] = k.bound_fraction_rounds;
+        if (k.bound_fraction_median_round)
+            kj["bound_fraction_median_round"] = *k.bound_fraction_median_round;
         if (k.noise)
             kj["noise"] = {{"probe", k.noise->probe},
                            {"spread", k.noise->spread},
@@ -325,6 +329,13 @@ Results results_from_json(const json& j, const std::string& label) {
                 kr.diagnosis.push_back(std::move(dg));
             }
         }
+        if (k.has("bound_fraction_rounds")) {
+            J f = k["bound_fraction_rounds"];
+            for (std::size_t e = 0; e < f.size(); ++e)
+                kr.bound_fraction_rounds.push_back(non_negative(f.at(e)));
+        }
+        if (k.has("bound_fraction_median_round"))
+            kr.bound_fraction_median_round = non_negative(k["bound_fraction_median_round"]);
         if (k.has("noise")) {
             J x = k["noise"];
             RowNoise n;

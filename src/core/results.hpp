@@ -107,6 +107,10 @@ struct KernelResult {
     std::vector<Ceiling> ceilings;
     std::vector<Diagnosis> diagnosis; // causes, most likely first; empty at or above k_diagnosis_fraction
     std::optional<RowNoise> noise;    // when the run had reference probes; sets the summaries' `noisy`
+    // Fraction of the bound round by round against the probe beside the kernel (model/round_verdict.hpp),
+    // with two or more rounds and probes; bound_fraction_median_round is their median.
+    std::vector<double> bound_fraction_rounds;
+    std::optional<double> bound_fraction_median_round;
 };
 
 struct AccuracySummary {

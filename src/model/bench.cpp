@@ -6,6 +6,7 @@
 #include "model/diagnosis.hpp"
 #include "model/noise.hpp"
 #include "model/predict.hpp"
+#include "model/round_verdict.hpp"
 #include "roofcast/version.hpp"
 
 #include <algorithm>
@@ -103,6 +104,32 @@ std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
     if (!p)
         p = core::find_prediction(r, "hierarchical");
     return p ? p->bottleneck : "compute";
+}
+
+// Each row's fraction of its bound round by round against its probe (model/round_verdict.hpp); the probe's
+// best level is the median of its three best units over the run, as a roof is chosen.
+void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
+                    const std::vector<ProbeRounds>& probes, std::size_t rounds) {
+    for (const auto& p : probes) {
+        std::vector<double> all;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const auto u = probe_units(p, i, 0);
+            all.insert(all.end(), u.begin(), u.end());
+        }
+        const auto ref = core::best_k_median(all, 3);
+        if (!ref)
+            continue;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            auto& r = rows[i];
+            const core::Prediction* b = bound_prediction(r);
+            if (kinds[i] != p.kind || !b || !r.measured_seconds)
+                continue;
+            r.bound_fraction_rounds =
+                round_fractions(r.measured_seconds->samples, rounds, probe_units(p, i, 0),
+                                b->seconds_per_iteration * r.iterations, *ref);
+            r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
+        }
+    }
 }
 
 } // namespace
@@ -361,6 +388,8 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             epochs.push_back(p.epochs);
         rep.results.host_noise =
             assess_noise(rep.results.kernels, kinds, epochs, static_cast<std::size_t>(rounds));
+        if (rounds >= 2)
+            round_verdicts(rep.results.kernels, kinds, epochs, static_cast<std::size_t>(rounds));
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

@@ -75,6 +75,8 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     k.measured_gflops = *summarize({2.0, 1.666, 2.0});
     ASSERT_TRUE(k.measured_seconds->noisy);
     k.noise = RowNoise{"memory", 0.1, 0.15};
+    k.bound_fraction_rounds = {0.8, 0.9, 0.85};
+    k.bound_fraction_median_round = 0.85;
     k.measured_seconds->noisy = k.measured_gflops->noisy = false;
     r.kernels.push_back(k);
     r.host_noise = HostNoise{{NoiseProbe{"memory", "calib-MEM-2F", {40.0, 31.5, 44.0}, 0.15}}, 1, 0};
@@ -85,6 +87,7 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     EXPECT_FALSE(back.kernels[0].measured_seconds->noisy);
     ASSERT_TRUE(back.host_noise);
     EXPECT_EQ(back.host_noise->probes[0].gbs.size(), 3u);
+    EXPECT_EQ(back.kernels[0].bound_fraction_rounds, (std::vector<double>{0.8, 0.9, 0.85}));
 }
 
 TEST(Results, BadNoiseFieldsNameTheField) {
