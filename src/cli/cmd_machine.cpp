@@ -24,6 +24,7 @@ struct MachineArgs {
     bool json = false;
     bool no_mpi = false;
     bool no_stream_capacity = false;
+    bool strict = false;
     ThreadsOption threads;
     std::vector<std::string> kernels;
     std::vector<std::string> isas;
@@ -63,6 +64,18 @@ void run_machine(const MachineArgs& a) {
         fmt::print("{}\n", core::machine_to_json(m).dump(2));
     else
         fmt::print("{}\nwritten: {}\n", report::format_machine_table(m), a.output);
+    // A host that did not settle: the file is complete and says so (roof_choice.settled); the run names the
+    // roofs, and --strict makes it a failure.
+    if (const std::string unsettled = report::unsettled_roofs_text(m); !unsettled.empty()) {
+        if (a.strict)
+            throw core::Error("roofs did not settle before the cap (--strict): " + unsettled +
+                              "; written: " + a.output);
+        fmt::print(
+            stderr,
+            "roofcast: warning: roofs did not settle before the cap: {}; each is the median of its best "
+            "epochs (--strict makes this an error)\n",
+            unsettled);
+    }
 }
 
 } // namespace
@@ -82,6 +95,9 @@ void add_machine_command(CLI::App& app) {
     cmd->add_flag("--no-mpi", a->no_mpi, "skip the MPI ping-pong (latency and bandwidth between two ranks)");
     cmd->add_flag("--no-stream-capacity", a->no_stream_capacity,
                   "skip the bandwidth against concurrent streams (MEM and the last cache level)");
+    cmd->add_flag(
+        "--strict", a->strict,
+        "exit non-zero when a roof's best epochs did not agree before the settling cap (a busy host)");
     cmd->callback([a] { run_machine(*a); });
 }
 

@@ -191,4 +191,17 @@ std::string format_machine_table(const core::Machine& m) {
     return out;
 }
 
+std::string unsettled_roofs_text(const core::Machine& m) {
+    std::string out;
+    for (const auto& l : m.levels) {
+        if (!l.roof_choice || l.roof_choice->settled || !l.bandwidth)
+            continue;
+        if (!out.empty())
+            out += ", ";
+        out += fmt::format("{} ({:.1f}-{:.1f} GB/s over {} epochs)", l.name, l.bandwidth->min,
+                           l.bandwidth->max, l.bandwidth->n);
+    }
+    return out;
+}
+
 } // namespace roofcast::report

@@ -13,4 +13,9 @@ namespace roofcast::report {
 
 std::string format_machine_table(const core::Machine& m);
 
+// The roofs whose best epochs did not agree before the settling cap (levels[].roof_choice.settled false),
+// each with its epochs' range: "L2 (167-206 GB/s over 27 epochs), MEM (40.6-78.3 GB/s over 15 epochs)".
+// Empty when every measured roof settled (issue 22: a host that does not settle is named, never hidden).
+std::string unsettled_roofs_text(const core::Machine& m);
+
 } // namespace roofcast::report

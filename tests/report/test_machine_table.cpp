@@ -136,3 +136,24 @@ TEST(MachineTable, StreamCapacityAndTlbWhenMeasured) {
     // (44 - 36) / 40 = 20 %: flagged.
     EXPECT_TRUE(contains(out, "    spread      0.0%  20.0%*    0.0%\n")) << out;
 }
+
+TEST(MachineTable, UnsettledRoofsAreNamedWithTheirRange) {
+    core::Machine m = small_machine();
+    EXPECT_EQ(report::unsettled_roofs_text(m), ""); // no roof_choice recorded: nothing to name
+    core::RoofChoice rc;
+    rc.method = "best_k_median";
+    rc.best = 3;
+    rc.tolerance = 0.02;
+    rc.settled = true;
+    m.levels[0].roof_choice = rc;
+    m.levels[0].bandwidth = summary({90, 100, 110});
+    EXPECT_EQ(report::unsettled_roofs_text(m), "");
+    m.levels[0].roof_choice->settled = false;
+    EXPECT_EQ(report::unsettled_roofs_text(m), "L1 (90.0-110.0 GB/s over 3 epochs)");
+    core::Level mem = m.levels[0];
+    mem.name = "MEM";
+    mem.bandwidth = summary({40.6, 50, 78.3});
+    m.levels.push_back(mem);
+    EXPECT_EQ(report::unsettled_roofs_text(m),
+              "L1 (90.0-110.0 GB/s over 3 epochs), MEM (40.6-78.3 GB/s over 3 epochs)");
+}
