@@ -268,6 +268,15 @@ Machine machine_from_yaml(const YamlField& root) {
                     ci.instances = static_cast<int>(s->as_int());
                 if (auto e = c.optional("effective_size_bytes"))
                     ci.effective_size_bytes = e->as_size();
+                if (auto r = c.optional("effective_size_range_bytes")) {
+                    if (!r->is_sequence() || r->size() != 2)
+                        r->fail("expected [low, high] sizes around effective_size_bytes");
+                    const std::uint64_t lo = r->at(0).as_size(), hi = r->at(1).as_size();
+                    if (!ci.effective_size_bytes || lo > *ci.effective_size_bytes ||
+                        hi < *ci.effective_size_bytes)
+                        r->fail("expected [low, high] with low <= effective_size_bytes <= high");
+                    ci.effective_size_range_bytes = std::pair{lo, hi};
+                }
                 ci.note = c.get_string("note", "");
                 topo.caches.push_back(ci);
             }
@@ -453,6 +462,13 @@ std::string machine_to_yaml(const Machine& m) {
             cn["instances"] = c.instances;
             if (c.effective_size_bytes)
                 cn["effective_size_bytes"] = *c.effective_size_bytes;
+            if (c.effective_size_range_bytes) {
+                YAML::Node range(YAML::NodeType::Sequence);
+                range.push_back(c.effective_size_range_bytes->first);
+                range.push_back(c.effective_size_range_bytes->second);
+                range.SetStyle(YAML::EmitterStyle::Flow);
+                cn["effective_size_range_bytes"] = range;
+            }
             if (!c.note.empty())
                 cn["note"] = c.note;
             tn["caches"].push_back(cn);

@@ -34,6 +34,9 @@ struct CacheInfo {
     // Size the sweep showed to be usable by one core, when it disagrees with the reported size.
     std::optional<std::uint64_t> effective_size_bytes;
     std::string note;
+    // The sweep points around the measured edge (the edge lies between them; the sweep's resolution, not a
+    // run-to-run interval), when effective_size_bytes was measured.
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> effective_size_range_bytes = std::nullopt;
     std::uint64_t usable_bytes() const { return effective_size_bytes.value_or(size_bytes); }
 };
 

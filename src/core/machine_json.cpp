@@ -56,6 +56,9 @@ json topology_json(const Topology& t) {
             cn["associativity"] = num(*c.associativity);
         if (c.effective_size_bytes)
             cn["effective_size_bytes"] = num(*c.effective_size_bytes);
+        if (c.effective_size_range_bytes)
+            cn["effective_size_range_bytes"] = {num(c.effective_size_range_bytes->first),
+                                                num(c.effective_size_range_bytes->second)};
         if (!c.note.empty())
             cn["note"] = c.note;
         tn["caches"].push_back(cn);

@@ -73,8 +73,13 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus) {
     return std::sqrt(before.last_bytes * after.first_bytes);
 }
 
-std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> pts,
+std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
                                      double previous_level_bytes) {
+    const auto e = llc_edge(std::move(curve), previous_level_bytes);
+    return e ? std::optional<double>(e->bytes) : std::nullopt;
+}
+
+std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> pts, double previous_level_bytes) {
     std::sort(pts.begin(), pts.end());
     if (pts.size() < 5)
         return std::nullopt;
@@ -99,7 +104,8 @@ std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> pts,
             last_above = i;
     if (!last_above)
         return std::nullopt;
-    return std::sqrt(pts[*last_above].first * pts[*last_above + 1].first);
+    const double below = pts[*last_above].first, above = pts[*last_above + 1].first;
+    return Edge{std::sqrt(below * above), below, above};
 }
 
 bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve) {
@@ -107,9 +113,10 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
         return false;
     const double previous =
         topo.caches.size() > 1 ? static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes) : 0.0;
-    const auto drop = llc_edge_bytes(curve, previous);
-    if (!drop)
+    const auto edge = llc_edge(curve, previous);
+    if (!edge)
         return false;
+    const std::optional<double> drop = edge->bytes;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);
     // The report stands when the edge lies at it, within the sweep's x1.2 step (the edge is the geometric
@@ -124,10 +131,13 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
         *drop <= 2.0 * static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
         return false;
     llc.effective_size_bytes = static_cast<std::uint64_t>(*drop);
+    llc.effective_size_range_bytes =
+        std::pair{static_cast<std::uint64_t>(edge->below), static_cast<std::uint64_t>(edge->above)};
     llc.note =
-        fmt::format("one-thread sweep drops to memory bandwidth at {}, reported size {}; level working "
-                    "sets use the measured size",
-                    core::format_size(*drop), core::format_size(reported));
+        fmt::format("one-thread sweep drops to memory bandwidth at {} (between the sweep points {} and "
+                    "{}), reported size {}; level working sets use the measured size",
+                    core::format_size(*drop), core::format_size(edge->below), core::format_size(edge->above),
+                    core::format_size(reported));
     return true;
 }
 

@@ -46,6 +46,12 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
 // memory bandwidth the median of the last three points; the edge is the geometric mean of the last
 // point still within 10 % of the cache bandwidth and the point after it (so dips inside the cache
 // region do not cut it short). nullopt when the cache side is not at least 1.25x the memory side.
+struct Edge {
+    double bytes = 0;            // the geometric mean of the two points around it
+    double below = 0, above = 0; // those two points: the edge lies between them
+};
+std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> curve, double previous_level_bytes);
+// llc_edge(...)->bytes.
 std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
                                      double previous_level_bytes);
 
@@ -54,8 +60,9 @@ inline constexpr double k_reported_edge_fraction = 0.85;
 
 // Compares the last-level-cache edge of a one-thread sweep with the reported last-level cache; when the drop
 // happens before k_reported_edge_fraction of the reported size (or after twice it), records the measured size
-// as the cache's effective_size_bytes with a note, and returns true. An edge that is not clearly the last
-// level's (none found, or below twice the previous level's size) changes nothing.
+// as the cache's effective_size_bytes with the sweep points around it (effective_size_range_bytes) and a
+// note, and returns true. An edge that is not clearly the last level's (none found, or below twice the
+// previous level's size) changes nothing.
 bool apply_effective_llc(core::Topology& topo,
                          const std::vector<std::pair<double, double>>& one_thread_curve);
 

@@ -146,3 +146,28 @@ TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
                   .find("unknown precision 'quad'"),
               std::string::npos);
 }
+
+TEST(MachineFile, EffectiveSizeRangeRoundTripsAndMustHoldTheSize) {
+    const std::string head = "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\n"
+                             "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology:\n  cores: 2\n  caches:\n";
+    const Machine m = machine_from(head + "    - {name: L3, size_bytes: 32MiB, effective_size_bytes: 11MiB,"
+                                          " effective_size_range_bytes: [9MiB, 13MiB]}\n");
+    ASSERT_TRUE(m.topology->caches[0].effective_size_range_bytes);
+    EXPECT_EQ(m.topology->caches[0].effective_size_range_bytes->first, 9u << 20);
+    EXPECT_EQ(m.topology->caches[0].effective_size_range_bytes->second, 13u << 20);
+    const Machine back = machine_from(machine_to_yaml(m));
+    EXPECT_EQ(back.topology->caches[0].effective_size_range_bytes,
+              m.topology->caches[0].effective_size_range_bytes);
+    EXPECT_NE(error_of(head + "    - {name: L3, size_bytes: 32MiB, effective_size_bytes: 11MiB,"
+                              " effective_size_range_bytes: [12MiB, 13MiB]}\n")
+                  .find("effective_size_range_bytes"),
+              std::string::npos);
+    EXPECT_NE(
+        error_of(head + "    - {name: L3, size_bytes: 32MiB, effective_size_range_bytes: [1MiB, 2MiB]}\n")
+            .find("low <= effective_size_bytes <= high"),
+        std::string::npos);
+    EXPECT_NE(error_of(head + "    - {name: L3, size_bytes: 32MiB, effective_size_bytes: 11MiB,"
+                              " effective_size_range_bytes: 9MiB}\n")
+                  .find("expected [low, high]"),
+              std::string::npos);
+}

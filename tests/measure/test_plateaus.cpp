@@ -117,6 +117,14 @@ TEST(EffectiveCache, HugeReportedL3IsReplacedByTheMeasuredEdge) {
     EXPECT_LT(eff, 96 * k_mib * 1.2);
     EXPECT_EQ(t.caches[2].usable_bytes(), *t.caches[2].effective_size_bytes);
     EXPECT_NE(t.caches[2].note.find("260 MiB"), std::string::npos);
+    // The interval is the two sweep points around the edge: one step apart, the edge their geometric mean.
+    ASSERT_TRUE(t.caches[2].effective_size_range_bytes.has_value());
+    const auto [lo, hi] = *t.caches[2].effective_size_range_bytes;
+    EXPECT_LE(static_cast<double>(lo), eff);
+    EXPECT_GE(static_cast<double>(hi), eff);
+    EXPECT_LE(static_cast<double>(lo), 96.0 * k_mib);
+    EXPECT_GT(static_cast<double>(hi), 96.0 * k_mib);
+    EXPECT_NEAR(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi)), eff, 1.0);
 }
 
 TEST(EffectiveCache, EdgeAboveHalfTheReportedSizeStillReplacesIt) {
