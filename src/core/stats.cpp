@@ -1,8 +1,10 @@
 #include "core/stats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -43,6 +45,21 @@ std::optional<double> interquartile_spread(const std::vector<double>& samples) {
     if (!med || *med == 0.0)
         return std::nullopt;
     return (*quantile(samples, 0.75) - *quantile(samples, 0.25)) / std::fabs(*med);
+}
+
+double t_quantile_975(std::size_t dof) {
+    // Table for small dof; Cornish–Fisher expansion beyond (Abramowitz & Stegun, Eq. 26.7.5).
+    static const std::array<double, 30> table = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                                 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                                 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                                 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (dof == 0)
+        return std::numeric_limits<double>::infinity();
+    if (dof <= table.size())
+        return table[dof - 1];
+    const double z = 1.959964;
+    const double v = static_cast<double>(dof);
+    return z + (z * z * z + z) / (4.0 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96.0 * v * v);
 }
 
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold) {

@@ -39,6 +39,10 @@ std::optional<double> best_k_median(std::vector<double> values, std::size_t k);
 // Exploratory Data Analysis, 1977, ch. 2). nullopt for no samples or a zero median.
 std::optional<double> interquartile_spread(const std::vector<double>& samples);
 
+// The 97.5 % quantile of Student's t distribution with `dof` degrees of freedom (two-sided 95 %
+// intervals); infinity for dof 0.
+double t_quantile_975(std::size_t dof);
+
 // Summarize samples; nullopt for an empty vector. Non-finite samples are an error (std::invalid_argument).
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold = k_noisy_spread);
 

@@ -1,6 +1,7 @@
 #include "model/calibration.hpp"
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
 #include "core/units.hpp"
 #include "model/overlap.hpp"
 
@@ -10,6 +11,11 @@
 #include <map>
 
 namespace roofcast::model {
+
+namespace {
+// 95 % quantile of the chi-square distribution with one degree of freedom (1.96^2).
+constexpr double k_chi2_1_95 = 3.841;
+} // namespace
 
 std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
     struct Sample {
@@ -85,7 +91,61 @@ std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, c
     }
     for (const auto& s : samples)
         f.used.push_back(s.kernel);
+    // The profile interval: where the rms crosses the likelihood-ratio bound on either side of the best p
+    // (bisection on u = ln p; the rms is unimodal in u on these loops). p = k_overlap_p_max inside the bound
+    // counts as unbounded: the max fits as well.
+    if (samples.size() >= 2) {
+        const double n = static_cast<double>(samples.size());
+        const double best_rms = std::min(f.rms_log_error, f.rms_log_error_max);
+        auto inside = [&](double u) {
+            const double r = at(u);
+            return r <= best_rms || n * std::log((r * r) / (best_rms * best_rms)) <= k_chi2_1_95;
+        };
+        auto boundary = [&](double in, double out) { // `in` inside, `out` outside
+            for (int it = 0; it < 60; ++it) {
+                const double mid = 0.5 * (in + out);
+                (inside(mid) ? in : out) = mid;
+            }
+            return std::exp(in);
+        };
+        const double u_best = f.exponent ? std::log(*f.exponent) : hi;
+        f.interval_known = true;
+        if (!inside(u_best)) {
+            f.exponent_low = k_overlap_p_max; // only the max itself fits
+        } else {
+            f.exponent_low = inside(0.0) ? 1.0 : boundary(u_best, 0.0);
+            if (f.exponent && !inside(hi))
+                f.exponent_high = boundary(u_best, hi);
+        }
+    }
     return f;
+}
+
+std::string overlap_text(const OverlapFit& f) {
+    std::string t =
+        f.exponent ? fmt::format("p = {:.2f}", *f.exponent) : std::string("p: the max (complete overlap)");
+    if (!f.interval_known)
+        return t;
+    const bool wide = !f.exponent_high || *f.exponent_high > k_wide_interval_ratio * *f.exponent_low;
+    t += fmt::format(", 95 % interval {:.2f}-{}", *f.exponent_low,
+                     f.exponent_high ? fmt::format("{:.2f}", *f.exponent_high) : std::string("unbounded"));
+    if (wide)
+        t += " (poorly determined: the overlap loops do not pin the exponent down, so predictions of mixed "
+             "terms lie anywhere between those values)";
+    return t;
+}
+
+std::string effective_bandwidth_text(const LevelCalibration& lc) {
+    if (!lc.effective_gbs)
+        return "none";
+    std::string t = fmt::format("{:.2f} GB/s", *lc.effective_gbs);
+    if (!lc.effective_gbs_half_width)
+        return t +
+               fmt::format(" (from {} loop{}: no interval)", lc.used.size(), lc.used.size() == 1 ? "" : "s");
+    t += fmt::format(" ± {:.2f} (95 %, {} loops)", *lc.effective_gbs_half_width, lc.used.size());
+    if (*lc.effective_gbs_half_width > 0.1 * *lc.effective_gbs)
+        t += " (wide)";
+    return t;
 }
 
 Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::vector<OverlapPoint>& overlap) {
@@ -132,6 +192,15 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::ve
         }
         if (!lc.used.empty())
             lc.effective_gbs = sum / static_cast<double>(lc.used.size());
+        if (lc.used.size() >= 2) {
+            double ss = 0;
+            for (const auto* p : pts)
+                if (std::find(lc.used.begin(), lc.used.end(), p->kernel) != lc.used.end())
+                    ss += (p->gbs - *lc.effective_gbs) * (p->gbs - *lc.effective_gbs);
+            const double k = static_cast<double>(lc.used.size());
+            lc.effective_gbs_half_width =
+                core::t_quantile_975(lc.used.size() - 1) * std::sqrt(ss / (k - 1) / k);
+        }
         out.levels.push_back(lc);
     }
     out.overlap = fit_overlap(overlap, out);
@@ -154,22 +223,21 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
             it->bandwidth_kernel = "calibration";
             it->source = core::Provenance::calibrated;
         }
-        m.notes.push_back(fmt::format("{} effective bandwidth {:.2f} GB/s calibrated from {} bandwidth-bound "
-                                      "calibration loops ({} threads)",
-                                      lc.level, *lc.effective_gbs, lc.used.size(), c.threads));
+        m.notes.push_back(fmt::format("{} effective bandwidth {} calibrated from bandwidth-bound calibration "
+                                      "loops ({} threads)",
+                                      lc.level, effective_bandwidth_text(lc), c.threads));
     }
     if (c.overlap) {
         m.overlap_exponent = c.overlap->exponent;
         m.notes.push_back(
             c.overlap->exponent
-                ? fmt::format(
-                      "mixed model overlap exponent p = {:.2f} fitted on {} overlap loops ({} threads; rms "
-                      "log error {:.3f}, {:.3f} with the max)",
-                      *c.overlap->exponent, c.overlap->used.size(), c.threads, c.overlap->rms_log_error,
-                      c.overlap->rms_log_error_max)
-                : fmt::format(
-                      "mixed model: the {} overlap loops fit complete overlap (the max) best ({} threads)",
-                      c.overlap->used.size(), c.threads));
+                ? fmt::format("mixed model overlap exponent {} fitted on {} overlap loops ({} threads; rms "
+                              "log error {:.3f}, {:.3f} with the max)",
+                              overlap_text(*c.overlap), c.overlap->used.size(), c.threads,
+                              c.overlap->rms_log_error, c.overlap->rms_log_error_max)
+                : fmt::format("mixed model: the {} overlap loops fit complete overlap (the max) best ({} "
+                              "threads); {}",
+                              c.overlap->used.size(), c.threads, overlap_text(*c.overlap)));
     }
     if (!c.effective_gflops)
         return;

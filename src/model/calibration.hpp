@@ -52,14 +52,33 @@ struct OverlapFit {
     double rms_log_error = 0;       // of the fitted p over the points (natural log of time)
     double rms_log_error_max = 0;   // of the max (p -> infinity), for comparison
     std::vector<std::string> used;  // the loops fitted
+    // 95 % interval of p from the profile of the fit (every p whose rms log error stays within the
+    // likelihood-ratio bound of the best: n ln(rms(p)^2 / rms_best^2) <= 3.84, chi-square with one degree
+    // of freedom; Seber & Wild, "Nonlinear Regression", 1989, Sec. 5.9). exponent_high nullopt: unbounded
+    // (the max fits as well). Empty with fewer than two loops.
+    std::optional<double> exponent_low;
+    std::optional<double> exponent_high;
+    bool interval_known = false;
 };
+
+// An interval wider than this ratio (high / low), or unbounded, is called poorly determined wherever p
+// is reported.
+inline constexpr double k_wide_interval_ratio = 1.5;
 
 struct LevelCalibration {
     std::string level;
     std::optional<double> effective_gbs; // nullopt when no point was bandwidth-bound
     std::vector<std::string> used;       // kernels averaged
     std::vector<std::string> excluded;   // compute-bound or transition points
+    // 95 % interval of the mean over the used points (Student's t, n - 1 degrees of freedom); nullopt with
+    // one point.
+    std::optional<double> effective_gbs_half_width = std::nullopt;
 };
+
+// "p = 1.45, 95 % interval 1.21-1.80" / "... 1.21-unbounded (poorly determined: between ... )"; "" without p.
+std::string overlap_text(const OverlapFit& f);
+// "41.2 GB/s ± 3.1 (95 %, 4 loops)"; a half-width above 10 % of the value adds "(wide)".
+std::string effective_bandwidth_text(const LevelCalibration& lc);
 
 struct Calibration {
     std::string precision = "double";

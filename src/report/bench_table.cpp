@@ -56,23 +56,21 @@ std::string format_bench_table(const model::BenchReport& r) {
     if (r.calibration) {
         out += "\ncalibration (effective figures for the mixed model)\n";
         for (const auto& l : r.calibration->levels) {
-            out +=
-                fmt::format("  {:<4} {:>12}  from {} bandwidth-bound point(s); {} compute-bound or "
-                            "off-plateau point(s) excluded\n",
-                            l.level, l.effective_gbs ? fmt::format("{:.2f} GB/s", *l.effective_gbs) : "none",
-                            l.used.size(), l.excluded.size());
+            out += fmt::format("  {:<4} {}; {} compute-bound or off-plateau point(s) excluded\n", l.level,
+                               model::effective_bandwidth_text(l), l.excluded.size());
         }
         if (r.calibration->effective_gflops)
             out += fmt::format("  P_eff {:.2f} GFLOP/s ({}, {})\n", *r.calibration->effective_gflops,
                                r.calibration->effective_gflops_kernel, r.calibration->precision);
         if (const auto& o = r.calibration->overlap)
             out += o->exponent
-                       ? fmt::format("  overlap p = {:.2f} from {} loop(s): t = (sum t_i^p)^(1/p); rms log "
-                                     "error {:.3f} (max: {:.3f})\n",
-                                     *o->exponent, o->used.size(), o->rms_log_error, o->rms_log_error_max)
+                       ? fmt::format("  overlap {} from {} loop(s): t = (sum t_i^p)^(1/p); rms log error "
+                                     "{:.3f} (max: {:.3f})\n",
+                                     model::overlap_text(*o), o->used.size(), o->rms_log_error,
+                                     o->rms_log_error_max)
                        : fmt::format("  overlap: complete (t = max of the terms) fits the {} loop(s) best; "
-                                     "rms log error {:.3f}\n",
-                                     o->used.size(), o->rms_log_error_max);
+                                     "rms log error {:.3f}; {}\n",
+                                     o->used.size(), o->rms_log_error_max, model::overlap_text(*o));
     }
 
     out += "\n";

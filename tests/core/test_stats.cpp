@@ -1,5 +1,6 @@
 #include "core/stats.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <stdexcept>
 
@@ -79,4 +80,10 @@ TEST(Stats, InterquartileSpreadIgnoresAHiccupAndSeesABurstOverAQuarter) {
     EXPECT_FALSE(roofcast::core::interquartile_spread({0, 0, 0}));
     // Two samples: half their distance over their mean.
     EXPECT_NEAR(*roofcast::core::interquartile_spread({90, 110}), 10.0 / 100.0, 1e-12);
+}
+
+TEST(Stats, StudentTQuantile) {
+    EXPECT_DOUBLE_EQ(roofcast::core::t_quantile_975(3), 3.182);
+    EXPECT_NEAR(roofcast::core::t_quantile_975(100), 1.984, 1e-3);
+    EXPECT_TRUE(std::isinf(roofcast::core::t_quantile_975(0)));
 }

@@ -309,3 +309,48 @@ TEST(BenchSwitch, PredictedAndMeasuredMembers) {
     ASSERT_TRUE(s.measured);
     EXPECT_EQ(*s.measured, 2u); // n = 4
 }
+
+TEST(Calibration, EffectiveBandwidthCarriesItsInterval) {
+    const Calibration c = calibrate(synthetic_points());
+    // MEM used 20, 20.4, 19.8, 20.2, 19.9: mean 20.06, squared deviations sum to 0.232, t(4) = 2.776.
+    ASSERT_TRUE(c.levels[0].effective_gbs_half_width);
+    EXPECT_NEAR(*c.levels[0].effective_gbs_half_width, 2.776 * std::sqrt(0.232 / 4.0 / 5.0), 1e-9);
+    EXPECT_EQ(effective_bandwidth_text(c.levels[0]), "20.06 GB/s ± 0.30 (95 %, 5 loops)");
+    LevelCalibration one{"L3", 40.0, {"x"}, {}, std::nullopt};
+    EXPECT_EQ(effective_bandwidth_text(one), "40.00 GB/s (from 1 loop: no interval)");
+    LevelCalibration wide{"L3", 40.0, {"x", "y"}, {}, 8.0};
+    EXPECT_EQ(effective_bandwidth_text(wide), "40.00 GB/s ± 8.00 (95 %, 2 loops) (wide)");
+}
+
+TEST(Overlap, IntervalHoldsTheExponentAndNarrowsWithLessNoise) {
+    // p = 2 with +-3 % alternating noise on the times: the interval holds 2 and is bounded (the max misses).
+    auto noisy = overlap_loops(2.0);
+    for (std::size_t i = 0; i < noisy.size(); ++i)
+        noisy[i].seconds_per_iteration *= i % 2 ? 1.03 : 0.97;
+    const auto f = fit_overlap(noisy, overlap_calibration());
+    ASSERT_TRUE(f && f->interval_known && f->exponent_low && f->exponent_high);
+    EXPECT_LT(*f->exponent_low, 2.0);
+    EXPECT_GT(*f->exponent_high, 2.0);
+    const auto exact = fit_overlap(overlap_loops(2.0), overlap_calibration());
+    ASSERT_TRUE(exact && exact->exponent_low && exact->exponent_high);
+    EXPECT_LT(*exact->exponent_high / *exact->exponent_low, 1.05);
+    EXPECT_LT(*exact->exponent_high - *exact->exponent_low, *f->exponent_high - *f->exponent_low);
+    EXPECT_EQ(overlap_text(*exact).find("poorly determined"), std::string::npos);
+}
+
+TEST(Overlap, LoopsDominatedByOneTermLeaveTheExponentUnbounded) {
+    // Memory at 0.2 GB/s: its term is 100x the others, so any p from the sum to the max fits within the
+    // noise.
+    Calibration c = overlap_calibration();
+    c.levels[0].effective_gbs = 0.2;
+    auto pts = overlap_loops(2.0);
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        const double k = pts[i].flops - 1.0;
+        const std::vector<double> terms{24.0 / 0.2e9, (24.0 + 8 * k) / 40e9, pts[i].flops / 100e9};
+        pts[i].seconds_per_iteration = overlap_norm(terms, 2.0) * (i % 2 ? 1.02 : 0.98);
+    }
+    const auto f = fit_overlap(pts, c);
+    ASSERT_TRUE(f && f->interval_known);
+    EXPECT_FALSE(f->exponent_high); // unbounded: the max fits as well
+    EXPECT_NE(overlap_text(*f).find("unbounded (poorly determined"), std::string::npos);
+}

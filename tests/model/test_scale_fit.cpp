@@ -274,11 +274,6 @@ TEST(ScaleFit, ParseSelection) {
 }
 
 // Student t: 97.5 % quantile at 3 dof is 3.182 (table), ~1.984 at 100 dof.
-TEST(ScaleFit, TQuantile) {
-    EXPECT_DOUBLE_EQ(t_quantile_975(3), 3.182);
-    EXPECT_NEAR(t_quantile_975(100), 1.984, 1e-3);
-}
-
 // The shared Extra-P example: mean of the repetitions per point, expected model (Extra-P's own
 // result for region compute, metric time) -0.88979340 + 0.20168243·x^2.
 TEST(ScaleFit, ExtrapExampleModel) {

@@ -23,6 +23,8 @@
 // zeros, two points) get a model plus a note.
 #pragma once
 
+#include "core/stats.hpp"
+
 #include "model/scale/dataset.hpp"
 
 #include <array>
@@ -112,8 +114,5 @@ std::vector<Fit> fit_all(const Dataset& d, Selection sel);
 // seen in validation applied to the prediction, grown in proportion when the target lies further
 // out than the validation folds did, and wide enough to hold the near-best contenders' predictions.
 Prediction predict(const Fit& f, const Coord& x, std::size_t parameters);
-
-// Two-sided 97.5 % quantile of Student's t distribution with `dof` degrees of freedom.
-double t_quantile_975(std::size_t dof);
 
 } // namespace roofcast::model::scale

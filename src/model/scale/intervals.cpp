@@ -57,21 +57,6 @@ double fold_distance(const std::vector<Coord>& xs, const Folds& folds, Selection
 
 using namespace detail;
 
-double t_quantile_975(std::size_t dof) {
-    // Table for small dof; Cornish–Fisher expansion beyond (Abramowitz & Stegun, Eq. 26.7.5).
-    static const std::array<double, 30> table = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                                 2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                                 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                                 2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    if (dof == 0)
-        return k_inf;
-    if (dof <= table.size())
-        return table[dof - 1];
-    const double z = 1.959964;
-    const double v = static_cast<double>(dof);
-    return z + (z * z * z + z) / (4.0 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96.0 * v * v);
-}
-
 Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     Prediction pr;
     pr.x = x;
@@ -135,7 +120,7 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
             const Eigen::VectorXd sol = jtj.completeOrthogonalDecomposition().solve(g);
             const double var = s2 * (1.0 + g.dot(sol)) + f.repetition_rel_variance * pr.value * pr.value;
             if (std::isfinite(var) && var >= 0.0)
-                half = t_quantile_975(xs.size() - p) * std::sqrt(var);
+                half = core::t_quantile_975(xs.size() - p) * std::sqrt(var);
         }
     }
     if (!half && f.repetition_rel_variance > 0.0) // no residual dof: measurement noise alone (normal)

@@ -375,7 +375,7 @@ std::string ThreadsModel::formula() const {
 std::optional<std::pair<double, double>> ThreadsModel::interval(double value) const {
     if (dof == 0)
         return std::nullopt;
-    const double w = scale::t_quantile_975(dof) * rel_sigma * std::abs(value);
+    const double w = core::t_quantile_975(dof) * rel_sigma * std::abs(value);
     return std::pair{std::max(0.0, value - w), value + w};
 }
 
