@@ -57,6 +57,29 @@ ProbeRounds probe_of(const std::string& kind) {
     return p;
 }
 
+// One simulated run: k_rows rows and one probe of `kind`, from a generator of its own.
+struct Simulated {
+    std::vector<core::KernelResult> rows;
+    ProbeRounds probe;
+    std::size_t rounds = k_rounds;
+};
+
+template <class Host>
+Simulated simulated(double jitter, Host host, std::size_t rounds = k_rounds,
+                    const std::string& kind = "memory") {
+    Jitter rng;
+    Simulated s{{}, probe_of(kind), rounds};
+    simulate(s.rows, s.probe, jitter, host, rng, rounds);
+    return s;
+}
+
+const auto steady = [](std::size_t, std::size_t) { return 1.0; };
+
+// Every row of `s` judged by its one probe.
+core::HostNoise assess_all(Simulated& s) {
+    return assess_noise(s.rows, std::vector<std::string>(k_rows, s.probe.kind), {s.probe}, s.rounds);
+}
+
 } // namespace
 
 TEST(Noise, UnitsAreRoundsWithSeveralRoundsAndEpochsWithOne) {
@@ -90,26 +113,18 @@ TEST(Noise, FloorIsAHighQuantileOfTheProbeSpreadBesideEachRowAndAtLeastTheMinimu
 }
 
 TEST(Noise, SteadyHostFlagsAboutOneRowInTen) {
-    Jitter rng;
-    std::vector<core::KernelResult> rows;
-    ProbeRounds p = probe_of("memory");
-    simulate(
-        rows, p, 0.02, [](std::size_t, std::size_t) { return 1.0; }, rng);
-    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
+    Simulated run = simulated(0.02, steady);
+    const core::HostNoise h = assess_all(run);
     EXPECT_EQ(h.rows, k_rows);
     EXPECT_LE(h.flagged, k_rows / 5); // the floor is the probe's 90th percentile: ~10 % of such rows
     ASSERT_EQ(h.probes.size(), 1u);
-    EXPECT_EQ(h.probes[0].gbs.size(), static_cast<std::size_t>(k_rounds) * (k_rows + 1));
+    EXPECT_EQ(h.probes[0].gbs.size(), k_rounds * (k_rows + 1));
     EXPECT_GT(h.probes[0].floor, k_noise_floor_min);
 }
 
 TEST(Noise, OneRoundComparesEpochsAndStillFlagsFewRowsOfASteadyHost) {
-    Jitter rng;
-    std::vector<core::KernelResult> rows;
-    ProbeRounds p = probe_of("memory");
-    simulate(
-        rows, p, 0.02, [](std::size_t, std::size_t) { return 1.0; }, rng, 1);
-    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, 1);
+    Simulated run = simulated(0.02, steady, 1);
+    const core::HostNoise h = assess_all(run);
     EXPECT_EQ(h.rows, k_rows);
     EXPECT_LE(h.flagged, k_rows / 5);
 }
@@ -117,33 +132,25 @@ TEST(Noise, OneRoundComparesEpochsAndStillFlagsFewRowsOfASteadyHost) {
 TEST(Noise, DriftBetweenRoundsThatRowsAndProbeShareIsNotFlagged) {
     // The host loses 20 % of its bandwidth per round: every row's spread is far above a fixed 5 %, and the
     // old flag marked all of them; the probe saw the same drift at the same moments.
-    Jitter rng;
-    std::vector<core::KernelResult> rows;
-    ProbeRounds p = probe_of("memory");
-    simulate(
-        rows, p, 0.01, [](std::size_t round, std::size_t) { return 1.0 - 0.2 * static_cast<double>(round); },
-        rng);
+    Simulated run = simulated(
+        0.01, [](std::size_t round, std::size_t) { return 1.0 - 0.2 * static_cast<double>(round); });
     std::size_t fixed_flags = 0;
-    for (const auto& r : rows)
+    for (const auto& r : run.rows)
         fixed_flags += r.measured_seconds->noisy; // summarize(): spread > core::k_noisy_spread
     EXPECT_EQ(fixed_flags, k_rows);
-    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
-    EXPECT_LE(h.flagged, k_rows / 5);
+    EXPECT_LE(assess_all(run).flagged, k_rows / 5);
 }
 
 TEST(Noise, ABurstOnOneRowThatTheProbeDidNotSeeIsFlagged) {
-    Jitter rng;
-    std::vector<core::KernelResult> rows;
-    ProbeRounds p = probe_of("memory");
-    simulate(
-        rows, p, 0.01, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    Simulated run = simulated(0.01, steady);
+    auto& rows = run.rows;
     // A neighbour took 40 % of the bandwidth during two of row 7's three rounds (6 of its 9 epochs).
     auto s = rows[7].measured_seconds->samples;
     for (std::size_t e = 3; e < s.size(); ++e)
         s[e] /= 0.6;
     rows[7].measured_seconds = *core::summarize(s);
     rows[7].measured_gflops = core::rate_from_times(*rows[7].measured_seconds, 1e-3);
-    const core::HostNoise h = assess_noise(rows, std::vector<std::string>(k_rows, "memory"), {p}, k_rounds);
+    const core::HostNoise h = assess_all(run);
     ASSERT_TRUE(rows[7].noise);
     EXPECT_TRUE(rows[7].noise->flagged());
     EXPECT_TRUE(rows[7].measured_seconds->noisy);
@@ -155,7 +162,7 @@ TEST(Noise, ABurstOnOneRowThatTheProbeDidNotSeeIsFlagged) {
     t[4] *= 3.0;
     std::vector<core::KernelResult> one(1);
     one[0].measured_seconds = *core::summarize(t);
-    assess_noise(one, {"memory"}, {p}, k_rounds);
+    assess_noise(one, {"memory"}, {run.probe}, k_rounds);
     EXPECT_FALSE(one[0].noise->flagged());
     EXPECT_NEAR(one[0].noise->spread, rows[20].noise->spread, 0.01);
 }
@@ -163,20 +170,13 @@ TEST(Noise, ABurstOnOneRowThatTheProbeDidNotSeeIsFlagged) {
 TEST(Noise, EachRowIsJudgedByTheProbeOfItsBound) {
     // Memory jitters by 8 %, the core by 0.2 %: a 5 % row is normal beside memory and flagged beside the
     // core.
-    Jitter rng;
-    std::vector<core::KernelResult> rows;
-    ProbeRounds mem = probe_of("memory");
-    simulate(
-        rows, mem, 0.08, [](std::size_t, std::size_t) { return 1.0; }, rng);
-    std::vector<core::KernelResult> core_rows;
-    ProbeRounds core_probe = probe_of("core");
-    simulate(
-        core_rows, core_probe, 0.002, [](std::size_t, std::size_t) { return 1.0; }, rng);
+    const Simulated mem = simulated(0.08, steady, k_rounds, "memory");
+    const Simulated core_run = simulated(0.002, steady, k_rounds, "core");
     const std::vector<double> five{1.0, 1.0, 1.0, 1.05, 1.05, 1.05, 0.95, 0.95, 0.95}; // rounds 5 % apart
     std::vector<core::KernelResult> two(2);
     for (auto& r : two)
         r.measured_seconds = *core::summarize(five);
-    assess_noise(two, {"memory", "core"}, {mem, core_probe}, k_rounds);
+    assess_noise(two, {"memory", "core"}, {mem.probe, core_run.probe}, k_rounds);
     ASSERT_TRUE(two[0].noise && two[1].noise);
     EXPECT_EQ(two[0].noise->probe, "memory");
     EXPECT_FALSE(two[0].noise->flagged());
