@@ -11,14 +11,35 @@
 
 #include <fmt/format.h>
 #include <string>
+#include <string_view>
 
 namespace roofcast::cli {
 
 namespace {
 
 // Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
+// The scaling inputs of `roofcast scale` that are not roofcast's own formats, read as `scale` reads them.
+std::string scale_input_summary(const model::scale::Dataset& d, const char* kind) {
+    std::string params;
+    for (const auto& p : d.parameters)
+        params += (params.empty() ? "" : ", ") + p;
+    return fmt::format("{}, {} series over ({}), {} points", kind, d.series.size(), params, d.point_count());
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 std::string validate_file(const std::string& path) {
+    if (ends_with(path, ".csv"))
+        return scale_input_summary(model::scale::read_csv(core::read_file(path), path), "CSV profile");
+    if (ends_with(path, ".txt"))
+        return scale_input_summary(model::scale::read_extrap_text(core::read_file(path), path),
+                                   "Extra-P text");
     const std::string text = core::read_file(path);
+    if (looks_like_json(text) && text.find("\"measurements\"") != std::string::npos &&
+        text.find("\"roofcast-") == std::string::npos)
+        return scale_input_summary(model::scale::read_extrap_json(text, path), "Extra-P JSON");
     if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
         const core::Results r = core::load_results(path);
         return fmt::format("results file, {} kernels{}", r.kernels.size(),
@@ -42,9 +63,11 @@ std::string validate_file(const std::string& path) {
                                                      : "loop nest";
         return fmt::format("kernel file '{}', {}", k.name, form);
     }
-    throw core::InputError(path, "",
-                           "not a roofcast data file (expected a machine file with 'compute' and "
-                           "'levels', or a kernel file with 'flops_per_iteration')");
+    throw core::InputError(
+        path, "",
+        "not a roofcast data file (expected a machine file with 'compute' and "
+        "'levels', a kernel file with 'flops_per_iteration', a results or profile file, or "
+        "an Extra-P (.txt, JSON with 'measurements') or CSV (.csv) scaling input)");
 }
 
 } // namespace
@@ -52,7 +75,9 @@ std::string validate_file(const std::string& path) {
 void add_validate_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("validate", "Check roofcast data files against their schema");
     auto files = std::make_shared<std::vector<std::string>>();
-    cmd->add_option("FILE", *files, "machine, kernel, results or profile files")->required();
+    cmd->add_option("FILE", *files,
+                    "machine, kernel, results or profile files, or scaling inputs (Extra-P text/JSON, CSV)")
+        ->required();
     cmd->callback([files] {
         for (const auto& f : *files)
             fmt::print("{}: ok ({})\n", f, validate_file(f));
