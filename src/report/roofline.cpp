@@ -496,7 +496,7 @@ struct Chart {
             tip += ", bound by " + p.p->bottleneck;
             if (!p.p->valid)
                 tip += "\noutside the model's validity range";
-            doc.marker(svg::marker(p.model + 1), at, 4.5, colour(p.kernel), false, tip,
+            doc.marker(svg::prediction_marker(p.model), at, 4.5, colour(p.kernel), false, tip,
                        (p.p->valid ? "prediction " : "prediction invalid ") + suite_class(p.kernel));
             placer.reserve({at.x - 5, at.y - 5, 10, 10});
         }
@@ -675,7 +675,8 @@ struct Chart {
         }
         if (view == RooflineView::classic) {
             for (std::size_t i = 0; i < models.size(); ++i)
-                e.push_back({models[i] + " (predicted)", "#555555", svg::marker(i + 1), false, false, ""});
+                e.push_back(
+                    {models[i] + " (predicted)", "#555555", svg::prediction_marker(i), false, false, ""});
         } else if (!marks.empty()) {
             e.push_back({"one dot per memory level", "#555555", std::nullopt, true, true, ""});
         }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <numbers>
 #include <stdexcept>
 #include <utility>
 
@@ -79,9 +80,9 @@ const char* colour(std::size_t i) {
     return k_okabe_ito[i % k_okabe_ito.size()];
 }
 
-Marker marker(std::size_t i) {
-    static constexpr std::array<Marker, 4> k_markers{Marker::circle, Marker::square, Marker::triangle,
-                                                     Marker::diamond};
+Marker prediction_marker(std::size_t i) {
+    static constexpr std::array<Marker, 4> k_markers{Marker::triangle_down, Marker::pentagon, Marker::cross,
+                                                     Marker::star};
     return k_markers[i % k_markers.size()];
 }
 
@@ -360,6 +361,51 @@ void Document::marker(Marker m, Point p, double r, const std::string& colour_val
                 style_attrs(s)),
             tooltip);
         return;
+    case Marker::triangle_down:
+        m_body += element("polygon",
+                          fmt::format(" points=\"{}\"{}",
+                                      points_attr({{p.x, p.y + 1.2 * r},
+                                                   {p.x + 1.05 * r, p.y - 0.7 * r},
+                                                   {p.x - 1.05 * r, p.y - 0.7 * r}}),
+                                      style_attrs(s)),
+                          tooltip);
+        return;
+    case Marker::pentagon:
+    case Marker::star: {
+        // Regular pentagon, or a five-pointed star (inner radius 0.45 of the outer), point up.
+        const bool star = m == Marker::star;
+        const int corners = star ? 10 : 5;
+        std::vector<Point> pts;
+        for (int k = 0; k < corners; ++k) {
+            const double rr = (star ? 1.35 : 1.1) * r * (star && k % 2 ? 0.45 : 1.0);
+            const double a = -std::numbers::pi / 2 + 2 * std::numbers::pi * k / corners;
+            pts.push_back({p.x + rr * std::cos(a), p.y + rr * std::sin(a)});
+        }
+        m_body +=
+            element("polygon", fmt::format(" points=\"{}\"{}", points_attr(pts), style_attrs(s)), tooltip);
+        return;
+    }
+    case Marker::cross: {
+        // A thick diagonal cross (x) as one outline, arms 0.35 r wide.
+        const double a = 1.0 * r, w = 0.35 * r;
+        m_body += element("polygon",
+                          fmt::format(" points=\"{}\"{}",
+                                      points_attr({{p.x - a, p.y - a + w},
+                                                   {p.x - a + w, p.y - a},
+                                                   {p.x, p.y - w},
+                                                   {p.x + a - w, p.y - a},
+                                                   {p.x + a, p.y - a + w},
+                                                   {p.x + w, p.y},
+                                                   {p.x + a, p.y + a - w},
+                                                   {p.x + a - w, p.y + a},
+                                                   {p.x, p.y + w},
+                                                   {p.x - a + w, p.y + a},
+                                                   {p.x - a, p.y + a - w},
+                                                   {p.x - w, p.y}}),
+                                      style_attrs(s)),
+                          tooltip);
+        return;
+    }
     }
 }
 

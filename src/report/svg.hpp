@@ -83,8 +83,10 @@ struct Style {
     std::string classes; // CSS class names, for the HTML report and for tests
 };
 
-enum class Marker { circle, square, triangle, diamond };
-Marker marker(std::size_t i); // marker shape i (wraps around)
+// Series use circle, square, triangle and diamond; each model's predictions one of the other four, so a
+// prediction's shape never reads as a series (issue 15: distinct colour and shape per visible series).
+enum class Marker { circle, square, triangle, diamond, triangle_down, pentagon, cross, star };
+Marker prediction_marker(std::size_t i); // the i-th model's prediction shape (wraps around)
 
 struct Point {
     double x = 0;

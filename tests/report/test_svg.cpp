@@ -121,9 +121,12 @@ TEST(Svg, DocumentIsWellFormedWithAxesLegendAndGroups) {
     draw_axes(doc, f);
     const std::string clip = doc.define_clip("plot", f.area);
     doc.begin_group("data", clip);
-    for (std::size_t i = 0; i < 4; ++i)
-        doc.marker(marker(i), f.to_pixel(std::pow(10.0, static_cast<double>(i) - 1), 10), 5, colour(i),
-                   i % 2 == 0, "k" + std::to_string(i), "dot");
+    const std::vector<Marker> shapes{Marker::circle,  Marker::square,        Marker::triangle,
+                                     Marker::diamond, Marker::triangle_down, Marker::pentagon,
+                                     Marker::cross,   Marker::star};
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+        doc.marker(shapes[i], f.to_pixel(std::pow(10.0, 0.5 * static_cast<double>(i) - 1), 10), 5, colour(i),
+                   i % 2 == 0, std::string(1, static_cast<char>('a' + i)), "dot");
     doc.end_group();
     draw_legend(doc,
                 {{"a", colour(0), Marker::circle, true, false, ""},
@@ -131,7 +134,7 @@ TEST(Svg, DocumentIsWellFormedWithAxesLegendAndGroups) {
                 {500, 30});
     doc.note({90, 390}, "1 value omitted");
     const auto root = parse_xml(doc.standalone());
-    EXPECT_EQ(root->by_class("dot").size(), 4u);
+    EXPECT_EQ(root->by_class("dot").size(), 8u);
     EXPECT_EQ(root->by_name("clipPath").size(), 1u);
     EXPECT_EQ(root->by_name("clipPath")[0]->attr("id"), "c1-plot");
     EXPECT_EQ(root->by_class("legend-label").size(), 2u);
@@ -140,4 +143,17 @@ TEST(Svg, DocumentIsWellFormedWithAxesLegendAndGroups) {
     // y axis 1..1000 has three decades -> four labelled majors; x 0.01..100 -> five.
     EXPECT_EQ(root->by_class("tick-label").size(), 9u);
     EXPECT_EQ(root->by_class("axis-title").size(), 2u);
+}
+
+TEST(Svg, PredictionShapesAreNeverSeriesShapes) {
+    for (std::size_t i = 0; i < 8; ++i) {
+        const Marker m = prediction_marker(i);
+        EXPECT_NE(m, Marker::circle);
+        EXPECT_NE(m, Marker::square);
+        EXPECT_NE(m, Marker::triangle);
+        EXPECT_NE(m, Marker::diamond);
+        if (i < 3) {
+            EXPECT_NE(m, prediction_marker(i + 1)); // four models, four shapes
+        }
+    }
 }
