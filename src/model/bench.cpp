@@ -75,7 +75,7 @@ std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& 
     return out;
 }
 
-// One epoch of every probe at slot `slot` of round `round`.
+// One epoch of every probe, appended to round `round` as its next slot.
 void run_probes(std::vector<Probe>& probes, int round, bool quick, int threads,
                 measure::suite::Workspace& ws) {
     for (auto& p : probes) {
