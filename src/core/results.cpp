@@ -342,11 +342,7 @@ Results results_from_json(const json& j, const std::string& label) {
             n.probe = probe_kind(x["probe"]);
             n.spread = non_negative(x["spread"]);
             n.floor = non_negative(x["floor"]);
-            // The flag is the run's verdict against its own probe; a summary read back keeps it.
-            for (auto* s : {&kr.measured_seconds, &kr.measured_gflops, &kr.measured_gbs})
-                if (*s)
-                    (*s)->noisy = n.flagged();
-            kr.noise = n;
+            set_noise(kr, n); // a summary read back keeps the run's verdict
         }
         r.kernels.push_back(std::move(kr));
     }
@@ -400,6 +396,13 @@ Results load_results(const std::string& path) {
 
 void save_results(const std::string& path, const Results& r) {
     write_file_atomic(path, results_to_json(r).dump(2) + "\n");
+}
+
+void set_noise(KernelResult& k, const RowNoise& n) {
+    for (auto* s : {&k.measured_seconds, &k.measured_gflops, &k.measured_gbs})
+        if (*s)
+            (*s)->noisy = n.flagged();
+    k.noise = n;
 }
 
 const Prediction* find_prediction(const KernelResult& k, const std::string& model) {

@@ -64,7 +64,7 @@ struct Ceiling {
 // and the host's noise floor for the probe of its bound, both measured in the same run.
 struct RowNoise {
     std::string probe; // memory | core
-    double spread = 0; // core::interquartile_spread of the row's times
+    double spread = 0; // core::interquartile_spread of the row's rates, unit by unit (model/noise.hpp)
     double floor = 0;  // the probe's floor in this run
     bool flagged() const { return spread > floor; }
 };
@@ -138,6 +138,10 @@ nlohmann::json prediction_to_json(const Prediction& p);
 Results results_from_json(const nlohmann::json& j, const std::string& label);
 Results load_results(const std::string& path);
 void save_results(const std::string& path, const Results& r); // atomic, pretty-printed
+
+// Sets k.noise and, from its verdict, the `noisy` flag of k's measured summaries (the run's verdict against
+// its probe replaces the fixed-spread flag).
+void set_noise(KernelResult& k, const RowNoise& n);
 
 // The prediction of `model` in `k`, nullptr when it has none.
 const Prediction* find_prediction(const KernelResult& k, const std::string& model);

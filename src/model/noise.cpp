@@ -98,13 +98,10 @@ core::HostNoise assess_noise(std::vector<core::KernelResult>& rows, const std::v
         const auto it = std::find_if(out.probes.begin(), out.probes.end(),
                                      [&](const core::NoiseProbe& p) { return p.kind == kinds[i]; });
         const core::NoiseProbe& probe = it == out.probes.end() ? out.probes.front() : *it;
-        core::RowNoise n{probe.kind, *spread, probe.floor};
-        for (auto* s : {&r.measured_seconds, &r.measured_gflops, &r.measured_gbs})
-            if (*s)
-                (*s)->noisy = n.flagged();
+        const core::RowNoise n{probe.kind, *spread, probe.floor};
+        core::set_noise(r, n);
         ++out.rows;
         out.flagged += n.flagged();
-        r.noise = n;
     }
     return out;
 }
