@@ -111,10 +111,11 @@ std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                     const std::vector<ProbeRounds>& probes, std::size_t rounds) {
     for (const auto& p : probes) {
+        std::vector<std::vector<double>> units; // per row, one per round
         std::vector<double> all;
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            const auto u = probe_units(p, i, 0);
-            all.insert(all.end(), u.begin(), u.end());
+            units.push_back(probe_units(p, i, 0));
+            all.insert(all.end(), units.back().begin(), units.back().end());
         }
         const auto ref = core::best_k_median(all, 3);
         if (!ref)
@@ -124,9 +125,8 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
             const core::Prediction* b = bound_prediction(r);
             if (kinds[i] != p.kind || !b || !r.measured_seconds)
                 continue;
-            r.bound_fraction_rounds =
-                round_fractions(r.measured_seconds->samples, rounds, probe_units(p, i, 0),
-                                b->seconds_per_iteration * r.iterations, *ref);
+            r.bound_fraction_rounds = round_fractions(r.measured_seconds->samples, rounds, units[i],
+                                                      b->seconds_per_iteration * r.iterations, *ref);
             r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
         }
     }

@@ -181,25 +181,23 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::ve
                 best_gbs = std::max(best_gbs, p->gbs);
         LevelCalibration lc;
         lc.level = level;
-        double sum = 0;
+        std::vector<double> used_gbs;
         for (const auto* p : pts) {
             if (compute_bound(p) || p->gbs < k_plateau_fraction * best_gbs) {
                 lc.excluded.push_back(p->kernel);
             } else {
                 lc.used.push_back(p->kernel);
-                sum += p->gbs;
+                used_gbs.push_back(p->gbs);
             }
         }
-        if (!lc.used.empty())
-            lc.effective_gbs = sum / static_cast<double>(lc.used.size());
-        if (lc.used.size() >= 2) {
+        lc.effective_gbs = core::mean(used_gbs);
+        if (used_gbs.size() >= 2) {
             double ss = 0;
-            for (const auto* p : pts)
-                if (std::find(lc.used.begin(), lc.used.end(), p->kernel) != lc.used.end())
-                    ss += (p->gbs - *lc.effective_gbs) * (p->gbs - *lc.effective_gbs);
-            const double k = static_cast<double>(lc.used.size());
+            for (const double g : used_gbs)
+                ss += (g - *lc.effective_gbs) * (g - *lc.effective_gbs);
+            const double n = static_cast<double>(used_gbs.size());
             lc.effective_gbs_half_width =
-                core::t_quantile_975(lc.used.size() - 1) * std::sqrt(ss / (k - 1) / k);
+                core::t_quantile_975(used_gbs.size() - 1) * std::sqrt(ss / (n - 1) / n);
         }
         out.levels.push_back(lc);
     }

@@ -8,19 +8,30 @@
 
 namespace roofcast::model {
 
+std::vector<std::vector<double>> split_rounds(const std::vector<double>& epochs, std::size_t rounds) {
+    if (rounds == 0 || epochs.empty() || epochs.size() % rounds != 0)
+        return {};
+    const std::size_t per = epochs.size() / rounds;
+    std::vector<std::vector<double>> out;
+    for (std::size_t r = 0; r < rounds; ++r)
+        out.emplace_back(epochs.begin() + static_cast<std::ptrdiff_t>(r * per),
+                         epochs.begin() + static_cast<std::ptrdiff_t>((r + 1) * per));
+    return out;
+}
+
 std::vector<double> row_units(const std::vector<double>& times, std::size_t rounds) {
     std::vector<double> rates;
     for (double t : times)
         if (t > 0)
             rates.push_back(1.0 / t);
-    if (rounds < 2 || rates.size() != times.size() || rates.size() % rounds != 0)
+    if (rounds < 2 || rates.size() != times.size())
         return rates;
-    const std::size_t per = rates.size() / rounds;
+    const auto per_round = split_rounds(rates, rounds);
+    if (per_round.empty())
+        return rates;
     std::vector<double> out;
-    for (std::size_t r = 0; r < rounds; ++r)
-        out.push_back(
-            *core::median(std::vector<double>(rates.begin() + static_cast<std::ptrdiff_t>(r * per),
-                                              rates.begin() + static_cast<std::ptrdiff_t>((r + 1) * per))));
+    for (const auto& round : per_round)
+        out.push_back(*core::median(round));
     return out;
 }
 

@@ -36,6 +36,9 @@ struct ProbeRounds {
 // With one round a unit is an epoch: the row's epochs, and the probe epochs at the row's slot and the
 // next ones, as many as the row has epochs (fewer at the end of the round).
 std::vector<double> row_units(const std::vector<double>& times, std::size_t rounds);
+// A row's epochs (in the order run) cut into `rounds` rounds of equal length; empty when rounds is 0 or
+// the count does not divide evenly.
+std::vector<std::vector<double>> split_rounds(const std::vector<double>& epochs, std::size_t rounds);
 std::vector<double> probe_units(const ProbeRounds& p, std::size_t row, std::size_t epochs_per_round);
 
 // The floor of one probe over `rows` rows: the k_noise_floor_quantile quantile of the interquartile spread
