@@ -11,13 +11,11 @@
 
 #include <fmt/format.h>
 #include <string>
-#include <string_view>
 
 namespace roofcast::cli {
 
 namespace {
 
-// Recognises the kind of a roofcast data file from its top-level keys and validates it fully.
 // The scaling inputs of `roofcast scale` that are not roofcast's own formats, read as `scale` reads them.
 std::string scale_input_summary(const model::scale::Dataset& d, const char* kind) {
     std::string params;
@@ -26,14 +24,11 @@ std::string scale_input_summary(const model::scale::Dataset& d, const char* kind
     return fmt::format("{}, {} series over ({}), {} points", kind, d.series.size(), params, d.point_count());
 }
 
-bool ends_with(const std::string& s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
+// Recognises the kind of a roofcast data file from its extension or top-level keys and validates it fully.
 std::string validate_file(const std::string& path) {
-    if (ends_with(path, ".csv"))
+    if (path.ends_with(".csv"))
         return scale_input_summary(model::scale::read_csv(core::read_file(path), path), "CSV profile");
-    if (ends_with(path, ".txt"))
+    if (path.ends_with(".txt"))
         return scale_input_summary(model::scale::read_extrap_text(core::read_file(path), path),
                                    "Extra-P text");
     const std::string text = core::read_file(path);

@@ -545,17 +545,14 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file) 
 
 Dataset read_any(const std::string& path) {
     const std::string text = core::read_file(path);
-    auto ends_with = [&](std::string_view s) {
-        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-    };
-    if (ends_with(".csv"))
+    if (path.ends_with(".csv"))
         return read_csv(text, path);
-    if (ends_with(".json")) {
+    if (path.ends_with(".json")) {
         if (text.find("\"roofcast-profile\"") != std::string::npos)
             return read_roofcast_profile(text, path);
         return read_extrap_json(text, path);
     }
-    if (ends_with(".txt"))
+    if (path.ends_with(".txt"))
         return read_extrap_text(text, path);
     throw InputError(path, "", "unknown profile format (expected .json, .txt (Extra-P text) or .csv)");
 }

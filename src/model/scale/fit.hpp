@@ -23,8 +23,6 @@
 // zeros, two points) get a model plus a note.
 #pragma once
 
-#include "core/stats.hpp"
-
 #include "model/scale/dataset.hpp"
 
 #include <array>

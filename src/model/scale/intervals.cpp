@@ -1,5 +1,7 @@
 #include "model/scale/fit_detail.hpp"
 
+#include "core/stats.hpp"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
