@@ -73,12 +73,6 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus) {
     return std::sqrt(before.last_bytes * after.first_bytes);
 }
 
-std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
-                                     double previous_level_bytes) {
-    const auto e = llc_edge(std::move(curve), previous_level_bytes);
-    return e ? std::optional<double>(e->bytes) : std::nullopt;
-}
-
 std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> pts, double previous_level_bytes) {
     std::sort(pts.begin(), pts.end());
     if (pts.size() < 5)
@@ -116,27 +110,27 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
     const auto edge = llc_edge(curve, previous);
     if (!edge)
         return false;
-    const std::optional<double> drop = edge->bytes;
+    const double drop = edge->bytes;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);
     // The report stands when the edge lies at it, within the sweep's x1.2 step (the edge is the geometric
     // middle of two points: at least reported / sqrt(1.2) = 0.91 x reported). An edge further below
     // replaces it even when it is not far below: level working sets are half a level, and half of a
     // reported 260 MiB L3 whose usable part ends at 140 MiB measures memory, not L3.
-    if (*drop >= k_reported_edge_fraction * reported && *drop <= 2.0 * reported)
+    if (drop >= k_reported_edge_fraction * reported && drop <= 2.0 * reported)
         return false;
     // Below twice the previous level the "drop" need not be the last-level cache's edge (noise, or
     // the previous level's own edge); keep the report.
     if (topo.caches.size() > 1 &&
-        *drop <= 2.0 * static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
+        drop <= 2.0 * static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes))
         return false;
-    llc.effective_size_bytes = static_cast<std::uint64_t>(*drop);
+    llc.effective_size_bytes = static_cast<std::uint64_t>(drop);
     llc.effective_size_range_bytes =
         std::pair{static_cast<std::uint64_t>(edge->below), static_cast<std::uint64_t>(edge->above)};
     llc.note =
         fmt::format("one-thread sweep drops to memory bandwidth at {} (between the sweep points {} and "
                     "{}), reported size {}; level working sets use the measured size",
-                    core::format_size(*drop), core::format_size(edge->below), core::format_size(edge->above),
+                    core::format_size(drop), core::format_size(edge->below), core::format_size(edge->above),
                     core::format_size(reported));
     return true;
 }

@@ -51,9 +51,6 @@ struct Edge {
     double below = 0, above = 0; // those two points: the edge lies between them
 };
 std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> curve, double previous_level_bytes);
-// llc_edge(...)->bytes.
-std::optional<double> llc_edge_bytes(std::vector<std::pair<double, double>> curve,
-                                     double previous_level_bytes);
 
 // The reported last-level cache size is kept when the measured edge lies at or above this fraction of it.
 inline constexpr double k_reported_edge_fraction = 0.85;

@@ -147,10 +147,10 @@ TEST(EffectiveCache, EdgeSurvivesNoiseThatSplitsPlateaus) {
     for (auto& [x, bw] : pts)
         if (x > 400 * k_mib)
             bw *= 0.8;
-    const auto edge = llc_edge_bytes(pts, 2 * k_mib);
+    const auto edge = llc_edge(pts, 2 * k_mib);
     ASSERT_TRUE(edge.has_value());
-    EXPECT_GT(*edge, 96 * k_mib / 1.2);
-    EXPECT_LT(*edge, 96 * k_mib * 1.2);
+    EXPECT_GT(edge->bytes, 96 * k_mib / 1.2);
+    EXPECT_LT(edge->bytes, 96 * k_mib * 1.2);
 }
 
 TEST(EffectiveCache, AgreeingSweepKeepsTheReportedSize) {
