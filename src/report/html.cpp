@@ -89,8 +89,7 @@ std::string kernel_spread_cell(const core::KernelResult& k) {
     if (!k.noise)
         return h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops);
     const std::string why = row_noise_text(k);
-    return "<span title=\"" + h(why) + "\">" + h(fmt::format("{:.1f} %", 100.0 * k.noise->spread)) +
-           "</span>" +
+    return "<span title=\"" + h(why) + "\">" + h(row_spread_text(*k.noise)) + "</span>" +
            (k.noise->flagged() ? "<span class=\"badge noisy\" title=\"" + h(why) + "\">NOISY</span>" : "");
 }
 

@@ -29,17 +29,19 @@ std::string host_noise_text(const core::Results& r) {
     t += fmt::format("; {} of {} rows moved more than their probe's floor (NOISY).", h.flagged, h.rows);
     t += " Each kernel ran between two probe epochs in every round; its verdicts use its best epochs, and a "
          "row is flagged only when its interquartile spread exceeds what the host did under its probe at the "
-         "same "
-         "moments.";
+         "same moments.";
     return t;
+}
+
+std::string row_spread_text(const core::RowNoise& n) {
+    return fmt::format("{:.1f} %", 100.0 * n.spread);
 }
 
 std::string row_noise_text(const core::KernelResult& k) {
     if (!k.noise)
         return "";
-    return fmt::format("interquartile spread {:.1f} % {} the {} probe's floor {:.1f} %",
-                       100.0 * k.noise->spread, k.noise->flagged() ? "above" : "within", k.noise->probe,
-                       100.0 * k.noise->floor);
+    return fmt::format("interquartile spread {} {} the {} probe's floor {:.1f} %", row_spread_text(*k.noise),
+                       k.noise->flagged() ? "above" : "within", k.noise->probe, 100.0 * k.noise->floor);
 }
 
 } // namespace roofcast::report

@@ -13,6 +13,8 @@ namespace roofcast::report {
 // 12.0 %; core probe ...; 5 of 73 rows above their probe's floor (NOISY)", then what roofcast did.
 // Empty when the run had no probes.
 std::string host_noise_text(const core::Results& r);
+// "14.2 %": the interquartile spread the row's NOISY flag is judged by.
+std::string row_spread_text(const core::RowNoise& n);
 // "interquartile spread 14.2 % above the memory probe's floor 9.0 %"; empty for a row without noise data.
 std::string row_noise_text(const core::KernelResult& k);
 

@@ -53,10 +53,9 @@ std::string format_run_summary(const core::Results& r) {
         const std::optional<core::Summary>& m = by_bytes ? k.measured_gbs : k.measured_gflops;
         const std::string measured = !m ? "-" : by_bytes ? gbs_text(m->median) : gflops_text(m->median);
         // The interquartile spread the NOISY flag compares with the host's floor, where the run had probes.
-        const std::string spread =
-            !m        ? "-"
-            : k.noise ? fmt::format("{:.1f} %", 100.0 * k.noise->spread) + (k.noise->flagged() ? "!" : "")
-                      : spread_percent(*m) + (m->noisy ? "!" : "");
+        const std::string spread = !m        ? "-"
+                                   : k.noise ? row_spread_text(*k.noise) + (k.noise->flagged() ? "!" : "")
+                                             : spread_percent(*m) + (m->noisy ? "!" : "");
         std::string predicted = "-";
         if (p && by_bytes && p->seconds_per_iteration > 0)
             predicted = gbs_text(farthest_level_bytes(k) / p->seconds_per_iteration / 1e9);
