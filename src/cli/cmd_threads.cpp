@@ -35,6 +35,7 @@ struct ThreadsOptions {
     std::vector<std::string> predict;
     double bytes_per_n = 8.0;
     int repetitions = 3;
+    double timeout = 600; // seconds per run of --command; 0 = no limit
     int epochs = 5;
     int holdout = 0;
     bool json = false;
@@ -132,6 +133,8 @@ void run_threads(const ThreadsOptions& o) {
     if (o.holdout < 0 || o.holdout == 1 || o.holdout > 100)
         throw core::InputError("", "--holdout",
                                "expected 0 (fit on everything) or k in 2..100 (hold out every k-th point)");
+    if (!(std::isfinite(o.timeout) && o.timeout >= 0))
+        throw core::InputError("", "--timeout", "expected seconds >= 0 (0 = no limit)");
     for (const std::string& input : {o.from, o.machine}) {
         std::error_code ec;
         if (!o.output.empty() && !input.empty() && std::filesystem::equivalent(o.output, input, ec))
@@ -197,6 +200,7 @@ void run_threads(const ThreadsOptions& o) {
             co.args = args;
             co.time_regex = o.time_regex;
             co.repetitions = o.repetitions;
+            co.timeout_s = o.timeout;
             keep("command", measure::sweep_command(co, sizes, threads));
         } else {
             if (o.api != "omp" && o.api != "pthread" && o.api != "both")
@@ -250,6 +254,9 @@ void add_threads_command(CLI::App& app) {
     cmd->add_option("--bytes-per-n", o->bytes_per_n,
                     "working-set bytes per unit of n of the program (default 8)");
     cmd->add_option("--repetitions", o->repetitions, "runs of the program per point (default 3)");
+    cmd->add_option("--timeout", o->timeout,
+                    "seconds: a run of the program still going after this is killed and its point left out "
+                    "(default 600; 0 = no limit)");
     cmd->add_option("--epochs", o->epochs, "timed epochs per point of a built-in kernel (default 5)");
     cmd->add_option("--sizes", o->sizes, "sizes n (elements): comma-separated list or auto (default)");
     cmd->add_option("--threads", o->threads,

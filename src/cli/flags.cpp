@@ -8,7 +8,7 @@ namespace roofcast::cli {
 namespace {
 
 // Option fields of the library layers and the flags that set them.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k_flags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_flags{{
     {"threads", "--threads"},
     {"kernels", "--kernels"},
     {"kernel", "--kernel"},
@@ -20,6 +20,13 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k_flags{
     {"suite", "--suite"},
     {"model", "--model"},
     {"select", "--select"},
+    {"command", "--command"},
+    {"time_regex", "--time-regex"},
+    {"sizes", "--sizes"},
+    {"sizes_threads", "--sizes/--threads"},
+    {"backend", "--backend"},
+    {"repeat", "--repeat"},
+    {"predict", "--predict"},
 }};
 
 } // namespace

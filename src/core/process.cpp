@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,38 @@ std::vector<char*> c_strings(std::vector<std::string>& store) {
         out.push_back(s.data());
     out.push_back(nullptr);
     return out;
+}
+
+// Waits until `pid` ends or `timeout_s` passes, without reaping it; false at the timeout. A pidfd
+// (Linux 5.3) becomes readable when the process ends; where pidfd_open is missing, a 1 ms polling
+// loop of waitid(WNOWAIT) stands in.
+bool wait_until_exit(pid_t pid, double timeout_s) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+    const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) {
+            if (fd >= 0)
+                ::close(fd);
+            return false;
+        }
+        if (fd >= 0) {
+            pollfd p{fd, POLLIN, 0};
+            const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+            if (ready > 0) {
+                ::close(fd);
+                return true;
+            }
+            continue;
+        }
+        siginfo_t info{};
+        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            info.si_pid == pid)
+            return true;
+        ::usleep(1000);
+    }
 }
 
 // A wait status as a shell reports it: the exit status, or 128 + the signal that ended the program.
@@ -82,8 +115,15 @@ int run_program(const std::vector<std::string>& args, const RunOptions& opt) {
         return -1;
     }
     int status = 0;
-    if (::waitpid(pid, &status, 0) < 0)
-        return -1;
+    if (opt.timeout_s > 0 && !wait_until_exit(pid, opt.timeout_s)) {
+        ::kill(pid, SIGKILL);
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        return k_timed_out;
+    }
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
     return exit_code(status);
 }
 

@@ -15,10 +15,16 @@ std::optional<std::filesystem::path> find_in_path(const std::string& program);
 struct RunOptions {
     std::vector<std::string> extra_env; // "NAME=value" entries added to this process's environment
     std::string output_log; // stdout and stderr to this file ("" = inherited); stdin from /dev/null
+    double timeout_s = 0;   // > 0: the program is killed (SIGKILL) past this many seconds; 0 = no limit
 };
 
+// run_program's status for a program killed at RunOptions::timeout_s.
+inline constexpr int k_timed_out = -2;
+
 // Runs args[0] (looked up in $PATH) with args and waits for it. Returns its exit status (128 + the signal
-// when a signal ended it), or -1 when it could not be started (errno then says why).
+// when a signal ended it), -1 when it could not be started (errno then says why), or k_timed_out when it
+// ran past opt.timeout_s and was killed. The wait wakes when the program ends (a pidfd), so the caller's
+// wall-clock time around the call is the program's, not a polling interval's.
 int run_program(const std::vector<std::string>& args, const RunOptions& opt = {});
 
 // A helper executable that ships beside roofcast (the MPI probe, the stencil runner): the path in

@@ -395,7 +395,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
         m.mpi = std::move(mpi.figures);
         m.notes.push_back(mpi.note);
     } else {
-        m.notes.push_back("MPI: not measured (--no-mpi)");
+        m.notes.push_back("MPI: not measured (switched off for this run)");
     }
     m.topology = topo;
     progress(1.0, "done");

@@ -175,7 +175,7 @@ std::uint64_t capacity_bytes_per_thread(std::uint64_t working_set_bytes, int thr
 core::StreamCapacity measure_stream_capacity(StreamCapacitySetup setup, const StreamBuffers& shared) {
     const int threads = shared.threads();
     // Buffers of their own when the shared ones cannot hold the padded arrays (a run with a small
-    // --max-size).
+    // maximum working set).
     const std::uint64_t need = capacity_bytes_per_thread(setup.working_set_bytes, threads, setup.streams);
     std::optional<StreamBuffers> own;
     if (need > shared.bytes_per_thread())

@@ -65,7 +65,7 @@ double kernel_bytes_per_element(const std::string& kernel) {
         return 8.0;
     if (kernel == "triad")
         return 24.0;
-    throw core::InputError("", "--kernel", fmt::format("expected norm2 or triad, got '{}'", kernel));
+    throw core::InputError("", "kernel", fmt::format("expected norm2 or triad, got '{}'", kernel));
 }
 
 SweepResult sweep_kernel(const std::string& kernel, ThreadApi api, const std::vector<std::uint64_t>& sizes,
@@ -141,16 +141,16 @@ std::vector<std::string> split_command(const std::string& text) {
         }
     }
     if (quote)
-        throw core::InputError("", "--command", fmt::format("expected a closing {} quote", quote));
+        throw core::InputError("", "command", fmt::format("expected a closing {} quote", quote));
     if (have)
         args.push_back(cur);
     if (args.empty())
-        throw core::InputError("", "--command", "expected a program and its arguments, e.g. './app {n} {s}'");
+        throw core::InputError("", "command", "expected a program and its arguments, e.g. './app {n} {s}'");
     const bool has_n =
         std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.find("{n}") != a.npos; });
     if (!has_n)
         throw core::InputError(
-            "", "--command",
+            "", "command",
             "expected arguments containing {n} (the problem size; {s}, the thread count, is optional)");
     return args;
 }
@@ -189,7 +189,7 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
         try {
             std::regex check(opt.time_regex);
         } catch (const std::regex_error&) {
-            throw core::InputError("", "--time-regex", "expected a valid ECMAScript regular expression");
+            throw core::InputError("", "time_regex", "expected a valid ECMAScript regular expression");
         }
     }
     const auto log =
@@ -201,6 +201,7 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
             core::RunOptions ro;
             ro.extra_env = {fmt::format("OMP_NUM_THREADS={}", s)};
             ro.output_log = log.string();
+            ro.timeout_s = opt.timeout_s;
             std::vector<double> samples;
             std::string failure;
             for (int r = 0; r < std::max(1, opt.repetitions) && failure.empty(); ++r) {
@@ -209,8 +210,9 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                 const double wall =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 if (rc != 0) {
-                    failure = rc < 0 ? fmt::format("could not start {}", args[0])
-                                     : fmt::format("exit status {}", rc);
+                    failure = rc == core::k_timed_out ? fmt::format("killed after {:g} s", opt.timeout_s)
+                              : rc < 0                ? fmt::format("could not start {}", args[0])
+                                                      : fmt::format("exit status {}", rc);
                     break;
                 }
                 if (opt.time_regex.empty()) {
@@ -226,7 +228,7 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                     std::replace(shown.begin(), shown.end(), '\n', ' ');
                     std::filesystem::remove(log);
                     throw core::InputError(
-                        "", "--time-regex",
+                        "", "time_regex",
                         fmt::format("expected a non-negative number matching '{}' in the output of "
                                     "the run at n={} s={}; it printed '{}'",
                                     opt.time_regex, n, s, shown));
@@ -242,9 +244,9 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
     std::error_code ec;
     std::filesystem::remove(log, ec);
     if (out.points.empty() && out.failures.empty())
-        throw core::InputError("", "--sizes/--threads", "expected at least one size and one thread count");
+        throw core::InputError("", "sizes", "expected at least one size and one thread count");
     if (out.points.empty())
-        throw core::Error(fmt::format("--command: the program failed at every point (first: n={} s={}: {})",
+        throw core::Error(fmt::format("the program failed at every point (first: n={} s={}: {})",
                                       out.failures.front().n, out.failures.front().threads,
                                       out.failures.front().reason));
     return out;

@@ -39,7 +39,7 @@ struct SweepResult {
 };
 
 // Working-set bytes per element of a built-in kernel: norm2 reads one double array (8), triad
-// a[i] = b[i] + q*c[i] touches three (24). Throws core::InputError(field "--kernel") for other names.
+// a[i] = b[i] + q*c[i] touches three (24). Throws core::InputError(field "kernel") for other names.
 double kernel_bytes_per_element(const std::string& kernel);
 
 // Times `kernel` at every (n, s) of the grid with one API.
@@ -50,10 +50,11 @@ struct CommandOptions {
     std::vector<std::string> args; // program and arguments, with {n} and optionally {s}
     std::string time_regex;        // "" = wall time; else the first group (or the match) is seconds
     int repetitions = 3;
+    double timeout_s = 0; // > 0: a run still going after this many seconds is killed and left out
 };
 
 // Splits 'PROGRAM ARGS' at blanks, honouring single and double quotes. Throws core::InputError
-// (field "--command") on an empty command, an unclosed quote, or arguments without {n}.
+// (field "command") on an empty command, an unclosed quote, or arguments without {n}.
 std::vector<std::string> split_command(const std::string& text);
 
 // {n} and {s} replaced in every argument.
@@ -63,8 +64,9 @@ std::vector<std::string> substitute(const std::vector<std::string>& args, std::u
 // one) parsed as a number. nullopt when nothing matches or the text is not a finite non-negative number.
 std::optional<double> parse_printed_time(const std::string& output, const std::string& regex);
 
-// Runs the program at every (n, s). Throws core::InputError (field "--time-regex") when a run succeeds
-// but its output holds no parsable time, and core::Error when no point could be measured at all.
+// Runs the program at every (n, s). Throws core::InputError (field "time_regex") when a run succeeds
+// but its output holds no parsable time, and core::Error when no point could be measured at all. A run
+// killed at opt.timeout_s is a failure of its point, like a non-zero exit.
 SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint64_t>& sizes,
                           const std::vector<int>& threads);
 

@@ -30,6 +30,15 @@ TEST(Process, RunProgramReturnsStatusAndWritesTheLog) {
     EXPECT_EQ(run_program({}), -1);
 }
 
+TEST(Process, RunProgramKillsAProgramPastItsTimeoutAndWaitsForOneThatEndsInTime) {
+    RunOptions o;
+    o.timeout_s = 0.3;
+    EXPECT_EQ(run_program({"sleep", "30"}, o), k_timed_out);
+    EXPECT_EQ(run_program({"sh", "-c", "exit 3"}, o), 3);
+    o.timeout_s = 30;
+    EXPECT_EQ(run_program({"sh", "-c", "sleep 0.05; exit 4"}, o), 4);
+}
+
 TEST(Process, FindCompanionPrefersTheEnvironmentThenBesideThenTheBuildPath) {
     ::setenv("ROOFCAST_TEST_COMPANION", "/bin/sh", 1);
     EXPECT_EQ(find_companion("no-such-companion", "ROOFCAST_TEST_COMPANION", nullptr), "/bin/sh");

@@ -27,7 +27,7 @@ if ! "$roofcast" machine --quick --no-mpi --kernels load --threads 1 --isa scala
     -o "$tmp/nompi/m.yaml" >/dev/null; then
     echo "--no-mpi run failed"
     fail=1
-elif grep -q "^mpi:" "$tmp/nompi/m.yaml" || ! grep -q "MPI: not measured (--no-mpi)" "$tmp/nompi/m.yaml"; then
+elif grep -q "^mpi:" "$tmp/nompi/m.yaml" || ! grep -q "MPI: not measured (switched off for this run)" "$tmp/nompi/m.yaml"; then
     echo "--no-mpi: unexpected mpi section or missing note"
     fail=1
 fi

@@ -74,6 +74,18 @@ grep -q "held-out points" "$tmp/table.txt" || { echo "no hold-out in the table";
 "$roofcast" report "$tmp/out.json" -o "$tmp/rep" >/dev/null || { echo "report failed"; fail=1; }
 grep -q "Threads: T(n, s)" "$tmp/rep/index.html" || { echo "no threads section in the report"; fail=1; }
 
+# A run that hangs is killed at --timeout and its point left out; the sweep goes on.
+cat >"$tmp/hang.sh" <<'PROG'
+[ "$1" -eq 6000 ] && [ "$2" -eq 2 ] && exec sleep 60
+exec sh "$(dirname "$0")/prog.sh" "$1" "$2"
+PROG
+if ! "$roofcast" threads --command "sh $tmp/hang.sh {n} {s}" --time-regex 'elapsed ([0-9.e+-]+)' --sizes $sizes \
+    --threads 1,2,3,4,5,6 --machine "$tmp/machine.yaml" --repetitions 1 --timeout 0.5 --json >"$tmp/hang.json" 2>"$tmp/err"; then
+    echo "threads with a hanging point failed:"; cat "$tmp/err"; fail=1
+elif ! grep -q "left out n=6000 s=2: killed after 0.5 s" "$tmp/hang.json"; then
+    echo "no note for the killed run"; fail=1
+fi
+expect_error threads "'--timeout'" --command "sh $tmp/prog.sh {n} {s}" --timeout -1 --sizes 10 --threads 1
 expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3
 expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time-regex 'took ([0-9]+)' --sizes 10 --threads 1 --machine "$tmp/machine.yaml"
 expect_error threads "'--sizes'" --command "sh $tmp/prog.sh {n} {s}" --sizes 0,100 --threads 1,2,3

@@ -167,7 +167,7 @@ TEST(ScaleReaders, ParsePoint) {
     EXPECT_EQ(input_error_of([] {
                   parse_point("cores=256", {"cores", "size"});
               }),
-              "field '--predict': expected cores=NUMBER,size=NUMBER, got 'cores=256'");
+              "field 'predict': expected cores=NUMBER,size=NUMBER, got 'cores=256'");
     EXPECT_EQ(input_error_of([] { parse_point("lots", {"cores"}); }),
-              "field '--predict': expected a number (or cores=NUMBER), got 'lots'");
+              "field 'predict': expected a number (or cores=NUMBER), got 'lots'");
 }

@@ -201,8 +201,7 @@ BackendChoice choose_backend(const std::string& requested) {
     static const std::set<std::string> known = {"auto", "papi", "perf", "cachegrind", "time"};
     if (!known.count(requested))
         throw core::InputError(
-            "", "--backend",
-            fmt::format("expected auto, papi, perf, cachegrind or time, got '{}'", requested));
+            "", "backend", fmt::format("expected auto, papi, perf, cachegrind or time, got '{}'", requested));
     std::string papi_why;
     const bool is_auto = requested == "auto";
     std::vector<std::string> why_not;
@@ -212,7 +211,7 @@ BackendChoice choose_backend(const std::string& requested) {
             return {"papi", fmt::format("PAPI can add {} here", fmt::join(presets, ", "))};
         const std::string no = "PAPI: no preset can be added here (" + papi_why + ")";
         if (!is_auto)
-            throw core::Unsupported("--backend papi: " + no + "; " + what_exists());
+            throw core::Unsupported("the papi backend: " + no + "; " + what_exists());
         why_not.push_back(no);
     }
     if (requested == "perf" || is_auto) {
@@ -226,7 +225,7 @@ BackendChoice choose_backend(const std::string& requested) {
             return {"perf", (why_not.empty() ? "" : fmt::format("{}; ", fmt::join(why_not, "; "))) +
                                 "perf: cpu-clock sampling works"};
         if (!is_auto)
-            throw core::Unsupported("--backend perf: " + no + "; " + what_exists());
+            throw core::Unsupported("the perf backend: " + no + "; " + what_exists());
         why_not.push_back(no);
     }
     if (requested == "cachegrind" || is_auto) {
@@ -235,7 +234,7 @@ BackendChoice choose_backend(const std::string& requested) {
                                       "valgrind's cachegrind is installed"};
         const std::string no = "cachegrind: valgrind is not installed (Debian package valgrind)";
         if (!is_auto)
-            throw core::Unsupported("--backend cachegrind: " + no + "; " + what_exists());
+            throw core::Unsupported("the cachegrind backend: " + no + "; " + what_exists());
         why_not.push_back(no);
     }
     return {"time",
@@ -259,11 +258,12 @@ CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine) 
     }
     if (caches.empty()) {
         caches = detect_topology().caches;
-        from = "hwloc's reported sizes (no --machine: the last level is the reported size, not the effective "
-               "size `roofcast machine` measures)";
+        from =
+            "hwloc's reported sizes (no machine file: the last level is the reported size, not the effective "
+            "size `roofcast machine` measures)";
     }
     if (caches.empty())
-        throw core::Unsupported("cachegrind: no cache sizes known (give --machine FILE)");
+        throw core::Unsupported("cachegrind: no cache sizes known (give a machine file)");
     const auto& l1 = caches.front();
     const auto& ll = caches.back();
     c.d1 = cache_geometry("D1", l1.size_bytes, l1.associativity.value_or(8), l1.line_bytes);
@@ -299,8 +299,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     if (req.command.empty())
         throw core::InputError("", "PROGRAM", "expected a program to profile after --");
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
-        throw core::InputError("", "--repeat",
-                               fmt::format("expected 1..{}", core::k_profile_max_repetitions));
+        throw core::InputError("", "repeat", fmt::format("expected 1..{}", core::k_profile_max_repetitions));
     const std::string program = resolve_program(req.command.front());
     const BackendChoice choice = choose_backend(req.backend);
     say(fmt::format("backend: {} ({})", choice.backend, req.backend == "auto" ? choice.reason : "requested"));
@@ -311,8 +310,8 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
         const auto mpirun = core::find_in_path("mpirun");
         if (!mpirun)
             throw core::Unsupported(
-                fmt::format("--ranks {}: no mpirun on PATH (scripts/install-deps.sh installs "
-                            "Open MPI); without --ranks the program runs as one process",
+                fmt::format("{} ranks: no mpirun on PATH (scripts/install-deps.sh installs "
+                            "Open MPI); as one process the program runs without mpirun",
                             req.ranks));
         launch = {mpirun->string(), "-np", std::to_string(req.ranks)};
         if (req.ranks > online_cores()) {
@@ -395,7 +394,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
         if (caches && valgrind_decode_failure(tool_log))
             throw core::Error(fmt::format(
                 "{}: valgrind cannot decode an instruction of the program (AVX-512?): rebuild it for "
-                "x86-64-v3 (-march=x86-64-v3) to profile with cachegrind, or use --backend time or perf",
+                "x86-64-v3 (-march=x86-64-v3) to profile with cachegrind, or use the time or perf backend",
                 req.command.front()));
         if (rc != 0) {
             const std::string out = read_or_empty(run.output_log);

@@ -662,12 +662,12 @@ Coord parse_point(const std::string& text, const std::vector<std::string>& param
         std::string_view t = text;
         if (const auto eq = t.find('='); eq != std::string_view::npos) {
             if (trim(t.substr(0, eq)) != parameters[0])
-                throw InputError("", "--predict", expected);
+                throw InputError("", "predict", expected);
             t = t.substr(eq + 1);
         }
         const auto v = to_number(t);
         if (!v || !std::isfinite(*v))
-            throw InputError("", "--predict", expected);
+            throw InputError("", "predict", expected);
         c[0] = *v;
         return c;
     }
@@ -675,18 +675,18 @@ Coord parse_point(const std::string& text, const std::vector<std::string>& param
     for (const auto& part : split_csv(text)) {
         const auto eq = part.find('=');
         if (eq == std::string::npos)
-            throw InputError("", "--predict", expected);
+            throw InputError("", "predict", expected);
         const std::string name = trim(std::string_view(part).substr(0, eq));
         const auto it = std::find(parameters.begin(), parameters.end(), name);
         const auto v = to_number(std::string_view(part).substr(eq + 1));
         if (it == parameters.end() || !v || !std::isfinite(*v))
-            throw InputError("", "--predict", expected);
+            throw InputError("", "predict", expected);
         const auto k = static_cast<std::size_t>(it - parameters.begin());
         c[k] = *v;
         seen[k] = true;
     }
     if (std::find(seen.begin(), seen.end(), false) != seen.end())
-        throw InputError("", "--predict", expected);
+        throw InputError("", "predict", expected);
     return c;
 }
 

@@ -69,7 +69,7 @@ void merge(Dataset& into, Dataset more, const std::string& file);
 void normalize(Dataset& d);
 
 // Parses "256" (one parameter) or "cores=256,size=1e6" into a coordinate for `parameters`.
-// Throws InputError(file="", field="--predict") naming the expected form.
+// Throws InputError(file="", field="predict") naming the expected form.
 Coord parse_point(const std::string& text, const std::vector<std::string>& parameters);
 std::string format_point(const Coord& x, const std::vector<std::string>& parameters);
 

@@ -22,7 +22,7 @@ double element_bytes(const std::string& kernel) {
         return 8;
     if (kernel == "himeno")
         return 4;
-    throw core::InputError("", "--kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
+    throw core::InputError("", "kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
 }
 
 double flops_per_point(const std::string& kernel) {
@@ -31,7 +31,7 @@ double flops_per_point(const std::string& kernel) {
         return 8;
     if (kernel == "himeno")
         return 34;
-    throw core::InputError("", "--kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
+    throw core::InputError("", "kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
 }
 
 int max_k(const StencilProblem& p) {
@@ -205,7 +205,7 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
     if (!alpha || !beta)
         throw core::InputError(file, !alpha ? "mpi.alpha_s" : "mpi.beta_gbs",
                                "expected the MPI Hockney figures (measure them with `roofcast machine`, or "
-                               "give --alpha and --beta)");
+                               "give alpha and beta as options)");
     if (*alpha < 0 || !(*beta > 0))
         throw core::InputError(file, "mpi", "expected alpha >= 0 s and beta > 0 GB/s");
     out.inputs.alpha_s = *alpha;

@@ -116,14 +116,14 @@ Target parse_target(const std::string& text) {
             have_s = true;
         } else {
             throw core::InputError(
-                "", "--predict",
+                "", "predict",
                 fmt::format("expected n=SIZE,s=THREADS with positive numbers (s an integer), got '{}'",
                             text));
         }
         start = end + 1;
     }
     if (!have_n || !have_s)
-        throw core::InputError("", "--predict", fmt::format("expected both n= and s=, got '{}'", text));
+        throw core::InputError("", "predict", fmt::format("expected both n= and s=, got '{}'", text));
     return t;
 }
 

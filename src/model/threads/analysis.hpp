@@ -24,7 +24,7 @@ struct Target {
     int s = 1;
 };
 
-// Parses "n=1e6,s=4" (either order); throws core::InputError(field "--predict").
+// Parses "n=1e6,s=4" (either order); throws core::InputError(field "predict").
 Target parse_target(const std::string& text);
 
 struct PredictionRow {

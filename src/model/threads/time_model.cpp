@@ -160,7 +160,7 @@ double solve(ThreadsModel& m, const std::vector<Measurement>& pts) {
         qr.setThreshold(1e-10);
         if (static_cast<std::size_t>(qr.rank()) < cols)
             throw core::InputError(
-                "", "--sizes/--threads",
+                "", "sizes_threads",
                 fmt::format("expected points that determine the {} model ({} parameters, rank {}): at "
                             "least 3 distinct thread counts and 3 sizes per regime",
                             to_string(m.kind), cols, qr.rank()));
@@ -390,7 +390,7 @@ double relative_rss(const ThreadsModel& m, const std::vector<Measurement>& pts) 
 
 ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurement>& pts) {
     if (pts.empty())
-        throw core::InputError("", "--sizes/--threads", "expected at least one measured point");
+        throw core::InputError("", "sizes_threads", "expected at least one measured point");
     for (const auto& p : pts)
         if (!(p.seconds.median > 0) || !(p.n > 0) || p.s < 1)
             throw core::InputError(
@@ -403,7 +403,7 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
     // θ0 + θ1·s and T_seq/s cannot be told apart on fewer than three thread counts.
     if (counts.size() < 3)
         throw core::InputError(
-            "", "--threads",
+            "", "threads",
             fmt::format("expected at least 3 distinct thread counts (θ(s) has 2 parameters and T_seq(n)/s "
                         "one more), got {}",
                         counts.size()));
