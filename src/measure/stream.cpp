@@ -5,10 +5,8 @@
 #include "measure/affinity.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <immintrin.h>
 #include <omp.h>
-#include <sys/mman.h>
 
 namespace roofcast::measure {
 
@@ -150,45 +148,29 @@ void pin_team(int threads) {
 
 StreamBuffers::StreamBuffers(int threads, std::uint64_t max_working_set_bytes)
     : m_threads(std::max(1, threads)) {
-    const std::uint64_t huge = std::uint64_t{2} << 20;
     const std::uint64_t per_thread =
         max_working_set_bytes / static_cast<std::uint64_t>(m_threads) + 4 * k_array_pad_bytes;
-    const std::uint64_t align = per_thread >= huge ? huge : 64;
+    const std::uint64_t align = per_thread >= k_huge_page ? k_huge_page : k_alignment;
     m_bytes_per_thread = (per_thread + align - 1) / align * align;
-    m_base.assign(static_cast<std::size_t>(m_threads), nullptr);
+    m_arrays.resize(static_cast<std::size_t>(m_threads));
     bool failed = false;
 #pragma omp parallel num_threads(m_threads)
     {
         const int t = omp_get_thread_num();
         pin_to_slot(t);
-        void* p = std::aligned_alloc(align, m_bytes_per_thread);
-        if (p == nullptr) {
+        try {
+            AlignedArray<double> mine(m_bytes_per_thread / sizeof(double));
+            // First touch by the owning (pinned) thread places the pages on its NUMA node.
+            std::fill_n(mine.data(), mine.size(), 1.0);
+            m_arrays[static_cast<std::size_t>(t)] = std::move(mine);
+        } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             failed = true;
-        } else {
-            if (align == huge)
-                madvise(p, m_bytes_per_thread, MADV_HUGEPAGE);
-            // First touch by the owning (pinned) thread places the pages on its NUMA node.
-            std::fill_n(static_cast<double*>(p), m_bytes_per_thread / sizeof(double), 1.0);
-            m_base[static_cast<std::size_t>(t)] = static_cast<double*>(p);
         }
     }
-    if (failed) {
-        release();
+    if (failed)
         throw core::Error("cannot allocate " + std::to_string(m_bytes_per_thread) +
                           " bytes per thread for the bandwidth kernels");
-    }
-}
-
-StreamBuffers::~StreamBuffers() {
-    release();
-}
-
-void StreamBuffers::release() {
-    for (double*& p : m_base) {
-        std::free(p);
-        p = nullptr;
-    }
 }
 
 std::uint64_t StreamBuffers::max_working_set_bytes() const {

@@ -10,6 +10,7 @@
 #include "core/machine.hpp"
 #include "core/stream_catalogue.hpp"
 #include "measure/harness.hpp"
+#include "measure/pages.hpp"
 
 #include <array>
 #include <cstdint>
@@ -50,19 +51,19 @@ std::string stream_isa();
 class StreamBuffers {
 public:
     StreamBuffers(int threads, std::uint64_t max_working_set_bytes); // throws core::Error when out of memory
-    ~StreamBuffers();
     StreamBuffers(const StreamBuffers&) = delete;
     StreamBuffers& operator=(const StreamBuffers&) = delete;
     int threads() const { return m_threads; }
-    double* base(int thread) const { return m_base[static_cast<std::size_t>(thread)]; }
+    double* base(int thread) const { return m_arrays[static_cast<std::size_t>(thread)].data(); }
     std::uint64_t bytes_per_thread() const { return m_bytes_per_thread; }
     std::uint64_t max_working_set_bytes() const;
 
 private:
-    void release();
     int m_threads = 1;
     std::uint64_t m_bytes_per_thread = 0;
-    std::vector<double*> m_base;
+    // One per thread, allocated and first touched by it. Mutable: the kernels write into the arrays of
+    // a buffer set that itself does not change.
+    mutable std::vector<AlignedArray<double>> m_arrays;
 };
 
 // Measures one kernel with the buffers' pinned threads over a total working set (at most the

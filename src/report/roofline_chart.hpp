@@ -108,7 +108,6 @@ struct Chart {
     // roofline_labels.cpp: the labels of the roofs and the kernels, and the legend.
     void draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer,
                           svg::LabelPlacer& texts) const;
-    std::size_t level_index(const std::string& level) const;
     // Candidate boxes for a w×h label around a point, ring by ring: right, left, above, below and the
     // four diagonals at distance r, then farther rings (joined to the point by a leader line).
     static std::vector<svg::Box> ring(svg::Point at, double w, double h, double r);

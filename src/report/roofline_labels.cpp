@@ -95,13 +95,6 @@ void Chart::draw_roof_labels(svg::Document& doc, const svg::Frame& f, svg::Label
     }
 }
 
-std::size_t Chart::level_index(const std::string& level) const {
-    for (std::size_t i = 0; i < machine.levels.size(); ++i)
-        if (machine.levels[i].name == level)
-            return i;
-    return machine.levels.size();
-}
-
 std::vector<svg::Box> Chart::ring(svg::Point at, double w, double h, double r) {
     return {{at.x + r, at.y - h / 2, w, h},
             {at.x - r - w, at.y - h / 2, w, h},

@@ -1,7 +1,7 @@
 #include "measure/suite/runners.hpp"
 
+#include "measure/pages.hpp"
 #include "measure/stream.hpp"
-#include "measure/suite/aligned.hpp"
 #include "measure/suite/tuned_kernels.hpp"
 
 #include <algorithm>

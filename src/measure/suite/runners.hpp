@@ -7,7 +7,7 @@
 #pragma once
 
 #include "measure/harness.hpp"
-#include "measure/suite/aligned.hpp"
+#include "measure/pages.hpp"
 #include "measure/suite/kernels.hpp"
 
 #include <array>

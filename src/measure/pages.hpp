@@ -1,8 +1,10 @@
-// A 64-byte aligned, uninitialised array for the kernel suite. Memory is not touched on allocation so
-// that the first write (done by the same threads, with the same static schedule as the timed loop)
-// places every page next to the core that will use it ("first touch"). Arrays of 2 MiB and more are
-// aligned to 2 MiB and advised as transparent huge pages, as the machine's bandwidth kernels are
-// (measure/stream.cpp): the roofs the suite is compared with are measured without 4 KiB TLB misses.
+// The one allocation rule of every measured kernel: the machine's bandwidth kernels (StreamBuffers,
+// measure/stream.cpp) and the suite's kernels (measure/suite/runners.hpp) both take their arrays from
+// here, so the roofs and the kernels compared with them see the same pages.
+// A 64-byte aligned, uninitialised array. Memory is not touched on allocation so that the first write
+// (done by the threads that will use it, with the timed loop's schedule) places every page next to its
+// core ("first touch"). Arrays of 2 MiB and more are aligned to 2 MiB and advised as transparent huge
+// pages: bandwidths are measured without 4 KiB TLB misses where the kernel allows huge pages.
 #pragma once
 
 #include <sys/mman.h>
@@ -12,7 +14,7 @@
 #include <memory>
 #include <new>
 
-namespace roofcast::measure::suite {
+namespace roofcast::measure {
 
 inline constexpr std::size_t k_alignment = 64; // one cache line, and the widest vector register
 inline constexpr std::size_t k_huge_page = std::size_t{2} << 20; // x86-64 transparent huge page
@@ -46,4 +48,4 @@ private:
     std::size_t m_size = 0;
 };
 
-} // namespace roofcast::measure::suite
+} // namespace roofcast::measure
