@@ -3,19 +3,11 @@
 # (the JSON carries the kernel, threads, working set, the summary of every epoch and the write-allocate
 # factor), and bad arguments fail with one clear line and a non-zero exit.
 set -uo pipefail
-roofcast=$1
-fail=0
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 json=$("$roofcast" bandwidth copy 4MiB --quick --threads 1 --json) || { echo "bandwidth copy failed"; exit 1; }
-python3 - "$json" <<'PY' || fail=1
-import json, sys
-p = json.loads(sys.argv[1])
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("failed:", what, p)
-        ok = False
+PYTHONPATH="$(dirname "$0")/lib" python3 - "$json" <<'PY' || fail=1
+from json_checks import check, done, doc as p
 check(p["kernel"] == "copy" and p["threads"] == 1, "kernel and threads")
 # The working set is rounded to whole blocks per array, never by more than one block per array.
 check(abs(p["working_set_bytes"] - 4 * 2**20) <= 0.01 * 4 * 2**20, "working set near 4 MiB")
@@ -25,10 +17,9 @@ check(5 <= g["n"] <= 15 and len(g["samples"]) == g["n"], "five to fifteen epochs
 check(g["min"] <= g["median"] <= g["max"] and g["min"] > 0, "ordered positive summary")
 # 4 MiB on one core lies beyond L1, so the copy's store allocates its line: 24 moved per 16 requested.
 check(abs(p["moved_per_requested"] - 1.5) < 1e-12, "write-allocate factor of copy beyond L1")
-sys.exit(0 if ok else 1)
+done()
 PY
 
-source "$(dirname "$0")/lib/expect_error.sh"
 expect_error bandwidth "unknown kernel 'daxpy', expected one of load, store" daxpy 1MiB
 expect_error bandwidth "field 'SIZE': expected a working set from 4.00 KiB" load 1KiB
 expect_error bandwidth "SIZE" load lots

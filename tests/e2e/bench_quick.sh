@@ -4,12 +4,10 @@
 # unknown suite/kernel names and a missing machine file fail with one clear line.
 # Usage: bash bench_quick.sh <roofcast binary> <source dir>
 set -euo pipefail
-bin=$(realpath "$1")
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
+bin=$(realpath "$bin") # one command below runs from inside $tmp
 machine="$src/data/machines/example-caches.yaml"
 [[ -f "$machine" ]] || { echo "skipped: $machine is missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" bench --quick --threads 1 --suite stream --machine "$machine" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||

@@ -3,19 +3,11 @@
 # the kernel, the summary of every epoch, the probed clock and, for FMA, the best epoch's fraction of the
 # theoretical peak), and bad arguments fail with one clear line and a non-zero exit.
 set -uo pipefail
-roofcast=$1
-fail=0
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 json=$("$roofcast" ceiling --isa sse --quick --threads 1 --json) || { echo "ceiling failed"; exit 1; }
-python3 - "$json" <<'PY' || fail=1
-import json, sys
-c = json.loads(sys.argv[1])
-ok = True
-def check(cond, what):
-    global ok
-    if not cond:
-        print("failed:", what, c)
-        ok = False
+PYTHONPATH="$(dirname "$0")/lib" python3 - "$json" <<'PY' || fail=1
+from json_checks import check, done, doc as c
 check((c["precision"], c["isa"], c["op"], c["threads"]) == ("double", "sse", "fma", 1), "defaults, --isa and --threads")
 g = c["gflops"]
 check(g["n"] == 20 and len(g["samples"]) == 20, "twenty epochs in --quick")
@@ -25,10 +17,9 @@ check(c["ghz"] is not None and c["ghz"] > 0, "probed clock")
 f = c["fraction_of_theoretical"]
 check(c["fma_units"] in (1, 2), "FMA units inferred")
 check(f is not None and abs(f - c["best_flops_per_cycle"] / (2 * 2 * c["fma_units"])) < 1e-12, "fraction")
-sys.exit(0 if ok else 1)
+done()
 PY
 
-source "$(dirname "$0")/lib/expect_error.sh"
 expect_error ceiling "unknown ISA 'neon'" --isa neon --quick
 expect_error ceiling "unknown op 'div'" --op div --quick
 expect_error ceiling "unknown precision 'half'" --precision half --quick

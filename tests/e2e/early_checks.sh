@@ -3,12 +3,7 @@
 # these used to measure for minutes first), with one error line naming the option.
 # Usage: bash early_checks.sh <roofcast-binary> <source-dir>
 set -uo pipefail
-roofcast=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-source "$src/tests/e2e/lib/expect_error.sh"
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 # Each must fail within seconds: a timeout of 20 s is far below the shortest measurement run.
 t0=$(date +%s)

@@ -3,14 +3,9 @@
 # mix (the suite's 7-point Jacobi in roofcast itself; a scalar and an AVX2 daxpy compiled here when a C
 # compiler is present), prints the same as JSON, and names the file and what was expected on bad input.
 set -uo pipefail
-roofcast=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 command -v objdump >/dev/null && command -v nm >/dev/null || { echo "skipped: objdump/nm (binutils) not installed"; exit 77; }
 command -v jq >/dev/null || { echo "skipped: jq is not installed (needed to read the JSON)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-source "$(dirname "$0")/lib/expect_error.sh"
 check() { # check <jq filter that must print true> <json>
     if [[ $(jq -r "$1" <<<"$2") != "true" ]]; then echo "JSON check failed: $1"; head -c 3000 <<<"$2"; fail=1; fi
 }

@@ -2,12 +2,7 @@
 # End to end: bad options of `roofcast machine` fail fast with one clear line, a non-zero exit,
 # and no output file left behind; --no-mpi skips the MPI ping-pong and says so.
 set -uo pipefail
-roofcast=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-
-source "$(dirname "$0")/lib/expect_error.sh"
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 expect_error machine "expected one of load, store, copy, triad, update, copy_nt, triad_nt" --quick --kernels load,daxpy -o "$tmp/a.yaml"
 expect_error machine "unknown ISA 'neon'" --quick --isa neon -o "$tmp/b.yaml"

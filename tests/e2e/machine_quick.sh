@@ -2,9 +2,7 @@
 # End to end: `roofcast machine --quick` writes a valid machine file with measured levels,
 # prints the summary table, and `roofcast validate` accepts the file; --json prints the same content.
 set -euo pipefail
-roofcast=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 "$roofcast" machine --quick --kernels load,triad -o "$tmp/m.yaml" --json >"$tmp/out.json"
 test -s "$tmp/m.yaml" || { echo "no machine file written"; exit 1; }

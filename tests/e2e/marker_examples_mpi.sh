@@ -4,14 +4,13 @@
 # falls (to the 1-rank residual), and the stencil's checksum equals the 1-rank result bit for bit.
 # Usage: bash marker_examples_mpi.sh <roofcast binary> <source dir>
 set -euo pipefail
-build=$(cd "$(dirname "$1")" && pwd)
+source "$(dirname "$0")/lib/setup.sh" "$@"
+build=$(cd "$(dirname "$bin")" && pwd)
 cg=$build/roofcast-example-cg
 stencil=$build/roofcast-example-stencil
 command -v mpirun > /dev/null || { echo "SKIP: mpirun not found"; exit 77; }
 [[ -x $cg && -x $stencil ]] || { echo "SKIP: the examples were not built (CMake found no MPI)"; exit 77; }
 command -v python3 > /dev/null || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 unset ROOFCAST_MARKER_OUTPUT ROOFCAST_MARKER_PAPI
 # Open MPI refuses to start as root unless told it is intended (CI containers run as root).

@@ -5,13 +5,11 @@
 # installed roofcast.
 # Usage: bash marker_find_package.sh <roofcast binary> <source dir>
 set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib/setup.sh" "$@"
 build=$(cd "$(dirname "$bin")" && pwd)
 for tool in cmake cc c++ python3; do
     command -v "$tool" > /dev/null || { echo "SKIP: $tool not found"; exit 77; }
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 unset ROOFCAST_MARKER_OUTPUT ROOFCAST_MARKER_PAPI
 

@@ -7,11 +7,8 @@
 #  - an output that names the input is refused; two concurrent reports into one directory end complete.
 # Usage: bash output_safety.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
 set -euo pipefail
-bin=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 data=$src/tests/report/data
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # Two result sets that differ, so old and new reports can be told apart by their results.json.

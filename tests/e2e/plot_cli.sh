@@ -4,11 +4,8 @@
 # fails with a one-line error naming the file, or writes a well-formed chart with a visible note.
 # Usage: bash plot_cli.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
 set -euo pipefail
-bin=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 data=$src/tests/report/data
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 well_formed() { # a strict XML check when xmllint is present, else balanced <svg> tags
@@ -18,6 +15,7 @@ well_formed() { # a strict XML check when xmllint is present, else balanced <svg
         [[ $(grep -c '<svg' "$1") -eq 1 && $(grep -c '</svg>' "$1") -eq 1 ]] || fail "$1 is not a complete SVG"
     fi
 }
+# Replaces lib/expect_error.sh's: any command, and the message part is a pattern.
 expect_error() { # expect_error <message part> <command...>: non-zero exit, one line naming the problem
     local want=$1
     shift

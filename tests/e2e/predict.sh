@@ -2,9 +2,7 @@
 # End to end: `roofcast predict` on the shipped kernels and machines prints a table per model and
 # the verdict; --explain prints the formulas; `roofcast validate` accepts every shipped kernel file.
 set -uo pipefail
-roofcast=$1
-src=$2
-fail=0
+source "$(dirname "$0")/lib/setup.sh" "$@"
 pub="$src/data/machines/example-published.yaml"
 caches="$src/data/machines/example-caches.yaml"
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `roofcast predict --json` prints one JSON document with the documented shape.
 set -uo pipefail
-roofcast=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 if ! command -v jq >/dev/null; then echo "skipped: jq is not installed (needed to read the JSON)"; exit 77; fi
 json=$("$roofcast" predict "$src/data/kernels/mixed-arrays.yaml" --machine "$src/data/machines/example-published.yaml" --json) || exit 1
 check() { # check <jq filter that must print true>

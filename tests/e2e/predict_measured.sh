@@ -4,12 +4,9 @@
 # associativities: timed at a tenth of its mixed prediction it is diagnosed with its arrays' cache-set
 # conflict; timed at its prediction it reaches its bound and gets no diagnosis; bad times are one-line errors.
 set -uo pipefail
-roofcast=$1
-src=$2
-fail=0
+source "$(dirname "$0")/lib/setup.sh" "$@"
 kernel="$src/data/kernels/himeno.yaml"
 machine="$src/data/machines/example-caches.yaml"
-source "$(dirname "$0")/lib/expect_error.sh"
 
 json=$("$roofcast" predict "$kernel" --machine "$machine" --json) || { echo "predict --json failed"; exit 1; }
 # The mixed prediction's time for the declared iterations: seconds per iteration x 127 x 63 x 63.

@@ -3,12 +3,7 @@
 # exit and no profile written; marker warnings and differing function sets are surfaced as warnings.
 # Usage: bash profile_bad_input.sh <roofcast binary> <source dir>
 set -uo pipefail
-roofcast=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-. "$src/tests/e2e/lib/expect_error.sh"
+source "$(dirname "$0")/lib/setup.sh" "$@"
 command -v cc >/dev/null || { echo "SKIP: no C compiler (cc)"; exit 77; }
 cc -O1 -o "$tmp/app" "$src/tests/e2e/data/profile_app.c" || exit 1
 printf 'not a program\n' > "$tmp/text.txt"

@@ -3,10 +3,7 @@
 # function that runs longest (heavy_stream) has the largest sampled time and is named, not an address.
 # Usage: bash profile_perf.sh <roofcast binary> <source dir>
 set -euo pipefail
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/setup.sh" "$@"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v perf >/dev/null || { echo "SKIP: perf is not installed (Debian package linux-perf)"; exit 77; }
 perf stat -e cpu-clock -- true >/dev/null 2>&1 ||

@@ -3,10 +3,7 @@
 # program (data/profile_app.c), read back with `roofcast validate` and `roofcast scale`.
 # Usage: bash profile_ranks.sh <roofcast binary> <source dir>
 set -euo pipefail
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/setup.sh" "$@"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun on PATH (Open MPI not installed)"; exit 77; }
 command -v cc >/dev/null || { echo "SKIP: no C compiler (cc)"; exit 77; }

@@ -5,22 +5,9 @@
 # Usage: bash report_browser.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
 # Set ROOFCAST_E2E_KEEP=<dir> to keep the report and the screenshot there.
 set -euo pipefail
-bin=$1
-src=$2
-
-source "$src/tests/e2e/lib/chromium.sh"
-find_browser
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-out=${ROOFCAST_E2E_KEEP:-$work/keep}
-mkdir -p "$out"
-
-browse() { # browse <stdout-file> <stderr-file> <chromium args...>
-    local stdout=$1 stderr=$2
-    shift 2
-    run_browser "$stdout" "$stderr" --enable-logging=stderr --v=0 "$@"
-}
+source "$(dirname "$0")/lib/setup.sh" "$@"
+source "$(dirname "$0")/lib/chromium.sh"
+setup_browser --enable-logging=stderr --v=0 # console messages on stderr, for the console check
 
 "$bin" report "$src/tests/report/data/results.json" -o "$out/report" >/dev/null
 page="file://$out/report/index.html"

@@ -6,22 +6,9 @@
 # Usage: bash report_full_size.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
 # Set ROOFCAST_E2E_KEEP=<dir> to keep the report and the pages measured there.
 set -euo pipefail
-bin=$1
-src=$2
-
-source "$src/tests/e2e/lib/chromium.sh"
-find_browser
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-out=${ROOFCAST_E2E_KEEP:-$work/keep}
-mkdir -p "$out"
-
-browse() { # browse <stdout-file> <stderr-file> <chromium args...>
-    local stdout=$1 stderr=$2
-    shift 2
-    run_browser "$stdout" "$stderr" --run-all-compositor-stages-before-draw --virtual-time-budget=5000 "$@"
-}
+source "$(dirname "$0")/lib/setup.sh" "$@"
+source "$(dirname "$0")/lib/chromium.sh"
+setup_browser --run-all-compositor-stages-before-draw --virtual-time-budget=5000
 
 "$bin" report "$src/tests/report/data/full-suite.json" -o "$out/report" >/dev/null
 # The page stays small with 73 kernels (the samples and per-level terms of the calibration loops and the
@@ -74,7 +61,6 @@ measure() {
         sed -e 's#<pre id="measured">##' -e 's#</pre>##' -e 's/&quot;/"/g' -e 's/&amp;/\&/g'
 }
 
-fail=0
 check_page() { # check_page <label> <page> <minimum texts>
     local result
     result=$(measure "$2")

@@ -6,11 +6,8 @@
 # source as the prediction's term and show its bandwidth to the three digits the chart prints.
 # Usage: bash roofs_match_predict.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
 set -euo pipefail
-bin=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 if ! command -v jq >/dev/null; then echo "skipped: jq is not installed (needed to read the JSON)"; exit 77; fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" report "$src/tests/report/data/results.json" -o "$work/rep" >/dev/null

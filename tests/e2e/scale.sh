@@ -3,10 +3,7 @@
 # CSV, SVG charts, --evaluate, two parameters, the Extra-P example when present, and bad input.
 # Usage: bash scale.sh <roofcast binary> <source dir>
 set -euo pipefail
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/setup.sh" "$@"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 runs=("$src"/data/profiles/run-*.json)
 target="$src/data/profiles/target-256.json"

@@ -4,12 +4,7 @@
 # k < 1, an unknown kernel or decomposition, a bad grid, --k auto without a machine, mpirun or the runner
 # missing.
 set -uo pipefail
-roofcast=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-source "$(dirname "$0")/lib/expect_error.sh"
+source "$(dirname "$0")/lib/setup.sh" "$@"
 
 expect_error stencil "the halo width k*r = 3 must be smaller than the smallest local extent 3" \
     --kernel jacobi7 --grid 12x12x12 --ranks 4 --k 3

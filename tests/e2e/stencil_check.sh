@@ -4,10 +4,8 @@
 # within its stated tolerance. Ranks are oversubscribed on small machines; skips without mpirun or without
 # the runner (CMake found no MPI).
 set -uo pipefail
-roofcast=$1
+source "$(dirname "$0")/lib/setup.sh" "$@"
 command -v mpirun >/dev/null || { echo "skipped: no mpirun on PATH"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if ! "$roofcast" stencil --kernel jacobi7 --grid 6x6x6 --steps 1 --reps 1 >"$tmp/probe.txt" 2>&1; then
     if grep -q "roofcast-stencil was not found" "$tmp/probe.txt"; then
         echo "skipped: $(cat "$tmp/probe.txt")"
@@ -15,7 +13,6 @@ if ! "$roofcast" stencil --kernel jacobi7 --grid 6x6x6 --steps 1 --reps 1 >"$tmp
     fi
     echo "a one-rank run failed:"; cat "$tmp/probe.txt"; exit 1
 fi
-fail=0
 # grid NXxNYxNZ: 14x12x15 splits z into 8+7 (2 ranks) and 5+5+5 (3 ranks); 15x12x14 with --decomp 3d puts
 # the 3 ranks along x (5+5+5), so that the halo messages run along the contiguous dimension too; 4 ranks
 # with --decomp 3d split z and x (8+7 by 7+7), with edge messages.

@@ -3,13 +3,9 @@
 # anything: the best k, its gain over k = 1 and a strong-scaling curve; with a large message start-up time
 # a deeper halo must win, and the JSON agrees with the text.
 set -uo pipefail
-roofcast=$1
-src=$2
+source "$(dirname "$0")/lib/setup.sh" "$@"
 machine="$src/data/machines/example-caches.yaml"
 [[ -f "$machine" ]] || { echo "skipped: $machine is missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 args=(stencil --simulate --kernel jacobi7 --grid 128x128x128 --ranks 512 --max-ranks 4096 --decomp 3d
       --machine "$machine" --threads 8 --steps 100)
 "$roofcast" "${args[@]}" --alpha 50e-6 --beta 10 >"$tmp/sim.txt" || { echo "simulate failed"; fail=1; }

@@ -4,14 +4,12 @@
 # vectors, and neither stores doubles in narrower vectors; each S-stream loop issues one vector add from
 # memory (read) or one vector store (write) per stream and vector of its unrolled iteration.
 set -uo pipefail
-roofcast=$1
+source "$(dirname "$0")/lib/setup.sh" "$@"
 command -v objdump >/dev/null || { echo "skipped: objdump not installed"; exit 77; }
-dump=$(mktemp)
-trap 'rm -f "$dump"' EXIT
+dump=$tmp/capacity.asm
 # Only the capacity kernels' functions, so each look-up below scans a short text.
 objdump -d --no-show-raw-insn -C "$roofcast" |
     awk 'index($0, "roofcast::measure::capacity_") && />:$/ {on=1} /^$/ {if (on) print; on=0} on' >"$dump"
-fail=0
 body() { # the disassembly of one function, by the start of its demangled name
     awk -v pat="roofcast::measure::$1(" 'index($0, pat) && />:$/ {on=1; next} /^$/ {on=0} on' "$dump"
 }

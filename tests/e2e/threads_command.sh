@@ -3,12 +3,7 @@
 # n and s (and which fails at one point): the fit recovers it, the failure is left out with a note, the
 # best s per size is the predicted one, the chart and the report are written; bad input is one error line.
 set -uo pipefail
-roofcast=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-source "$(dirname "$0")/lib/expect_error.sh"
+source "$(dirname "$0")/lib/setup.sh" "$@"
 for tool in sh awk python3; do
     command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed"; exit 77; }
 done

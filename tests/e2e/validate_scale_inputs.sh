@@ -2,10 +2,7 @@
 # End-to-end: `roofcast validate` reads the scaling inputs of `roofcast scale` (Extra-P text, CSV) as scale
 # reads them, and a broken one gets one line naming the file and the field, exit 1.
 set -uo pipefail
-bin=$1
-src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib/setup.sh" "$@"
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$bin" validate "$src/data/profiles/two-param.csv") || fail "shipped CSV rejected"

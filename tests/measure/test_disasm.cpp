@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 using namespace roofcast;
 using namespace roofcast::measure;
@@ -30,28 +34,72 @@ std::string fixture(const std::string& name) {
     return core::read_file(std::string(ROOFCAST_SOURCE_DIR) + "/tests/measure/data/disasm/" + name);
 }
 
+// The shortest text that reads back as x: "2" for 2.0, never rounded.
+std::string exact(double x) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+}
+
+// Every field of a loop but its function, as the tests write what they expect: name=value, the addresses in
+// hex, fp_by_width as width:count pairs, the flops per pass exactly.
+std::string describe(const LoopInspection& l) {
+    std::ostringstream s;
+    s << std::hex << "begin=0x" << l.begin << " end=0x" << l.end << std::dec
+      << " instructions=" << l.instructions << " fp_by_width=";
+    for (auto it = l.fp_by_width.begin(); it != l.fp_by_width.end(); ++it)
+        s << (it == l.fp_by_width.begin() ? "" : ",") << it->first << ':' << it->second;
+    s << " fma=" << l.fma << " add=" << l.add << " mul=" << l.mul << " div=" << l.div << " sqrt=" << l.sqrt
+      << " other_fp=" << l.other_fp << " loads=" << l.loads << " stores=" << l.stores
+      << " gathers=" << l.gathers << " double_precision=" << l.double_precision
+      << " single_precision=" << l.single_precision << " vector_bits()=" << l.vector_bits()
+      << " flops_per_pass(false)=" << exact(l.flops_per_pass(false))
+      << " flops_per_pass(true)=" << exact(l.flops_per_pass(true));
+    return s.str();
+}
+
+// "a=1 b=2" as {a: 1, b: 2}.
+std::map<std::string, std::string> fields(const std::string& text) {
+    std::map<std::string, std::string> out;
+    std::istringstream in(text);
+    for (std::string item; in >> item;) {
+        const std::size_t eq = item.find('=');
+        out[item.substr(0, eq)] = eq == std::string::npos ? "(no value)" : item.substr(eq + 1);
+    }
+    return out;
+}
+
+// Checks each field that `want` names ("begin=0x18 fma=1 ...", as describe writes them) against the loop's;
+// the fields it does not name are not checked.
+void expect_loop(const LoopInspection& l, const std::string& want) {
+    const std::map<std::string, std::string> got = fields(describe(l));
+    for (const auto& [name, value] : fields(want)) {
+        const auto it = got.find(name);
+        if (it == got.end())
+            ADD_FAILURE() << "a loop has no field " << name;
+        else
+            EXPECT_EQ(it->second, value)
+                << name << " of the loop at 0x" << std::hex << l.begin << " in " << l.function;
+    }
+}
+
+// The one innermost loop parse_objdump finds in a fixture for a symbol; a failure, and an empty loop, when
+// it finds none or more.
+LoopInspection only_loop(const std::string& file, const std::string& symbol) {
+    const CodeInspection r = parse_objdump(fixture(file), symbol);
+    EXPECT_EQ(r.loops.size(), 1u) << "loops in " << file;
+    return r.loops.size() == 1 ? r.loops[0] : LoopInspection{};
+}
+
 // The scalar daxpy of gcc -O2 -fno-tree-vectorize: movsd load, mulsd, addsd with a memory source, movsd
 // store, add, cmp, jne.
 TEST(Disasm, ScalarLoop) {
     const CodeInspection r = parse_objdump(fixture("scalar.objdump"), "daxpy");
     ASSERT_EQ(r.loops.size(), 1u);
-    const LoopInspection& l = r.loops[0];
-    EXPECT_EQ(l.function, "daxpy");
-    EXPECT_EQ(l.begin, 0x18u);
-    EXPECT_EQ(l.end, 0x32u);
-    EXPECT_EQ(l.instructions, 7);
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{0, 2}}));
-    EXPECT_EQ(l.add, 1);
-    EXPECT_EQ(l.mul, 1);
-    EXPECT_EQ(l.fma + l.div + l.sqrt + l.other_fp, 0);
-    EXPECT_EQ(l.loads, 2);
-    EXPECT_EQ(l.stores, 1);
-    EXPECT_EQ(l.gathers, 0);
-    EXPECT_EQ(l.vector_bits(), 0);
-    EXPECT_EQ(l.flops_per_pass(false), 2.0);
-    EXPECT_EQ(l.flops_per_pass(true), 2.0);
-    EXPECT_EQ(l.double_precision, 2);
-    EXPECT_EQ(l.single_precision, 0);
+    EXPECT_EQ(r.loops[0].function, "daxpy");
+    expect_loop(r.loops[0],
+                "begin=0x18 end=0x32 instructions=7 fp_by_width=0:2 add=1 mul=1 fma=0 div=0 sqrt=0 "
+                "other_fp=0 loads=2 stores=1 gathers=0 vector_bits()=0 flops_per_pass(false)=2 "
+                "flops_per_pass(true)=2 double_precision=2 single_precision=0");
     EXPECT_EQ(r.functions, (std::vector<std::string>{"daxpy"}));
     EXPECT_TRUE(r.unavailable.empty());
 }
@@ -61,83 +109,41 @@ TEST(Disasm, ScalarLoop) {
 TEST(Disasm, Avx2FmaLoopFirstThenScalarRemainder) {
     const CodeInspection r = parse_objdump(fixture("avx2.objdump"), "daxpy");
     ASSERT_EQ(r.loops.size(), 2u);
-    const LoopInspection& v = r.loops[0];
-    EXPECT_EQ(v.begin, 0x1b0u);
-    EXPECT_EQ(v.end, 0x1c7u);
-    EXPECT_EQ(v.instructions, 6); // vmovupd, vfmadd213pd, vmovupd, add, cmp, jne
-    EXPECT_EQ(v.fp_by_width, (std::map<int, int>{{256, 1}}));
-    EXPECT_EQ(v.fma, 1);
-    EXPECT_EQ(v.add + v.mul, 0);
-    EXPECT_EQ(v.loads, 2);
-    EXPECT_EQ(v.stores, 1);
-    EXPECT_EQ(v.vector_bits(), 256);
-    EXPECT_EQ(v.flops_per_pass(false), 8.0); // 4 lanes x 2
-    EXPECT_EQ(v.flops_per_pass(true), 16.0);
-    const LoopInspection& s = r.loops[1];
-    EXPECT_EQ(s.begin, 0x170u);
-    EXPECT_EQ(s.end, 0x187u);
-    EXPECT_EQ(s.fp_by_width, (std::map<int, int>{{0, 1}}));
-    EXPECT_EQ(s.fma, 1);
-    EXPECT_EQ(s.vector_bits(), 0);
-    EXPECT_EQ(s.flops_per_pass(false), 2.0);
+    // The vector loop: vmovupd, vfmadd213pd, vmovupd, add, cmp, jne; 4 lanes x 2 flops.
+    expect_loop(r.loops[0],
+                "begin=0x1b0 end=0x1c7 instructions=6 fp_by_width=256:1 fma=1 add=0 mul=0 loads=2 "
+                "stores=1 vector_bits()=256 flops_per_pass(false)=8 flops_per_pass(true)=16");
+    // The scalar remainder.
+    expect_loop(r.loops[1],
+                "begin=0x170 end=0x187 fp_by_width=0:1 fma=1 vector_bits()=0 flops_per_pass(false)=2");
 }
 
 // Hand-written AVX-512 loop: masked loads and stores ({%k1}{z}), an embedded broadcast ({1to8}), a
 // rounding operand ({rn-sae}), one instruction of every kind and a scalar subtraction.
 TEST(Disasm, Avx512LoopWithMasks) {
-    const CodeInspection r = parse_objdump(fixture("avx512.objdump"), "kernel_avx512");
-    ASSERT_EQ(r.loops.size(), 1u);
-    const LoopInspection& l = r.loops[0];
-    EXPECT_EQ(l.begin, 0x1010u);
-    EXPECT_EQ(l.end, 0x1053u);
-    EXPECT_EQ(l.instructions, 13);
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{0, 1}, {512, 6}}));
-    EXPECT_EQ(l.fma, 1);
-    EXPECT_EQ(l.add, 2); // vaddpd, vsubsd
-    EXPECT_EQ(l.mul, 1);
-    EXPECT_EQ(l.div, 1);
-    EXPECT_EQ(l.sqrt, 1);
-    EXPECT_EQ(l.other_fp, 1); // vmaxpd
-    EXPECT_EQ(l.loads, 3);    // vmovupd, vfmadd213pd and vaddpd from memory
-    EXPECT_EQ(l.stores, 1);   // the masked vmovupd
-    EXPECT_EQ(l.gathers, 0);
-    EXPECT_EQ(l.vector_bits(), 512);
-    // zmm: fma 2 + mul, add, div, sqrt 1 each = 6 ops x 8 doubles; the scalar vsubsd 1; vmaxpd none.
-    EXPECT_EQ(l.flops_per_pass(false), 49.0);
-    EXPECT_EQ(l.flops_per_pass(true), 97.0);
+    // add: vaddpd, vsubsd; other_fp: vmaxpd; loads: vmovupd, vfmadd213pd and vaddpd from memory; the store:
+    // the masked vmovupd. Flops: zmm fma 2 + mul, add, div, sqrt 1 each = 6 ops x 8 doubles; the scalar
+    // vsubsd 1; vmaxpd none.
+    expect_loop(only_loop("avx512.objdump", "kernel_avx512"),
+                "begin=0x1010 end=0x1053 instructions=13 fp_by_width=0:1,512:6 fma=1 add=2 mul=1 "
+                "div=1 sqrt=1 other_fp=1 loads=3 stores=1 gathers=0 vector_bits()=512 "
+                "flops_per_pass(false)=49 flops_per_pass(true)=97");
 }
 
 // A gather and a scatter in one loop; names with spaces, commas and parentheses in headers and jump
 // annotations.
 TEST(Disasm, GatherLoop) {
-    const CodeInspection r = parse_objdump(fixture("gather.objdump"), "gather_sum");
-    ASSERT_EQ(r.loops.size(), 1u);
-    const LoopInspection& l = r.loops[0];
+    const LoopInspection l = only_loop("gather.objdump", "gather_sum");
     EXPECT_EQ(l.function, "gather_sum(int, int const*, double const*, double*)");
-    EXPECT_EQ(l.begin, 0x2010u);
-    EXPECT_EQ(l.end, 0x203au);
-    EXPECT_EQ(l.instructions, 9);
-    EXPECT_EQ(l.gathers, 2);
-    EXPECT_EQ(l.loads, 2);  // vmovdqu32, vgatherdpd
-    EXPECT_EQ(l.stores, 1); // vscatterdpd
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{512, 1}}));
-    EXPECT_EQ(l.add, 1);
-    EXPECT_EQ(l.flops_per_pass(false), 8.0);
+    // Loads: vmovdqu32, vgatherdpd; the store: vscatterdpd.
+    expect_loop(l, "begin=0x2010 end=0x203a instructions=9 gathers=2 loads=2 stores=1 fp_by_width=512:1 "
+                   "add=1 flops_per_pass(false)=8");
 }
 
 // The i-j-k matrix product at -O2: three nested loops, of which only the k loop is reported.
 TEST(Disasm, NestedLoopsReportOnlyTheInnermost) {
-    const CodeInspection r = parse_objdump(fixture("nested.objdump"), "mm");
-    ASSERT_EQ(r.loops.size(), 1u);
-    const LoopInspection& l = r.loops[0];
-    EXPECT_EQ(l.begin, 0xb8u);
-    EXPECT_EQ(l.end, 0xceu);
-    EXPECT_EQ(l.instructions, 7);
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{0, 2}}));
-    EXPECT_EQ(l.mul, 1);
-    EXPECT_EQ(l.add, 1);
-    EXPECT_EQ(l.loads, 2);
-    EXPECT_EQ(l.stores, 0);
+    expect_loop(only_loop("nested.objdump", "mm"),
+                "begin=0xb8 end=0xce instructions=7 fp_by_width=0:2 mul=1 add=1 loads=2 stores=0");
 }
 
 // The daxpy of this file built with -fsanitize=address,undefined: the calls to the sanitizers' abort handlers
@@ -145,17 +151,9 @@ TEST(Disasm, NestedLoopsReportOnlyTheInnermost) {
 // loops. The one loop has two latches (js fdb58 and jae fdb61, overlapping ranges): it is counted once, from
 // the first target to the last branch.
 TEST(Disasm, NoreturnCallsEndPathsAndTwoLatchesMakeOneLoop) {
-    const CodeInspection r = parse_objdump(fixture("sanitized.objdump"), "roofcast_disasm_test::daxpy");
-    ASSERT_EQ(r.loops.size(), 1u);
-    const LoopInspection& l = r.loops[0];
-    EXPECT_EQ(l.begin, 0xfdb58u);
-    EXPECT_EQ(l.end, 0xfdc46u);
-    EXPECT_EQ(l.instructions, 65);
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{0, 2}}));
-    EXPECT_EQ(l.mul, 1);
-    EXPECT_EQ(l.add, 1);
-    EXPECT_EQ(l.loads, 4); // two shadow-byte compares, movsd, mulsd from memory
-    EXPECT_EQ(l.stores, 1);
+    // Loads: two shadow-byte compares, movsd, mulsd from memory.
+    expect_loop(only_loop("sanitized.objdump", "roofcast_disasm_test::daxpy"),
+                "begin=0xfdb58 end=0xfdc46 instructions=65 fp_by_width=0:2 mul=1 add=1 loads=4 stores=1");
 }
 
 // OpenMP outlined bodies: the C clone "par._omp_fn.0", the C++ clone "[clone ._omp_fn.0]" and a lambda of
@@ -164,27 +162,15 @@ TEST(Disasm, OpenMpClones) {
     const CodeInspection cpp = parse_objdump(fixture("openmp.objdump"), "ns::run");
     EXPECT_EQ(cpp.functions.size(), 3u);
     ASSERT_EQ(cpp.loops.size(), 2u);
-    EXPECT_EQ(cpp.loops[0].begin, 0x3202u); // two FP instructions: first
+    // Two FP instructions: first.
+    expect_loop(cpp.loops[0], "begin=0x3202 fp_by_width=256:2 loads=1 flops_per_pass(false)=8");
     EXPECT_NE(cpp.loops[0].function.find("[clone ._omp_fn.1]"), std::string::npos);
-    EXPECT_EQ(cpp.loops[0].fp_by_width, (std::map<int, int>{{256, 2}}));
-    EXPECT_EQ(cpp.loops[0].loads, 1);
-    EXPECT_EQ(cpp.loops[0].flops_per_pass(false), 8.0);
     EXPECT_EQ(cpp.loops[1].function, "ns::run(int) [clone ._omp_fn.0]");
-    EXPECT_EQ(cpp.loops[1].begin, 0x3108u);
-    EXPECT_EQ(cpp.loops[1].instructions, 3);
-    EXPECT_EQ(cpp.loops[1].mul, 1);
+    expect_loop(cpp.loops[1], "begin=0x3108 instructions=3 mul=1");
 
-    const CodeInspection c = parse_objdump(fixture("openmp.objdump"), "par");
-    ASSERT_EQ(c.loops.size(), 1u);
-    const LoopInspection& l = c.loops[0];
-    EXPECT_EQ(l.function, "par._omp_fn.0");
-    EXPECT_EQ(l.begin, 0x80u);
-    EXPECT_EQ(l.end, 0x95u);
-    EXPECT_EQ(l.instructions, 6);
-    EXPECT_EQ(l.fma, 1);
-    EXPECT_EQ(l.fp_by_width, (std::map<int, int>{{256, 1}}));
-    EXPECT_EQ(l.loads, 1);
-    EXPECT_EQ(l.stores, 1);
+    const LoopInspection par = only_loop("openmp.objdump", "par");
+    EXPECT_EQ(par.function, "par._omp_fn.0");
+    expect_loop(par, "begin=0x80 end=0x95 instructions=6 fma=1 fp_by_width=256:1 loads=1 stores=1");
 }
 
 TEST(Disasm, SymbolMatching) {

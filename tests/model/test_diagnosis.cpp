@@ -30,6 +30,13 @@ LoopNest jacobi(long n) {
     return l;
 }
 
+// Evidence of a kernel at `fraction` of its prediction, nothing else known yet.
+DiagnosisEvidence evidence_at(double fraction) {
+    DiagnosisEvidence e;
+    e.fraction = fraction;
+    return e;
+}
+
 bool has(const std::vector<core::Diagnosis>& d, const std::string& cause) {
     return std::any_of(d.begin(), d.end(), [&](const auto& x) { return x.cause == cause; });
 }
@@ -83,15 +90,13 @@ TEST(AccessStreams, PagesMergeWithinOnePage) {
 }
 
 TEST(Diagnosis, NothingAtOrAboveTheThreshold) {
-    DiagnosisEvidence e;
-    e.fraction = k_diagnosis_fraction;
+    DiagnosisEvidence e = evidence_at(k_diagnosis_fraction);
     e.sets = {{"L1", 20, 8}};
     EXPECT_TRUE(diagnose(e).empty());
 }
 
 TEST(Diagnosis, UnexplainedListsWhatWasChecked) {
-    DiagnosisEvidence e;
-    e.fraction = 0.5;
+    DiagnosisEvidence e = evidence_at(0.5);
     e.sets = {{"L1", 3, 8}};
     const auto d = diagnose(e);
     ASSERT_EQ(d.size(), 1u);
@@ -100,8 +105,7 @@ TEST(Diagnosis, UnexplainedListsWhatWasChecked) {
 }
 
 TEST(Diagnosis, CacheConflict) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.sets = {{"L1", 9, 8}};
     EXPECT_TRUE(has(diagnose(e), "cache-conflict"));
     e.sets = {{"L1", 8, 8}};
@@ -109,8 +113,7 @@ TEST(Diagnosis, CacheConflict) {
 }
 
 TEST(Diagnosis, StreamCapacity) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.streams = 14;
     e.stream_capacity = 8;
     e.capacity_level = "MEM";
@@ -127,8 +130,7 @@ TEST(Diagnosis, StreamCapacity) {
 }
 
 TEST(Diagnosis, TlbReach) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.pages = 80;
     e.tlb_entries = 64;
     e.huge_pages = "never";
@@ -140,17 +142,10 @@ TEST(Diagnosis, TlbReach) {
 }
 
 TEST(Diagnosis, VectorWidthFpMixAndGather) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.machine_vector_bits = 512;
-    CodeEvidence c;
-    c.function = "f";
-    c.vector_bits = 256;
-    c.fp_vector = 4;
-    c.fma = 0;
-    c.mul = 2;
-    c.add = 2;
-    c.gathers = 1;
+    CodeEvidence c{
+        .function = "f", .vector_bits = 256, .fp_vector = 4, .fma = 0, .add = 2, .mul = 2, .gathers = 1};
     e.code = c;
     auto d = diagnose(e);
     EXPECT_TRUE(has(d, "vector-width"));
@@ -176,8 +171,7 @@ TEST(Diagnosis, VectorWidthFpMixAndGather) {
 }
 
 TEST(Diagnosis, InCoreAndImbalance) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.l1_share = 0.9;
     e.imbalance = 1.3;
     auto d = diagnose(e);
@@ -237,17 +231,13 @@ TEST(Diagnosis, CeilingsComputeFirstThenBandwidthEachDescending) {
 namespace {
 
 TEST(Diagnosis, CloseUnderAnInCoreCeiling) {
-    DiagnosisEvidence e;
-    e.fraction = 0.2;
+    DiagnosisEvidence e = evidence_at(0.2);
     e.under_ceiling = "AVX2 without ILP";
     e.under_share = 0.84;
     // Without the compiled loop a ceiling of about the kernel's height is no evidence.
     EXPECT_FALSE(has(diagnose(e), "in-core"));
-    CodeEvidence c; // the compiled loop gives the reason
-    c.function = "f";
-    c.vector_bits = 256;
-    c.fp_vector = 2;
-    c.fma = 2;
+    // The compiled loop gives the reason.
+    CodeEvidence c{.function = "f", .vector_bits = 256, .fp_vector = 2, .fma = 2};
     e.code = c;
     auto d = diagnose(e);
     ASSERT_TRUE(has(d, "in-core"));
@@ -263,14 +253,9 @@ TEST(Diagnosis, CloseUnderAnInCoreCeiling) {
 }
 
 TEST(Diagnosis, CodeCausesOnlyWhereFpIssueMatters) {
-    DiagnosisEvidence e;
-    e.fraction = 0.3;
+    DiagnosisEvidence e = evidence_at(0.3);
     e.machine_vector_bits = 256;
-    CodeEvidence c;
-    c.function = "f";
-    c.fp_scalar = 4;
-    c.mul = 2;
-    c.add = 2;
+    CodeEvidence c{.function = "f", .fp_scalar = 4, .add = 2, .mul = 2};
     e.code = c;
     e.fp_share = 0.2; // memory-bound: the scalar loop loses nothing to its width
     EXPECT_FALSE(has(diagnose(e), "vector-width"));

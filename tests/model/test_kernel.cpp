@@ -15,8 +15,7 @@ using test::machine_from;
 namespace {
 
 // Caches chosen so that each level shows a different layer condition for N = 100 (see below).
-const char* k_small_caches = R"(
-format_version: 1
+const char* k_small_caches = R"(format_version: 1
 name: small-caches
 compute: {peak_gflops: {double: 100}}
 levels:
@@ -27,8 +26,7 @@ levels:
 )";
 
 std::string jacobi(bool nt) {
-    return std::string(R"(
-format_version: 1
+    return std::string(R"(format_version: 1
 name: jacobi-3d-7pt
 flops_per_iteration: 7
 nt_stores: )") +
@@ -104,8 +102,7 @@ topology:
 TEST(LayerConditions, NeitherConditionWhenCacheTiny) {
     // Capacity 0.5 * 64 B = 32 B < 64 B: not even the 1-D condition holds; all 7 reads of a stream,
     // plus store and write-allocate of b: (7 + 2) * 8 = 72 B.
-    const auto m = machine_from(R"(
-format_version: 1
+    const auto m = machine_from(R"(format_version: 1
 name: tiny
 compute: {peak_gflops: {double: 1}}
 levels:
@@ -118,8 +115,7 @@ levels:
 }
 
 TEST(KernelFile, AccessSubscriptsAreParsedAsIndexPlusOffset) {
-    const auto k = kernel_from(R"(
-format_version: 1
+    const auto k = kernel_from(R"(format_version: 1
 name: parse
 flops_per_iteration: 1
 loop:
@@ -162,8 +158,7 @@ TEST(KernelFile, ProgrammaticDeclarationMatchesTheFile) {
 }
 
 TEST(KernelFile, InterleavedArraysAreOneStreamAndTheirTrafficIsUnchanged) {
-    const std::string head = R"(
-format_version: 1
+    const std::string head = R"(format_version: 1
 name: merged
 flops_per_iteration: 1
 loop:

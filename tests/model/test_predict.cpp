@@ -210,8 +210,7 @@ TEST(Mixed, ExplicitFormCannotCheckValidity) {
 
 namespace {
 // 4 cores; MEM measured per kernel and thread count, calibrated effective 50, entered roof 70.
-const char* k_measured = R"(
-format_version: 1
+const char* k_measured = R"(format_version: 1
 name: measured
 compute:
   peak_gflops: {double: 128}
@@ -263,8 +262,7 @@ TEST(Choices, BandwidthPerThreadCountAndWorkload) {
 
 TEST(Choices, LoadOnlyLoopPicksTheLoadKernel) {
     // s += a[i]: reads only, write fraction 0 -> the load measurement at 1 thread (25 GB/s).
-    const auto k = kernel_from(R"(
-format_version: 1
+    const auto k = kernel_from(R"(format_version: 1
 name: sum
 flops_per_iteration: 1
 loop:
@@ -392,8 +390,7 @@ TEST(Derived, RatesFromOneDeclaration) {
 TEST(Choices, AffineVolumeCurve) {
     // MEM given only as B = a*V + b with V the access volume: D_MEM * iterations = 32 B * 1e6 = 3.2e7 B;
     // a = 1e-6 GB/s per byte, b = 10 GB/s -> B = 32 + 10 = 42 GB/s; 3.2e7 B = 30.5 MiB.
-    const auto m = machine_from(R"(
-format_version: 1
+    const auto m = machine_from(R"(format_version: 1
 name: affine
 compute: {peak_gflops: {double: 100}}
 levels:

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <string>
+#include <utility>
 
 using namespace roofcast::model::scale;
 
@@ -39,17 +40,18 @@ TEST(ScaleReaders, ExtrapTextTwoParameters) {
 }
 
 TEST(ScaleReaders, ExtrapTextErrors) {
-    EXPECT_EQ(
-        input_error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2 4\nREGION f\nDATA 1\n", "a.txt"); }),
-        "a.txt: field 'end of file': region 'f' (line 3) has 1 DATA lines, expected one per point (2)");
-    EXPECT_EQ(input_error_of([] { read_extrap_text("PARAMETER p\nPOINTS 2\nREGION f\nDATA x\n", "a.txt"); }),
-              "a.txt: field 'line 4': expected a number, got 'x'");
-    EXPECT_EQ(input_error_of([] { read_extrap_text("POINTS 2\n", "a.txt"); }),
-              "a.txt: field 'line 1': expected PARAMETER before POINTS");
-    EXPECT_EQ(input_error_of([] { read_extrap_text("PARAMETER p q\nPOINTS (2)\n", "a.txt"); }),
-              "a.txt: field 'line 2': expected 2 coordinate(s) per point (one per parameter), got 1");
-    EXPECT_EQ(input_error_of([] { read_extrap_text("FOO\n", "a.txt"); }),
-              "a.txt: field 'line 1': expected PARAMETER, POINTS, REGION, METRIC or DATA, got 'FOO'");
+    // Extra-P text and the error reading it as a.txt gives.
+    const std::pair<std::string, std::string> cases[] = {
+        {"PARAMETER p\nPOINTS 2 4\nREGION f\nDATA 1\n",
+         "a.txt: field 'end of file': region 'f' (line 3) has 1 DATA lines, expected one per point (2)"},
+        {"PARAMETER p\nPOINTS 2\nREGION f\nDATA x\n", "a.txt: field 'line 4': expected a number, got 'x'"},
+        {"POINTS 2\n", "a.txt: field 'line 1': expected PARAMETER before POINTS"},
+        {"PARAMETER p q\nPOINTS (2)\n",
+         "a.txt: field 'line 2': expected 2 coordinate(s) per point (one per parameter), got 1"},
+        {"FOO\n", "a.txt: field 'line 1': expected PARAMETER, POINTS, REGION, METRIC or DATA, got 'FOO'"},
+    };
+    for (const auto& [text, message] : cases)
+        EXPECT_EQ(input_error_of([&] { read_extrap_text(text, "a.txt"); }), message) << text;
 }
 
 TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
@@ -67,12 +69,12 @@ TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
     EXPECT_EQ(d.series[0].notes.back(), "measured at 1 of 2 points (missing cores=16,size=100)");
     // "a,b" lacks (16,100), "c" lacks (8,100).
     EXPECT_EQ(d.series[1].notes.back(), "measured at 1 of 2 points (missing cores=8,size=100)");
-    EXPECT_EQ(input_error_of([] { read_csv("f,m,x,value\n", "p.csv"); }),
+    const auto error = [](const std::string& csv) { return input_error_of([&] { read_csv(csv, "p.csv"); }); };
+    EXPECT_EQ(error("f,m,x,value\n"),
               "p.csv: field 'header': expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
-    EXPECT_EQ(input_error_of([] { read_csv("function,metric,x,value\nf,m,two,1\n", "p.csv"); }),
+    EXPECT_EQ(error("function,metric,x,value\nf,m,two,1\n"),
               "p.csv: field 'line 2 x': expected a finite number, got 'two'");
-    EXPECT_EQ(input_error_of([] { read_csv("function,metric,x,value\nf,m,2\n", "p.csv"); }),
-              "p.csv: field 'line 2': expected 4 columns, got 3");
+    EXPECT_EQ(error("function,metric,x,value\nf,m,2\n"), "p.csv: field 'line 2': expected 4 columns, got 3");
 }
 
 TEST(ScaleReaders, ExtrapJsonNewAndOld) {

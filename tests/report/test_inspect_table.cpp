@@ -4,26 +4,39 @@
 #include "core/io.hpp"
 #include "report/inspect_table.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
+#include <utility>
 
 using namespace roofcast;
 
 namespace {
+
+// A loop of `function` at [begin, end) with `instructions` instructions, FP arithmetic instructions by width
+// and arithmetic operations by width; the counts by kind are left to the caller.
+measure::LoopInspection loop(std::string function, std::uint64_t begin, std::uint64_t end, int instructions,
+                             std::map<int, int> fp_by_width, std::map<int, int> flop_ops_by_width) {
+    measure::LoopInspection l;
+    l.function = std::move(function);
+    l.begin = begin;
+    l.end = end;
+    l.instructions = instructions;
+    l.fp_by_width = std::move(fp_by_width);
+    l.flop_ops_by_width = std::move(flop_ops_by_width);
+    return l;
+}
 
 measure::CodeInspection example() {
     measure::CodeInspection r;
     r.binary = "a.out";
     r.symbol = "kernel";
     r.functions = {"kernel(int)", "kernel(int) [clone ._omp_fn.0]"};
-    measure::LoopInspection v; // an AVX-512 body: 3 fma + 1 add on zmm, 1 sqrt, 1 max, 4 loads, 1 store
-    v.function = "kernel(int) [clone ._omp_fn.0]";
-    v.begin = 0x1010;
-    v.end = 0x1053;
-    v.instructions = 14;
-    v.fp_by_width = {{512, 6}};
-    v.flop_ops_by_width = {{512, 8}};
+    // An AVX-512 body: 3 fma + 1 add on zmm, 1 sqrt, 1 max, 4 loads, 1 store.
+    measure::LoopInspection v =
+        loop("kernel(int) [clone ._omp_fn.0]", 0x1010, 0x1053, 14, {{512, 6}}, {{512, 8}});
     v.fma = 3;
     v.add = 1;
     v.sqrt = 1;
@@ -31,23 +44,13 @@ measure::CodeInspection example() {
     v.loads = 4;
     v.stores = 1;
     v.double_precision = 6;
-    measure::LoopInspection s; // a scalar single-precision remainder: 1 mul, 1 gather
-    s.function = "kernel(int)";
-    s.begin = 0x2000;
-    s.end = 0x2010;
-    s.instructions = 5;
-    s.fp_by_width = {{0, 1}};
-    s.flop_ops_by_width = {{0, 1}};
+    // A scalar single-precision remainder: 1 mul, 1 gather.
+    measure::LoopInspection s = loop("kernel(int)", 0x2000, 0x2010, 5, {{0, 1}}, {{0, 1}});
     s.mul = 1;
     s.loads = 1;
     s.gathers = 1;
     s.single_precision = 1;
-    measure::LoopInspection n; // no FP at all
-    n.function = "kernel(int)";
-    n.begin = 0x3000;
-    n.end = 0x3004;
-    n.instructions = 2;
-    r.loops = {v, s, n};
+    r.loops = {v, s, loop("kernel(int)", 0x3000, 0x3004, 2, {}, {})}; // the last with no FP at all
     return r;
 }
 

@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <initializer_list>
 #include <limits>
+#include <string>
+#include <utility>
 
 using namespace roofcast;
 using report::RooflineView;
@@ -15,6 +18,13 @@ namespace {
 
 std::size_t count_class(const test::XmlNode& root, const std::string& c) {
     return root.by_class(c).size();
+}
+
+// How many elements of each class the chart holds, one expectation per class.
+void expect_counts(const test::XmlNode& root,
+                   std::initializer_list<std::pair<std::string, std::size_t>> want) {
+    for (const auto& [c, n] : want)
+        EXPECT_EQ(count_class(root, c), n) << "elements of class " << c;
 }
 
 } // namespace
@@ -78,16 +88,16 @@ TEST(RooflineChart, ClassicFixtureStructure) {
     const auto doc = report::roofline_chart(test::fixture_results(), RooflineView::classic, "roofline",
                                             report::KernelSet::all);
     const auto root = parse_xml(doc.standalone());
-    // Six kernels; stream_copy has 0 FLOP per iteration (intensity 0) and is omitted with a note.
-    EXPECT_EQ(count_class(*root, "dot"), 5u);
-    // Four models for each of the five placed kernels.
-    EXPECT_EQ(count_class(*root, "prediction"), 20u);
-    EXPECT_EQ(count_class(*root, "invalid"), 1u); // dgemm_blocked with the mixed model
-    EXPECT_EQ(count_class(*root, "roof-memory"), 4u);
-    EXPECT_EQ(count_class(*root, "roof-compute"), 4u);
-    EXPECT_EQ(count_class(*root, "roof-theoretical"), 1u);
-    EXPECT_EQ(count_class(*root, "ridge"), 4u);
-    EXPECT_EQ(count_class(*root, "kernel-label"), 5u);
+    // Six kernels; stream_copy has 0 FLOP per iteration (intensity 0) and is omitted with a note. Four models
+    // for each of the five placed kernels, one of them invalid (dgemm_blocked with the mixed model).
+    expect_counts(*root, {{"dot", 5},
+                          {"prediction", 20},
+                          {"invalid", 1},
+                          {"roof-memory", 4},
+                          {"roof-compute", 4},
+                          {"roof-theoretical", 1},
+                          {"ridge", 4},
+                          {"kernel-label", 5}});
     // daxpy_l2 has no MEM traffic: placed at its L2 intensity, and its label says so.
     std::string labels;
     for (const auto* l : root->by_class("kernel-label"))
@@ -115,9 +125,7 @@ TEST(RooflineChart, HierarchicalJoinsOneDotPerLevel) {
                                             report::KernelSet::all);
     const auto root = parse_xml(doc.standalone());
     // Levels with traffic: triad 4, daxpy_l2 2 (L1, L2), dot 4, stencil 4, dgemm 4 = 18 dots; copy omitted.
-    EXPECT_EQ(count_class(*root, "dot"), 18u);
-    EXPECT_EQ(count_class(*root, "kernel-line"), 5u);
-    EXPECT_EQ(count_class(*root, "prediction"), 0u);
+    expect_counts(*root, {{"dot", 18}, {"kernel-line", 5}, {"prediction", 0}});
     // daxpy_l2's line joins I_L1 = I_L2 = 2/24: two points.
     const auto lines = root->by_class("kernel-line");
     EXPECT_EQ(lines[1]->attr("points").find(' ') != std::string::npos, true);

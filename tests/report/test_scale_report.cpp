@@ -28,22 +28,7 @@ ScaleResult example(std::vector<Coord> targets) {
 
 // Elements whose class list holds `cls` (word match on the class attribute).
 std::size_t count_class(const roofcast::test::XmlNode& root, const std::string& cls) {
-    std::vector<const roofcast::test::XmlNode*> out;
-    root.collect(
-        [&](const roofcast::test::XmlNode& n) {
-            const std::string c = n.attr("class");
-            std::size_t pos = 0;
-            while ((pos = c.find(cls, pos)) != std::string::npos) {
-                const bool start = pos == 0 || c[pos - 1] == ' ';
-                const bool end = pos + cls.size() == c.size() || c[pos + cls.size()] == ' ';
-                if (start && end)
-                    return true;
-                pos += cls.size();
-            }
-            return false;
-        },
-        out);
-    return out.size();
+    return root.by_class(cls).size();
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-# Sourced by the end-to-end scripts (needs $roofcast and a `fail` variable):
+# Sourced by lib/setup.sh for the end-to-end scripts (needs $roofcast and a `fail` variable):
 #   expect_error SUBCOMMAND PATTERN ARGS...
 # runs `$roofcast SUBCOMMAND ARGS...` and sets fail=1 unless it exits non-zero with exactly one
 # "roofcast: error:" line on stderr containing PATTERN (a fixed string).
