@@ -226,7 +226,7 @@ void run_threads(const ThreadsOptions& o) {
             }
         }
     }
-    const ThreadsAnalysis a = analyse(std::move(data), std::move(targets), o.holdout);
+    const ThreadsAnalysis a = analyse(std::move(data), targets, o.holdout);
     if (!o.output.empty())
         for (std::size_t i = 0; i < a.series.size(); ++i) {
             const std::string path = chart_path(o.output, i, a.series[i].api);

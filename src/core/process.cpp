@@ -133,7 +133,7 @@ std::string find_companion(const std::string& name, const char* env_var, const c
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const std::string beside = (self.parent_path() / name).string();
+        std::string beside = (self.parent_path() / name).string();
         if (::access(beside.c_str(), X_OK) == 0)
             return beside;
     }

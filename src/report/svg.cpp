@@ -452,7 +452,7 @@ void Document::end_group() {
 }
 
 std::string Document::define_clip(std::string_view name, const Box& b) {
-    const std::string id = m_id_prefix + "-" + std::string(name);
+    std::string id = m_id_prefix + "-" + std::string(name);
     m_defs +=
         fmt::format("<clipPath id=\"{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/></clipPath>\n",
                     escape(id), num(b.x), num(b.y), num(b.w), num(b.h));

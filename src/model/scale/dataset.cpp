@@ -229,7 +229,7 @@ Dataset extrap_json_new(const json& root, const std::string& file) {
         if (!metrics.is_object())
             throw InputError(file, f1, "expected an object {metric: [measurements]}");
         for (const auto& [metric, list] : metrics.items()) {
-            const std::string f2 = f1 + "." + metric;
+            const std::string f2 = fmt::format("{}.{}", f1, metric);
             if (!list.is_array())
                 throw InputError(file, f2, "expected an array of {point, values}");
             for (std::size_t i = 0; i < list.size(); ++i) {
@@ -520,7 +520,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file) 
         if (!metrics.is_object())
             throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
         for (const auto& [metric, m] : metrics.items()) {
-            const std::string fm = f + ".metrics." + metric;
+            const std::string fm = fmt::format("{}.metrics.{}", f, metric);
             std::vector<double> reps;
             if (m.contains("repetitions")) {
                 reps = json_numbers(m.at("repetitions"), file, fm + ".repetitions");

@@ -144,7 +144,7 @@ BestThreads best_threads(const ModelReport& model, double n, int max_s, int all_
     return b;
 }
 
-ThreadsAnalysis analyse(ThreadsData data, std::vector<Target> targets, int holdout) {
+ThreadsAnalysis analyse(ThreadsData data, const std::vector<Target>& targets, int holdout) {
     ThreadsAnalysis out;
     out.holdout = holdout;
     out.targets = targets;

@@ -81,6 +81,6 @@ struct ThreadsAnalysis {
 // Best s for size n under `model`: the integer s in [1, max_s] of least predicted time.
 BestThreads best_threads(const ModelReport& model, double n, int max_s, int all_threads);
 
-ThreadsAnalysis analyse(ThreadsData data, std::vector<Target> targets, int holdout);
+ThreadsAnalysis analyse(ThreadsData data, const std::vector<Target>& targets, int holdout);
 
 } // namespace roofcast::model::threads
