@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/machine_noise.hpp"
 #include "core/machine_sections.hpp"
 #include "core/stream_catalogue.hpp"
 
@@ -423,6 +424,7 @@ Machine machine_from_yaml(const YamlField& root) {
     if (auto n = root.optional("notes"))
         for (std::size_t i = 0; i < n->size(); ++i)
             m.notes.push_back(n->at(i).as_string());
+    flag_machine_noise(m);
     return m;
 }
 

@@ -1,6 +1,7 @@
 #include "measure/machine_run.hpp"
 
 #include "core/error.hpp"
+#include "core/machine_noise.hpp"
 #include "core/timestamp.hpp"
 #include "core/units.hpp"
 #include "measure/affinity.hpp"
@@ -398,6 +399,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
         m.notes.push_back("MPI: not measured (switched off for this run)");
     }
     m.topology = topo;
+    core::flag_machine_noise(m);
     progress(1.0, "done");
     affinity.restore_openmp_team(omp_get_max_threads());
     return m;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/results.hpp"
+#include "core/stats.hpp"
 
 #include <cstddef>
 #include <string>
@@ -19,8 +20,8 @@ namespace roofcast::model {
 // exceeds it in about one case in ten, a row that moved by itself (or under a burst the probe missed)
 // exceeds it by far.
 inline constexpr double k_noise_floor_quantile = 0.9;
-// Below 1 % no row is flagged: timer and frequency jitter of epochs of a few milliseconds, not the host.
-inline constexpr double k_noise_floor_min = 0.01;
+// The floor's minimum, shared with the machine file's rows (core/stats.hpp).
+using core::k_noise_floor_min;
 
 // One probe's epochs: rounds[r][j] is its rate at slot j of round r. Slot j runs just before row j; the
 // round's last slot (index rows) runs after its last row.

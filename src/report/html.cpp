@@ -84,6 +84,18 @@ std::string noisy_badge(const core::Summary& s) {
     return s.noisy ? "<span class=\"badge noisy\" title=\"spread above 5 %\">NOISY</span>" : "";
 }
 
+// A machine row's spread cell: the interquartile spread of its epochs, which its NOISY flag is judged by
+// against the floor of its kind (core/machine_noise.hpp); the range spread for a figure without samples.
+std::string machine_spread_cell(const core::Summary& s) {
+    const std::string iqr = summary_spread_text(s);
+    return std::string("<span title=\"") +
+           (iqr.empty() ? "range spread (max - min) / median" : "interquartile spread of the epochs") +
+           "\">" + h(iqr.empty() ? spread_percent(s) : iqr) + "</span>" +
+           (s.noisy ? "<span class=\"badge noisy\" title=\"interquartile spread above the floor of its kind "
+                      "in this run (see Noise)\">NOISY</span>"
+                    : "");
+}
+
 // A kernel's spread cell: the interquartile spread its NOISY flag is judged by, where the run had probes.
 std::string kernel_spread_cell(const core::KernelResult& k) {
     if (!k.noise)
@@ -164,13 +176,13 @@ std::vector<Warning> collect_warnings(const core::Results& r, const core::Machin
     for (const auto& p : m.sweep)
         noisy_sweep += p.gbs.noisy;
     if (noisy_ceilings > 0)
-        w.push_back(
-            {fmt::format("High spread: {} compute ceiling{} with spread above 5 % (flagged NOISY below).",
-                         noisy_ceilings, noisy_ceilings == 1 ? "" : "s")});
+        w.push_back({fmt::format(
+            "High spread: {} compute ceiling{} above the noise floor of the run (flagged NOISY below).",
+            noisy_ceilings, noisy_ceilings == 1 ? "" : "s")});
     if (noisy_bw > 0)
-        w.push_back(
-            {fmt::format("High spread: {} bandwidth figure{} with spread above 5 % (flagged NOISY below).",
-                         noisy_bw, noisy_bw == 1 ? "" : "s")});
+        w.push_back({fmt::format(
+            "High spread: {} bandwidth figure{} above the noise floor of the run (flagged NOISY below).",
+            noisy_bw, noisy_bw == 1 ? "" : "s")});
     if (noisy_sweep > 0)
         w.push_back(
             {fmt::format("High spread: {} point{} of the bandwidth sweep (hollow markers in the chart).",
@@ -295,15 +307,17 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         o += "</tbody></table>\n";
     }
 
+    if (const std::string noise = machine_noise_text(m); !noise.empty())
+        o += "<p class=\"muted\" id=\"machine-noise\">" + h(noise) + "</p>\n";
     if (!m.ceilings.empty()) {
         o += "<h3>Compute ceilings</h3><table><thead><tr><th>Precision</th><th>ISA</th><th>Operation</th><th "
              "class=\"num\">Threads</th><th class=\"num\">Median</th><th class=\"num\">Min – max</th><th "
-             "class=\"num\">Spread</th><th class=\"num\">n</th><th>Source</th></tr></thead><tbody>\n";
+             "class=\"num\">IQR</th><th class=\"num\">n</th><th>Source</th></tr></thead><tbody>\n";
         for (const auto& c : m.ceilings) {
             o += "<tr>" + td(c.precision) + td(c.isa) + td(c.op) + num_td(std::to_string(c.threads)) +
                  num_td(gflops_text(c.gflops.median)) +
                  num_td(fmt::format("{} – {}", fixed3(c.gflops.min), fixed3(c.gflops.max))) +
-                 "<td class=\"num\">" + h(spread_percent(c.gflops)) + noisy_badge(c.gflops) + "</td>" +
+                 "<td class=\"num\">" + machine_spread_cell(c.gflops) + "</td>" +
                  num_td(std::to_string(c.gflops.n)) + td(core::to_string(c.source)) + "</tr>\n";
         }
         o += "</tbody></table>\n";
@@ -311,15 +325,14 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
 
     o += "<h3>Memory levels</h3><table><thead><tr><th>Level</th><th class=\"num\">Roof in the "
          "charts</th><th>From</th><th class=\"num\">bandwidth_gbs</th><th>Kernel</th><th "
-         "class=\"num\">Spread</th><th>Source</th></tr></thead><tbody>\n";
+         "class=\"num\">IQR</th><th>Source</th></tr></thead><tbody>\n";
     for (const auto& l : m.levels) {
         const auto roof = std::find_if(roofs.memory.begin(), roofs.memory.end(),
                                        [&](const MemoryRoof& r) { return r.level == l.name; });
         o += "<tr>" + td(l.name) + num_td(roof != roofs.memory.end() ? gbs_text(roof->gbs) : "–") +
              td(roof != roofs.memory.end() ? roof->source : "") +
              num_td(l.bandwidth_gbs ? gbs_text(*l.bandwidth_gbs) : "–") + td(l.bandwidth_kernel) +
-             "<td class=\"num\">" +
-             (l.bandwidth ? h(spread_percent(*l.bandwidth)) + noisy_badge(*l.bandwidth) : "–") + "</td>" +
+             "<td class=\"num\">" + (l.bandwidth ? machine_spread_cell(*l.bandwidth) : "–") + "</td>" +
              td(core::to_string(l.source)) + "</tr>\n";
     }
     o += "</tbody></table>\n";
@@ -330,7 +343,7 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
     if (any_measurement) {
         o += "<h3>Bandwidth measurements per level</h3><table><thead><tr><th>Level</th><th>Kernel</th><th "
              "class=\"num\">Threads</th><th class=\"num\">Working set</th><th class=\"num\">Median</th><th "
-             "class=\"num\">Min – max [GB/s]</th><th class=\"num\">Spread</th><th class=\"num\">n</th><th "
+             "class=\"num\">Min – max [GB/s]</th><th class=\"num\">IQR</th><th class=\"num\">n</th><th "
              "class=\"num\">Moved / requested</th></tr></thead><tbody>\n";
         for (const auto& l : m.levels)
             for (const auto& p : l.measurements)
@@ -338,7 +351,7 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
                      num_td(core::format_size(static_cast<double>(p.working_set_bytes))) +
                      num_td(gbs_text(p.gbs.median)) +
                      num_td(fmt::format("{} – {}", fixed3(p.gbs.min), fixed3(p.gbs.max))) +
-                     "<td class=\"num\">" + h(spread_percent(p.gbs)) + noisy_badge(p.gbs) + "</td>" +
+                     "<td class=\"num\">" + machine_spread_cell(p.gbs) + "</td>" +
                      num_td(std::to_string(p.gbs.n)) + num_td(fmt::format("{:.3g}", p.moved_per_requested)) +
                      "</tr>\n";
         o += "</tbody></table>\n";

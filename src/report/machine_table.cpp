@@ -1,6 +1,8 @@
 #include "report/machine_table.hpp"
 
+#include "core/stats.hpp"
 #include "core/units.hpp"
+#include "report/noise_text.hpp"
 
 #include <fmt/format.h>
 
@@ -13,6 +15,15 @@ std::string spread_text(const core::Summary& s) {
         return "-";
     // Beyond 999 % the exact figure says nothing more and would break the column.
     return *s.spread >= 9.995 ? std::string(">999%") : fmt::format("{:.1f}%", 100 * *s.spread);
+}
+
+// The interquartile spread of a row's epochs, the statistic its NOISY flag is judged by
+// (core/machine_noise.hpp); the range spread for a figure without samples.
+std::string iqr_text(const core::Summary& s) {
+    const auto iqr = s.samples.size() >= 2 ? core::interquartile_spread(s.samples) : std::nullopt;
+    if (!iqr)
+        return spread_text(s);
+    return *iqr >= 9.995 ? std::string(">999%") : fmt::format("{:.1f}%", 100 * *iqr);
 }
 
 std::string flag(const core::Summary& s) {
@@ -57,7 +68,7 @@ void compute_section(std::string& out, const core::Machine& m) {
     const int cores = m.topology ? m.topology->cores : 1;
     out += "\nCompute ceilings (GFLOP/s)\n";
     out += fmt::format("  {:<7}{:<7}{:<7}{:>4}{:>10}{:>21}{:>4}{:>8}{:>7}{:>9}\n", "prec", "isa", "op", "thr",
-                       "median", "min..max", "n", "spread", "GHz", "of peak");
+                       "median", "min..max", "n", "iqr", "GHz", "of peak");
     for (const auto& c : m.ceilings) {
         std::string ratio = "-";
         if (auto it = m.peak_gflops.find(c.precision); it != m.peak_gflops.end() && it->second > 0)
@@ -65,7 +76,7 @@ void compute_section(std::string& out, const core::Machine& m) {
         out += fmt::format("  {:<7}{:<7}{:<7}{:>4}{:>10.1f}{:>21}{:>4}{:>8}{:>7}{:>9} {}\n", c.precision,
                            c.isa, c.op, c.threads, c.gflops.median,
                            fmt::format("{:.1f}..{:.1f}", c.gflops.min, c.gflops.max), c.gflops.n,
-                           spread_text(c.gflops), c.ghz ? fmt::format("{:.2f}", *c.ghz) : std::string("-"),
+                           iqr_text(c.gflops), c.ghz ? fmt::format("{:.2f}", *c.ghz) : std::string("-"),
                            ratio, flag(c.gflops));
     }
     for (const auto& [prec, peak] : m.peak_gflops)
@@ -79,14 +90,14 @@ void bandwidth_section(std::string& out, const core::Machine& m) {
     out += "\nBandwidth per level (decimal GB/s of requested bytes; moved = requested x write-allocate "
            "factor)\n";
     out += fmt::format("  {:<6}{:<10}{:>4}{:>12}{:>10}{:>19}{:>4}{:>8}{:>8}{:>10}\n", "level", "kernel",
-                       "thr", "working set", "median", "min..max", "n", "spread", "moved/r", "moved");
+                       "thr", "working set", "median", "min..max", "n", "iqr", "moved/r", "moved");
     for (const auto& l : m.levels) {
         for (const auto& p : l.measurements)
-            out += fmt::format(
-                "  {:<6}{:<10}{:>4}{:>12}{:>10.1f}{:>19}{:>4}{:>8}{:>8.2f}{:>10.1f} {}\n", l.name, p.kernel,
-                p.threads, core::format_size(static_cast<double>(p.working_set_bytes)), p.gbs.median,
-                fmt::format("{:.1f}..{:.1f}", p.gbs.min, p.gbs.max), p.gbs.n, spread_text(p.gbs),
-                p.moved_per_requested, p.gbs.median * p.moved_per_requested, flag(p.gbs));
+            out += fmt::format("  {:<6}{:<10}{:>4}{:>12}{:>10.1f}{:>19}{:>4}{:>8}{:>8.2f}{:>10.1f} {}\n",
+                               l.name, p.kernel, p.threads,
+                               core::format_size(static_cast<double>(p.working_set_bytes)), p.gbs.median,
+                               fmt::format("{:.1f}..{:.1f}", p.gbs.min, p.gbs.max), p.gbs.n, iqr_text(p.gbs),
+                               p.moved_per_requested, p.gbs.median * p.moved_per_requested, flag(p.gbs));
         if (l.bandwidth_gbs)
             out += fmt::format("  {:<6}roof: {:.1f} GB/s ({}, {}){}\n", l.name, *l.bandwidth_gbs,
                                l.bandwidth_kernel.empty() ? std::string("entered") : l.bandwidth_kernel,
@@ -111,15 +122,15 @@ void stream_capacity_section(std::string& out, const core::Machine& m) {
                            s.capacity ? fmt::format("{} streams", *s.capacity) : std::string("-"));
         std::string streams = fmt::format("    {:<8}", "streams");
         std::string median = fmt::format("    {:<8}", "median");
-        std::string spread = fmt::format("    {:<8}", "spread");
+        std::string spread = fmt::format("    {:<8}", "iqr");
         for (const auto& p : s.points) {
             streams += fmt::format("{:>8}", p.streams);
             median += fmt::format("{:>8.1f}", p.gbs.median);
-            spread += fmt::format("{:>8}", spread_text(p.gbs) + (p.gbs.noisy ? "*" : ""));
+            spread += fmt::format("{:>8}", iqr_text(p.gbs) + (p.gbs.noisy ? "*" : ""));
         }
         out += streams + "\n" + median + "\n" + spread + "\n";
     }
-    out += "  (* NOISY: spread above 5 %)\n";
+    out += "  (* NOISY: interquartile spread above its kind's floor, see the noise line)\n";
 }
 
 void overhead_section(std::string& out, const core::Machine& m) {
@@ -127,12 +138,12 @@ void overhead_section(std::string& out, const core::Machine& m) {
         return;
     out += "\nThread overhead (seconds per fork/join)\n";
     out += fmt::format("  {:<14}{:>4}{:>11}{:>23}{:>4}{:>8}\n", "method", "thr", "median", "min..max", "n",
-                       "spread");
+                       "iqr");
     for (const auto& o : m.thread_overhead)
         out += fmt::format("  {:<14}{:>4}{:>11}{:>23}{:>4}{:>8} {}\n", o.method, o.threads,
                            core::format_seconds(o.seconds.median),
                            core::format_seconds(o.seconds.min) + ".." + core::format_seconds(o.seconds.max),
-                           o.seconds.n, spread_text(o.seconds), flag(o.seconds));
+                           o.seconds.n, iqr_text(o.seconds), flag(o.seconds));
 }
 
 void mpi_section(std::string& out, const core::Machine& m) {
@@ -144,13 +155,13 @@ void mpi_section(std::string& out, const core::Machine& m) {
                     f.placement.empty() ? "" : ", " + f.placement, f.library.empty() ? "" : ", " + f.library);
     if (!f.points.empty()) {
         out += fmt::format("  {:>10}{:>11}{:>23}{:>4}{:>8}{:>10}\n", "message", "one-way", "min..max", "n",
-                           "spread", "GB/s");
+                           "iqr", "GB/s");
         for (const auto& p : f.points)
             out += fmt::format(
                 "  {:>10}{:>11}{:>23}{:>4}{:>8}{:>10.2f} {}\n",
                 core::format_size(static_cast<double>(p.bytes)), core::format_seconds(p.seconds.median),
                 core::format_seconds(p.seconds.min) + ".." + core::format_seconds(p.seconds.max), p.seconds.n,
-                spread_text(p.seconds), static_cast<double>(p.bytes) / p.seconds.median / core::k_giga,
+                iqr_text(p.seconds), static_cast<double>(p.bytes) / p.seconds.median / core::k_giga,
                 flag(p.seconds));
     }
     if (f.latency_s)
@@ -183,6 +194,8 @@ std::string format_machine_table(const core::Machine& m) {
     stream_capacity_section(out, m);
     overhead_section(out, m);
     mpi_section(out, m);
+    if (const std::string noise = machine_noise_text(m); !noise.empty())
+        out += "\nNoise (\"iqr\": the interquartile spread of a row's epochs)\n  " + noise + "\n";
     if (!m.notes.empty()) {
         out += "\nNotes\n";
         for (const auto& n : m.notes)

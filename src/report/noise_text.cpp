@@ -1,9 +1,11 @@
 #include "report/noise_text.hpp"
 
+#include "core/machine_noise.hpp"
 #include "core/stats.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace roofcast::report {
 
@@ -42,6 +44,32 @@ std::string row_noise_text(const core::KernelResult& k) {
         return "";
     return fmt::format("interquartile spread {} {} the {} probe's floor {:.1f} %", row_spread_text(*k.noise),
                        k.noise->flagged() ? "above" : "within", k.noise->probe, 100.0 * k.noise->floor);
+}
+
+std::string machine_noise_text(const core::Machine& m) {
+    core::Machine copy = m;
+    std::vector<std::string> parts;
+    for (const auto& k : core::flag_machine_noise(copy)) {
+        std::string t = fmt::format("{} rows {} of {} NOISY, ", k.kind, k.flagged, k.rows);
+        if (!k.own_floor)
+            t += fmt::format("floor {:.0f} % (fixed: too few rows for a floor of their own)", 100 * k.floor);
+        else if (k.floor > core::k_noisy_spread)
+            t += fmt::format("floor {:.1f} % (the upper outlier fence of their interquartile spreads)",
+                             100 * k.floor);
+        else
+            t += fmt::format("floor {:.0f} % (fixed: their outlier fence lies below it)", 100 * k.floor);
+        parts.push_back(std::move(t));
+    }
+    if (parts.empty())
+        return {};
+    return fmt::format("noise: {}; a row is NOISY when the interquartile spread of its epochs exceeds its "
+                       "kind's floor",
+                       fmt::join(parts, "; "));
+}
+
+std::string summary_spread_text(const core::Summary& s) {
+    const auto iqr = s.samples.size() >= 2 ? core::interquartile_spread(s.samples) : std::nullopt;
+    return iqr ? fmt::format("{:.1f} %", 100 * *iqr) : std::string();
 }
 
 } // namespace roofcast::report

@@ -3,6 +3,7 @@
 // the NOISY flag.
 #pragma once
 
+#include "core/machine.hpp"
 #include "core/results.hpp"
 
 #include <string>
@@ -17,5 +18,10 @@ std::string host_noise_text(const core::Results& r);
 std::string row_spread_text(const core::RowNoise& n);
 // "interquartile spread 14.2 % above the memory probe's floor 9.0 %"; empty for a row without noise data.
 std::string row_noise_text(const core::KernelResult& k);
+// The machine file's rows (core/machine_noise.hpp): "noise: core rows' floor 3.1 % (90th percentile of 40
+// rows' interquartile spreads), 2 NOISY; memory ...". Empty when no row has samples.
+std::string machine_noise_text(const core::Machine& m);
+// "14.2 %": the interquartile spread of one measured figure's samples; empty without samples.
+std::string summary_spread_text(const core::Summary& s);
 
 } // namespace roofcast::report

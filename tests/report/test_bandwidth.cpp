@@ -13,7 +13,7 @@ TEST(BandwidthChart, FixtureStructure) {
     // Sweep: load (1 and 2 threads) and triad (1 thread), 4 KiB .. 256 MiB doubling = 17 points each.
     EXPECT_EQ(root->by_class("sweep-curve").size(), 3u);
     EXPECT_EQ(root->by_class("sweep-point").size(), 51u);
-    EXPECT_EQ(root->by_class("noisy").size(), 1u); // load, 2 threads, 16 MiB has a 8 % spread
+    EXPECT_EQ(root->by_class("noisy").size(), 1u); // load, 2 threads, 16 MiB: interquartile spread 16 %
     // Reported sizes of L1, L2, L3 and the L3 usable size from the sweep.
     EXPECT_EQ(root->by_class("cache-size").size(), 4u);
     EXPECT_EQ(root->by_class("cache-label").size(), 4u);
