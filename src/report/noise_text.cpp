@@ -49,22 +49,15 @@ std::string row_noise_text(const core::KernelResult& k) {
 std::string machine_noise_text(const core::Machine& m) {
     core::Machine copy = m;
     std::vector<std::string> parts;
-    for (const auto& k : core::flag_machine_noise(copy)) {
-        std::string t = fmt::format("{} rows {} of {} NOISY, ", k.kind, k.flagged, k.rows);
-        if (!k.own_floor)
-            t += fmt::format("floor {:.0f} % (fixed: too few rows for a floor of their own)", 100 * k.floor);
-        else if (k.floor > core::k_noisy_spread)
-            t += fmt::format("floor {:.1f} % (the upper outlier fence of their interquartile spreads)",
-                             100 * k.floor);
-        else
-            t += fmt::format("floor {:.0f} % (fixed: their outlier fence lies below it)", 100 * k.floor);
-        parts.push_back(std::move(t));
-    }
+    for (const auto& k : core::flag_machine_noise(copy))
+        parts.push_back(fmt::format("{} {} of {} (floor {:.1f} %{})", k.kind, k.flagged, k.rows,
+                                    100 * k.floor, k.own_floor ? "" : ", too few rows for a fence"));
     if (parts.empty())
         return {};
-    return fmt::format("noise: {}; a row is NOISY when the interquartile spread of its epochs exceeds its "
-                       "kind's floor",
-                       fmt::join(parts, "; "));
+    return fmt::format("noise: NOISY rows by kind: {}. A row is NOISY when the interquartile spread of its "
+                       "epochs exceeds its kind's floor: the upper outlier fence of the kind's spreads in "
+                       "this run, at least {:.0f} %.",
+                       fmt::join(parts, "; "), 100 * core::k_noisy_spread);
 }
 
 std::string summary_spread_text(const core::Summary& s) {

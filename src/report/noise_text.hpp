@@ -18,8 +18,8 @@ std::string host_noise_text(const core::Results& r);
 std::string row_spread_text(const core::RowNoise& n);
 // "interquartile spread 14.2 % above the memory probe's floor 9.0 %"; empty for a row without noise data.
 std::string row_noise_text(const core::KernelResult& k);
-// The machine file's rows (core/machine_noise.hpp): "noise: core rows' floor 3.1 % (90th percentile of 40
-// rows' interquartile spreads), 2 NOISY; memory ...". Empty when no row has samples.
+// The machine file's rows (core/machine_noise.hpp): "noise: NOISY rows by kind: core 3 of 74 (floor
+// 7.2 %); memory ...", then the rule. Empty when no row has samples.
 std::string machine_noise_text(const core::Machine& m);
 // "14.2 %": the interquartile spread of one measured figure's samples; empty without samples.
 std::string summary_spread_text(const core::Summary& s);

@@ -78,6 +78,11 @@ TEST(MachineTable, BandwidthRowsFlagNoiseAndShowTheRoof) {
     const std::string out = report::format_machine_table(small_machine());
     const std::string bw = out.substr(out.find("Bandwidth"));
     EXPECT_TRUE(contains(bw, "10.0%"));
+    // The noise line: the ceiling and the L1 point are "core" rows (L1 is private), too few for a fence.
+    EXPECT_TRUE(contains(out,
+                         "noise: NOISY rows by kind: core 1 of 2 (floor 5.0 %, too few rows for a fence); "
+                         "overhead 0 of 1 (floor 5.0 %, too few rows for a fence)."))
+        << out;
     EXPECT_TRUE(contains(bw, "NOISY"));
     EXPECT_TRUE(contains(bw, "roof: 100.0 GB/s (copy, measured)"));
     EXPECT_TRUE(contains(out, "omp_parallel"));
