@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -51,7 +52,7 @@ void run_bench_command(const BenchArgs& a) {
     }
     if (!a.output.empty())
         core::check_output_writable(a.output, "-o");
-    const core::Machine machine = core::load_machine(machine_file);
+    const core::Machine machine = read_machine_file(machine_file);
     model::BenchOptions o = a.bench;
     o.machine_file = machine_file;
     o.probes = !a.no_probes;

@@ -1,6 +1,7 @@
 // `roofcast predict KERNEL.yaml --machine M.yaml`: loads both files, runs the models, prints tables
 // (or JSON, or the derivation in words). Thin: parsing and printing only.
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
@@ -53,8 +54,8 @@ core::KernelResult measured_verdict(const model::KernelSpec& k, const core::Mach
 }
 
 void run_predict(const PredictArgs& a) {
-    const model::KernelSpec k = model::load_kernel(a.kernel);
-    const core::Machine m = core::load_machine(a.machine);
+    const model::KernelSpec k = read_kernel_file(a.kernel);
+    const core::Machine m = read_machine_file(a.machine);
     model::PredictOptions o;
     // Every core of the machine predicted for; the model bounds the count by the machine's cores.
     o.threads = resolve_thread_count(a.threads, machine_cores(m, false), 0);

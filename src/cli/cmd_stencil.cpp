@@ -3,6 +3,7 @@
 // model alone for many ranks. Thin: option checks, the launch (as measure/mpi.cpp launches the MPI probe),
 // and printing. Bad options fail before anything is launched.
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -207,7 +208,7 @@ void run_stencil(StencilArgs a) {
     // this host's when running (and then bounded, since they run here).
     std::optional<core::Machine> machine;
     if (!a.machine.empty())
-        machine = core::load_machine(a.machine);
+        machine = read_machine_file(a.machine);
     if (a.simulate && machine)
         a.threads =
             resolve_thread_count(a.threads_option, std::max(1, machine_cores(*machine, false) / a.ranks), 0);

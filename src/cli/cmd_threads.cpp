@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -74,7 +75,7 @@ model::threads::Context make_context(const ThreadsOptions& o, const std::string&
     std::optional<core::Topology> topo;
     std::optional<core::Machine> m;
     if (!o.machine.empty()) {
-        m = core::load_machine(o.machine);
+        m = read_machine_file(o.machine);
         topo = m->topology;
         c.machine_source = "machine file " + o.machine;
     }

@@ -10,6 +10,7 @@
 #include "model/scale/dataset.hpp"
 
 #include <fmt/format.h>
+#include <memory>
 #include <string>
 
 namespace roofcast::cli {
@@ -25,7 +26,8 @@ std::string scale_input_summary(const model::scale::Dataset& d, const char* kind
 }
 
 // Recognises the kind of a roofcast data file from its extension or top-level keys and validates it fully.
-std::string validate_file(const std::string& path) {
+// Keys of a machine or kernel file that the format does not read are warned about, or with `strict` refused.
+std::string validate_file(const std::string& path, bool strict) {
     if (path.ends_with(".csv"))
         return scale_input_summary(model::scale::read_csv(core::read_file(path), path), "CSV profile");
     if (path.ends_with(".txt"))
@@ -49,10 +51,12 @@ std::string validate_file(const std::string& path) {
     }
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);
+        check_unread_keys(path, root.unread_keys(), strict);
         return fmt::format("machine file '{}', {} levels", m.name, m.levels.size());
     }
     if (root.has("flops_per_iteration")) {
         const model::KernelSpec k = model::kernel_from_yaml(root);
+        check_unread_keys(path, root.unread_keys(), strict);
         const char* form = !k.explicit_bytes.empty() ? "explicit bytes"
                            : k.arrays                ? "array counts"
                                                      : "loop nest";
@@ -73,9 +77,13 @@ void add_validate_command(CLI::App& app) {
     cmd->add_option("FILE", *files,
                     "machine, kernel, results or profile files, or scaling inputs (Extra-P text/JSON, CSV)")
         ->required();
-    cmd->callback([files] {
+    auto strict = std::make_shared<bool>(false);
+    cmd->add_flag("--strict", *strict,
+                  "a key of a machine or kernel file that the format does not read is an error (default: a "
+                  "warning)");
+    cmd->callback([files, strict] {
         for (const auto& f : *files)
-            fmt::print("{}: ok ({})\n", f, validate_file(f));
+            fmt::print("{}: ok ({})\n", f, validate_file(f, *strict));
     });
 }
 

@@ -6,6 +6,8 @@
 #include "core/nesting.hpp"
 
 #include <cctype>
+#include <cstdio>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace roofcast::cli {
@@ -15,6 +17,34 @@ bool looks_like_json(const std::string& text) {
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
         ++i;
     return i < text.size() && text[i] == '{';
+}
+
+void check_unread_keys(const std::string& path, const std::vector<std::string>& keys, bool strict) {
+    if (keys.empty())
+        return;
+    if (strict)
+        throw core::InputError(
+            path, keys.front(),
+            "unknown key: not part of the format (misspelt? without --strict it is ignored "
+            "with a warning)");
+    for (const auto& k : keys)
+        fmt::print(stderr,
+                   "roofcast: warning: {}: unknown key '{}' is not part of the format and is ignored\n",
+                   core::terminal_safe(path), core::terminal_safe(k));
+}
+
+core::Machine read_machine_file(const std::string& path) {
+    std::vector<std::string> unread;
+    core::Machine m = core::load_machine(path, &unread);
+    check_unread_keys(path, unread, false);
+    return m;
+}
+
+model::KernelSpec read_kernel_file(const std::string& path) {
+    std::vector<std::string> unread;
+    model::KernelSpec k = model::load_kernel(path, &unread);
+    check_unread_keys(path, unread, false);
+    return k;
 }
 
 DataFile load_data_file(const std::string& path) {
@@ -38,6 +68,7 @@ DataFile load_data_file(const std::string& path) {
     const core::YamlField root = core::YamlField::load_text(text, path);
     if (root.is_map() && (root.has("levels") || root.has("compute"))) {
         out.machine = core::machine_from_yaml(root);
+        check_unread_keys(path, root.unread_keys(), false);
         return out;
     }
     throw core::InputError(path, "",

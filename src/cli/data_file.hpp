@@ -5,9 +5,11 @@
 
 #include "core/machine.hpp"
 #include "core/results.hpp"
+#include "model/kernel.hpp"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace roofcast::cli {
 
@@ -18,6 +20,15 @@ struct DataFile {
 
 // Returns a DataFile with exactly one member set, or throws core::InputError.
 DataFile load_data_file(const std::string& path);
+
+// Keys of a file that its format does not read (core::YamlField::unread_keys): one
+// "roofcast: warning: FILE: unknown key 'K' ..." line each on stderr, or with `strict` a core::InputError
+// naming the first.
+void check_unread_keys(const std::string& path, const std::vector<std::string>& keys, bool strict);
+
+// A machine or kernel file read for a command, its unknown keys warned about.
+core::Machine read_machine_file(const std::string& path);
+model::KernelSpec read_kernel_file(const std::string& path);
 
 // True when the text is a JSON object (first non-blank character '{'); roofcast's YAML files never are.
 bool looks_like_json(const std::string& text);

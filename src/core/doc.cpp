@@ -33,18 +33,28 @@ YamlField YamlField::load_file(const std::string& path) {
     throw InputError(m_file, m_path.empty() ? "(top level)" : m_path, expected);
 }
 
+void YamlField::mark(const std::string& key) const {
+    m_read->insert(m_path.empty() ? key : m_path + "." + key);
+}
+
 bool YamlField::has(const std::string& key) const {
-    return m_node.IsMap() && m_node[key];
+    if (!m_node.IsMap())
+        return false;
+    mark(key);
+    return static_cast<bool>(m_node[key]);
 }
 
 YamlField YamlField::operator[](const std::string& key) const {
     const std::string child = m_path.empty() ? key : m_path + "." + key;
     if (!m_node.IsMap())
         fail("expected a mapping containing '" + key + "'");
+    mark(key);
     YAML::Node n = m_node[key];
     if (!n || n.IsNull())
         throw InputError(m_file, child, "missing (required)");
-    return YamlField(n, m_file, child);
+    YamlField f(n, m_file, child);
+    f.m_read = m_read;
+    return f;
 }
 
 std::optional<YamlField> YamlField::optional(const std::string& key) const {
@@ -56,7 +66,9 @@ std::optional<YamlField> YamlField::optional(const std::string& key) const {
 YamlField YamlField::at(std::size_t index) const {
     if (!m_node.IsSequence())
         fail("expected a list");
-    return YamlField(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]");
+    YamlField f(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]");
+    f.m_read = m_read;
+    return f;
 }
 
 std::size_t YamlField::size() const {
@@ -69,8 +81,37 @@ std::vector<std::string> YamlField::keys() const {
     if (!m_node.IsMap())
         fail("expected a mapping");
     std::vector<std::string> out;
-    for (const auto& kv : m_node)
+    for (const auto& kv : m_node) {
         out.push_back(kv.first.as<std::string>());
+        mark(out.back());
+    }
+    return out;
+}
+
+namespace {
+
+void collect_unread(const YAML::Node& node, const std::string& path, const std::set<std::string>& read,
+                    std::vector<std::string>& out) {
+    if (node.IsMap()) {
+        for (const auto& kv : node) {
+            const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+            const std::string child = path.empty() ? key : path + "." + key;
+            if (!read.count(child))
+                out.push_back(child);
+            else
+                collect_unread(kv.second, child, read, out);
+        }
+    } else if (node.IsSequence()) {
+        for (std::size_t i = 0; i < node.size(); ++i)
+            collect_unread(node[i], path + "[" + std::to_string(i) + "]", read, out);
+    }
+}
+
+} // namespace
+
+std::vector<std::string> YamlField::unread_keys() const {
+    std::vector<std::string> out;
+    collect_unread(m_node, m_path, *m_read, out);
     return out;
 }
 

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 #include <yaml-cpp/yaml.h>
@@ -46,10 +48,18 @@ public:
     const YAML::Node& node() const { return m_node; }
     [[noreturn]] void fail(const std::string& expected) const;
 
+    // Map keys below this field that no reader asked for (has, [], optional, get_*, keys), as paths
+    // ("levels[0].bandwith_gbs"), in document order; a key not read is not descended into. Called after a
+    // reader has read the document, it names misspelt keys that would otherwise be dropped in silence.
+    std::vector<std::string> unread_keys() const;
+
 private:
+    void mark(const std::string& key) const;
     YAML::Node m_node;
     std::string m_file;
     std::string m_path;
+    // Paths of the keys read so far, shared by every field of one document.
+    std::shared_ptr<std::set<std::string>> m_read = std::make_shared<std::set<std::string>>();
 };
 
 } // namespace roofcast::core

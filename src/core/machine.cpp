@@ -199,6 +199,10 @@ Summary summary_from_yaml(const YamlField& f) {
         auto s = summarize({f.as_positive()});
         return *s;
     }
+    // The statistics written beside the samples are part of the format but derived again from the samples
+    // (and the noise flag from the machine file's rule, core/machine_noise.hpp): read, not trusted.
+    for (const char* derived : {"median", "min", "max", "n", "spread", "noisy"})
+        (void)f.has(derived);
     if (auto samples = f.optional("samples")) {
         std::vector<double> v;
         for (std::size_t i = 0; i < samples->size(); ++i)
@@ -428,8 +432,12 @@ Machine machine_from_yaml(const YamlField& root) {
     return m;
 }
 
-Machine load_machine(const std::string& path) {
-    return machine_from_yaml(YamlField::load_file(path));
+Machine load_machine(const std::string& path, std::vector<std::string>* unread_keys) {
+    const YamlField root = YamlField::load_file(path);
+    Machine m = machine_from_yaml(root);
+    if (unread_keys)
+        *unread_keys = root.unread_keys();
+    return m;
 }
 
 std::string machine_to_yaml(const Machine& m) {

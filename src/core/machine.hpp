@@ -203,7 +203,9 @@ int isa_bits(const std::string& isa);
 std::string isa_label(const std::string& isa);
 
 Machine machine_from_yaml(const YamlField& root);
-Machine load_machine(const std::string& path);
+// `unread_keys`, when given, receives the file's keys that no field of the format reads (a misspelt key
+// would otherwise be dropped in silence; YamlField::unread_keys). The caller warns or, strict, refuses.
+Machine load_machine(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 // Reads the JSON form written by machine_to_json (e.g. embedded in results.json); `label` names it in errors.
 Machine machine_from_json(const nlohmann::json& j, const std::string& label);
 std::string machine_to_yaml(const Machine& m);

@@ -338,8 +338,12 @@ std::optional<double> working_set_of(const KernelSpec& k) {
     return ws;
 }
 
-KernelSpec load_kernel(const std::string& path) {
-    return kernel_from_yaml(core::YamlField::load_file(path));
+KernelSpec load_kernel(const std::string& path, std::vector<std::string>* unread_keys) {
+    const core::YamlField root = core::YamlField::load_file(path);
+    KernelSpec k = kernel_from_yaml(root);
+    if (unread_keys)
+        *unread_keys = root.unread_keys();
+    return k;
 }
 
 namespace {

@@ -77,7 +77,8 @@ struct KernelSpec {
 };
 
 KernelSpec kernel_from_yaml(const core::YamlField& root);
-KernelSpec load_kernel(const std::string& path);
+// `unread_keys` as core::load_machine's: keys of the file that no field of the format reads.
+KernelSpec load_kernel(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 // Total iterations: `iterations`, else the product of a loop nest's trip counts, else unknown.
 std::optional<double> iterations_of(const KernelSpec& k);
 // Bytes the kernel touches: `working_set_bytes`, else the sum of a loop nest's arrays, else unknown.

@@ -165,3 +165,24 @@ TEST(MachineFile, EffectiveSizeRangeRoundTripsAndMustHoldTheSize) {
                   .find("expected [low, high]"),
               std::string::npos);
 }
+
+TEST(MachineFile, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
+    // A misspelt level key (bandwith_gbs) and an unknown top-level key; the derived statistics written beside
+    // a summary's samples (median, spread, noisy) are part of the format.
+    const std::string text = std::string(roofcast::test::k_published_machine) +
+                             "colour: blue\n"
+                             "clock_ghz: {median: 3.0, min: 2.9, max: 3.1, n: 3, spread: 0.06, noisy: true, "
+                             "samples: [2.9, 3.0, 3.1]}\n";
+    YamlField root = YamlField::load_text(text, "m.yaml");
+    (void)machine_from_yaml(root);
+    EXPECT_EQ(root.unread_keys(), std::vector<std::string>{"colour"});
+    std::string misspelt = roofcast::test::k_published_machine;
+    const std::string l2 = "{name: L2, bandwidth_gbs: 146}";
+    const auto at = misspelt.find(l2);
+    ASSERT_NE(at, std::string::npos);
+    misspelt.replace(at, l2.size(), "{name: L2, bandwidth_gbs: 146, efective_bandwidth_gbs: 140}");
+    YamlField bad = YamlField::load_text(misspelt, "m.yaml");
+    const Machine m = machine_from_yaml(bad);
+    EXPECT_FALSE(m.levels[1].effective_bandwidth_gbs); // dropped: hence the warning
+    EXPECT_EQ(bad.unread_keys(), std::vector<std::string>{"levels[1].efective_bandwidth_gbs"});
+}
