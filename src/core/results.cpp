@@ -258,9 +258,11 @@ Results results_from_json(const json& j, const std::string& label) {
         j.at("kind").get<std::string>() != "roofcast-results")
         throw InputError(label, "kind", "expected \"roofcast-results\": not a roofcast results file");
     Results r;
-    r.format_version = static_cast<int>(root["format_version"].num());
-    if (r.format_version != k_results_format_version)
-        root["format_version"].fail("unsupported version " + std::to_string(r.format_version));
+    const double version = root["format_version"].num();
+    if (version != k_results_format_version)
+        root["format_version"].fail("unsupported version (expected " +
+                                    std::to_string(k_results_format_version) + ")");
+    r.format_version = k_results_format_version;
     r.roofcast_version = root.str_or("roofcast_version", "");
     r.created = root.str_or("created", "");
     r.notes = root.strings("notes");
@@ -276,7 +278,12 @@ Results results_from_json(const json& j, const std::string& label) {
         if (kr.role != "validation" && kr.role != "untuned" && kr.role != "calibration")
             k["role"].fail("expected \"validation\", \"untuned\" or \"calibration\"");
         kr.precision = k.str_or("precision", "double");
-        kr.threads = static_cast<int>(k.opt_num("threads").value_or(1));
+        if (kr.precision != "double" && kr.precision != "single")
+            k["precision"].fail("expected \"double\" or \"single\"");
+        const double threads = k.opt_num("threads").value_or(1);
+        if (!(threads >= 1 && threads <= 1 << 20 && threads == std::floor(threads)))
+            k["threads"].fail("expected a whole number of threads, 1 to 1048576");
+        kr.threads = static_cast<int>(threads);
         kr.flops_per_iteration = k["flops_per_iteration"].num();
         kr.iterations = k.opt_num("iterations").value_or(0);
         if (k.has("bytes_per_iteration")) {

@@ -111,3 +111,22 @@ TEST(Results, BadNoiseFieldsNameTheField) {
     bad("host_noise.probes[0].gbs[1]", head + R"("kernels": [], "host_noise": {"probes": [{"kind": "memory",
         "kernel": "p", "floor": 0.1, "gbs": [1, "x"]}], "rows": 0, "flagged": 0}})");
 }
+
+TEST(Results, KernelEnumsAndCountsAreCheckedBeforeUse) {
+    const auto bad = [](const std::string& field, const std::string& body) {
+        try {
+            results_from_json(nlohmann::json::parse(body), "x.json");
+            ADD_FAILURE() << "accepted " << body;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        }
+    };
+    const std::string head = R"({"kind": "roofcast-results", "format_version": 1, )";
+    bad("kernels[0].precision",
+        head + R"("kernels": [{"name": "k", "flops_per_iteration": 1, "precision": "quad"}]})");
+    bad("kernels[0].threads",
+        head + R"("kernels": [{"name": "k", "flops_per_iteration": 1, "threads": 1e300}]})");
+    bad("kernels[0].threads",
+        head + R"("kernels": [{"name": "k", "flops_per_iteration": 1, "threads": 2.5}]})");
+    bad("format_version", R"({"kind": "roofcast-results", "format_version": 1e300, "kernels": []})");
+}
