@@ -9,8 +9,8 @@
 
 namespace roofcast::core {
 
-YamlField::YamlField(YAML::Node node, std::string file, std::string path)
-    : m_node(std::move(node)), m_file(std::move(file)), m_path(std::move(path)) {}
+YamlField::YamlField(const YAML::Node& node, std::string file, std::string path)
+    : m_node(node), m_file(std::move(file)), m_path(std::move(path)) {}
 
 YamlField YamlField::load_text(const std::string& text, const std::string& file_label) {
     check_nesting(text, file_label);

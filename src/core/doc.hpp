@@ -15,7 +15,7 @@ namespace roofcast::core {
 
 class YamlField {
 public:
-    YamlField(YAML::Node node, std::string file, std::string path = "");
+    YamlField(const YAML::Node& node, std::string file, std::string path = "");
 
     // Loads a YAML file (or text, for tests) as the root field; malformed YAML -> InputError with line.
     static YamlField load_file(const std::string& path);

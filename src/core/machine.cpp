@@ -117,7 +117,7 @@ YAML::Node point_to_yaml(const BandwidthPoint& p) {
 } // namespace
 
 std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
-    const std::string s = f.as_string();
+    std::string s = f.as_string();
     if (!allowed.count(s)) {
         std::string list;
         for (const auto& a : allowed)
