@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 
 #include <cmath>
+#include <fmt/format.h>
 
 namespace roofcast::core {
 
@@ -144,6 +145,20 @@ double YamlField::as_non_negative() const {
     const double v = as_double();
     if (v < 0)
         fail("expected a non-negative number, got " + m_node.Scalar());
+    return v;
+}
+
+double YamlField::as_positive_at_most(double max) const {
+    const double v = as_double();
+    if (!(v > 0 && v <= max))
+        fail(fmt::format("expected a positive number at most {:g}, got {}", max, m_node.Scalar()));
+    return v;
+}
+
+std::int64_t YamlField::as_int_in(std::int64_t lo, std::int64_t hi) const {
+    const std::int64_t v = as_int();
+    if (v < lo || v > hi)
+        fail(fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v));
     return v;
 }
 

@@ -13,6 +13,14 @@
 
 namespace roofcast::core {
 
+// The ranges of the machine file's numeric fields (docs/formats.md): far above any machine built, so that a
+// mistyped exponent (1e308 GB/s) or a count that would overflow is an error, not a silent figure.
+inline constexpr std::int64_t k_max_count = std::int64_t{1} << 20; // threads, cores, ranks, ways, instances
+inline constexpr double k_max_gbs = 1e6;                           // GB/s (1 PB/s)
+inline constexpr double k_max_gflops = 1e7;                        // GFLOP/s (10 PFLOP/s on one node)
+inline constexpr double k_max_ghz = 100;                           // clock, GHz
+inline constexpr double k_max_seconds = 1e4;                       // a measured time, s
+
 class YamlField {
 public:
     YamlField(const YAML::Node& node, std::string file, std::string path = "");
@@ -35,6 +43,10 @@ public:
     double as_double() const;       // finite number
     double as_positive() const;     // finite, > 0
     double as_non_negative() const; // finite, >= 0
+    // A finite number in (0, max]: a physical figure bounded by what a machine can have (limits below).
+    double as_positive_at_most(double max) const;
+    // A whole number in [lo, hi] (counts: threads, cores, ranks, ways).
+    std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
     std::int64_t as_int() const;
     std::uint64_t as_size() const; // integer bytes or "32KiB"-style string
     bool as_bool() const;

@@ -55,7 +55,7 @@ std::map<std::string, double> precision_map(const YamlField& f) {
     for (const auto& k : f.keys()) {
         if (!k_precisions.count(k))
             f[k].fail("unknown precision '" + k + "', expected double or single");
-        out[k] = f[k].as_positive();
+        out[k] = f[k].as_positive_at_most(k_max_gflops);
     }
     return out;
 }
@@ -63,7 +63,7 @@ std::map<std::string, double> precision_map(const YamlField& f) {
 BandwidthPoint point_from(const YamlField& f) {
     BandwidthPoint p;
     p.kernel = one_of(f["kernel"], k_kernels);
-    p.threads = static_cast<int>(f["threads"].as_int());
+    p.threads = static_cast<int>(f["threads"].as_int_in(1, k_max_count));
     if (p.threads < 1)
         f["threads"].fail("expected a thread count >= 1");
     p.working_set_bytes = f["working_set_bytes"].as_size();
@@ -217,7 +217,7 @@ Summary summary_from_yaml(const YamlField& f) {
     s.max = f.has("max") ? f["max"].as_positive() : s.median;
     if (s.min > s.median || s.max < s.median)
         f.fail("expected min <= median <= max");
-    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].as_int() : 1);
+    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].as_int_in(1, std::int64_t{1} << 30) : 1);
     if (s.median != 0)
         s.spread = (s.max - s.min) / std::fabs(s.median);
     s.noisy = s.spread && *s.spread > k_noisy_spread;
@@ -249,10 +249,12 @@ Machine machine_from_yaml(const YamlField& root) {
         if (auto isa = t->optional("isa"))
             for (std::size_t i = 0; i < isa->size(); ++i)
                 topo.isa.push_back(one_of(isa->at(i), k_isas));
-        topo.packages = static_cast<int>(t->has("packages") ? (*t)["packages"].as_int() : 1);
-        topo.cores = static_cast<int>((*t)["cores"].as_int());
-        topo.hw_threads = static_cast<int>(t->has("hw_threads") ? (*t)["hw_threads"].as_int() : topo.cores);
-        topo.numa_nodes = static_cast<int>(t->has("numa_nodes") ? (*t)["numa_nodes"].as_int() : 1);
+        topo.packages = static_cast<int>(t->has("packages") ? (*t)["packages"].as_int_in(1, k_max_count) : 1);
+        topo.cores = static_cast<int>((*t)["cores"].as_int_in(1, k_max_count));
+        topo.hw_threads = static_cast<int>(t->has("hw_threads") ? (*t)["hw_threads"].as_int_in(1, k_max_count)
+                                                                : topo.cores);
+        topo.numa_nodes =
+            static_cast<int>(t->has("numa_nodes") ? (*t)["numa_nodes"].as_int_in(1, k_max_count) : 1);
         if (topo.cores < 1)
             (*t)["cores"].fail("expected at least 1 core");
         if (auto caches = t->optional("caches")) {
@@ -266,11 +268,11 @@ Machine machine_from_yaml(const YamlField& root) {
                 if (auto l = c.optional("line_bytes"))
                     ci.line_bytes = static_cast<std::uint32_t>(l->as_size());
                 if (auto a = c.optional("associativity"))
-                    ci.associativity = static_cast<int>(a->as_int());
+                    ci.associativity = static_cast<int>(a->as_int_in(1, k_max_count));
                 if (auto s = c.optional("shared_by_cores"))
-                    ci.shared_by_cores = static_cast<int>(s->as_int());
+                    ci.shared_by_cores = static_cast<int>(s->as_int_in(1, k_max_count));
                 if (auto s = c.optional("instances"))
-                    ci.instances = static_cast<int>(s->as_int());
+                    ci.instances = static_cast<int>(s->as_int_in(1, k_max_count));
                 if (auto e = c.optional("effective_size_bytes"))
                     ci.effective_size_bytes = e->as_size();
                 if (auto r = c.optional("effective_size_range_bytes")) {
@@ -295,7 +297,7 @@ Machine machine_from_yaml(const YamlField& root) {
     if (auto c = root.optional("clock_ghz"))
         m.clock_ghz = summary_from_yaml(*c);
     if (auto c = root.optional("tsc_ghz"))
-        m.tsc_ghz = c->as_positive();
+        m.tsc_ghz = c->as_positive_at_most(k_max_ghz);
     if (auto c = root.optional("clock_drift"))
         m.clock_drift = c->as_bool();
 
@@ -317,10 +319,10 @@ Machine machine_from_yaml(const YamlField& root) {
             cc.precision = one_of(c["precision"], k_precisions);
             cc.isa = one_of(c["isa"], k_isas);
             cc.op = one_of(c["op"], k_ops);
-            cc.threads = static_cast<int>(c["threads"].as_int());
+            cc.threads = static_cast<int>(c["threads"].as_int_in(1, k_max_count));
             cc.gflops = summary_from_yaml(c["gflops"]);
             if (auto g = c.optional("ghz"))
-                cc.ghz = g->as_positive();
+                cc.ghz = g->as_positive_at_most(k_max_ghz);
             if (auto s = c.optional("source"))
                 cc.source = provenance_from(*s);
             m.ceilings.push_back(cc);
@@ -338,7 +340,7 @@ Machine machine_from_yaml(const YamlField& root) {
         if (!seen.insert(lv.name).second)
             l["name"].fail("duplicate level '" + lv.name + "'");
         if (auto b = l.optional("bandwidth_gbs"))
-            lv.bandwidth_gbs = b->as_positive();
+            lv.bandwidth_gbs = b->as_positive_at_most(k_max_gbs);
         lv.bandwidth_kernel = l.get_string("bandwidth_kernel", "");
         if (auto s = l.optional("source"))
             lv.source = provenance_from(*s);
@@ -354,7 +356,7 @@ Machine machine_from_yaml(const YamlField& root) {
             lv.roof_choice = c;
         }
         if (auto e = l.optional("effective_bandwidth_gbs"))
-            lv.effective_bandwidth_gbs = e->as_positive();
+            lv.effective_bandwidth_gbs = e->as_positive_at_most(k_max_gbs);
         if (auto c = l.optional("curve"))
             lv.curve = curve_from(*c);
         if (auto s = l.optional("size_bytes"))
@@ -378,7 +380,7 @@ Machine machine_from_yaml(const YamlField& root) {
             const YamlField o = t->at(i);
             ThreadOverhead to;
             to.method = o["method"].as_string();
-            to.threads = static_cast<int>(o["threads"].as_int());
+            to.threads = static_cast<int>(o["threads"].as_int_in(1, k_max_count));
             to.seconds = summary_from_yaml(o["seconds"]);
             m.thread_overhead.push_back(to);
         }
@@ -390,7 +392,7 @@ Machine machine_from_yaml(const YamlField& root) {
         if (auto b = mp->optional("bandwidth_gbs"))
             f.bandwidth_gbs = summary_from_yaml(*b);
         if (auto r = mp->optional("ranks")) {
-            f.ranks = static_cast<int>(r->as_int());
+            f.ranks = static_cast<int>(r->as_int_in(1, k_max_count));
             if (f.ranks < 2)
                 r->fail("expected at least 2 ranks, got " + std::to_string(f.ranks));
         }
@@ -398,8 +400,11 @@ Machine machine_from_yaml(const YamlField& root) {
             f.source = provenance_from(*s);
         if (auto a = mp->optional("alpha_s"))
             f.alpha_s = a->as_non_negative();
+        if (f.alpha_s && *f.alpha_s > k_max_seconds)
+            (*mp)["alpha_s"].fail("expected at most " + std::to_string(static_cast<int>(k_max_seconds)) +
+                                  " s");
         if (auto b = mp->optional("beta_gbs"))
-            f.beta_gbs = b->as_positive();
+            f.beta_gbs = b->as_positive_at_most(k_max_gbs);
         if (auto pts = mp->optional("points"))
             for (std::size_t i = 0; i < pts->size(); ++i) {
                 const YamlField p = pts->at(i);

@@ -136,6 +136,17 @@ TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
         {"format_version: 1\nname: [x", "malformed YAML at line"},
         {"format_version: 1\nname: x\ncompute: {peak_gflops: {quad: 1}}\nlevels: []",
          "unknown precision 'quad'"},
+        // Ranges (docs/formats.md): a mistyped exponent or an overflowing count is an error.
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1e308}]",
+         "field 'levels[0].bandwidth_gbs': expected a positive number at most 1e+06, got 1e308"},
+        {"format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1e9}}\nlevels: []",
+         "compute.peak_gflops.double': expected a positive number at most 1e+07"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 0}",
+         "field 'topology.cores': expected a whole number from 1 to 1048576, got 0"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 99999999999}",
+         "topology.cores': expected a whole number from 1 to 1048576"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\nmpi: {ranks: 2, alpha_s: 1e9, beta_gbs: 1}",
+         "mpi.alpha_s': expected at most 10000 s"},
     };
     for (const auto& [text, part] : cases)
         EXPECT_NE(error_of(text).find(part), std::string::npos) << text << "\n -> " << error_of(text);
