@@ -90,15 +90,21 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     EXPECT_EQ(back.kernels[0].bound_fraction_rounds, (std::vector<double>{0.8, 0.9, 0.85}));
 }
 
+namespace {
+
+// Reading `body` as a results file fails with an error that names `field`.
+void bad(const std::string& field, const std::string& body) {
+    try {
+        results_from_json(nlohmann::json::parse(body), "x.json");
+        ADD_FAILURE() << "accepted " << body;
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
+
 TEST(Results, BadNoiseFieldsNameTheField) {
-    const auto bad = [](const std::string& field, const std::string& body) {
-        try {
-            results_from_json(nlohmann::json::parse(body), "x.json");
-            ADD_FAILURE() << "accepted " << body;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-        }
-    };
     const std::string head = R"({"kind": "roofcast-results", "format_version": 1, )";
     bad("kernels[0].noise.probe", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
         "noise": {"probe": "disk", "spread": 0.1, "floor": 0.1}}]})");
@@ -113,14 +119,6 @@ TEST(Results, BadNoiseFieldsNameTheField) {
 }
 
 TEST(Results, KernelEnumsAndCountsAreCheckedBeforeUse) {
-    const auto bad = [](const std::string& field, const std::string& body) {
-        try {
-            results_from_json(nlohmann::json::parse(body), "x.json");
-            ADD_FAILURE() << "accepted " << body;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
-        }
-    };
     const std::string head = R"({"kind": "roofcast-results", "format_version": 1, )";
     bad("kernels[0].precision",
         head + R"("kernels": [{"name": "k", "flops_per_iteration": 1, "precision": "quad"}]})");
