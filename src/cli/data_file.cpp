@@ -27,10 +27,15 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
             path, keys.front(),
             "unknown key: not part of the format (misspelt? without --strict it is ignored "
             "with a warning)");
-    for (const auto& k : keys)
+    // At most ten lines: a file of a foreign format would otherwise flood the terminal.
+    constexpr std::size_t shown = 10;
+    for (std::size_t i = 0; i < keys.size() && i < shown; ++i)
         fmt::print(stderr,
                    "roofcast: warning: {}: unknown key '{}' is not part of the format and is ignored\n",
-                   core::terminal_safe(path), core::terminal_safe(k));
+                   core::terminal_safe(path), core::terminal_safe(keys[i], 120));
+    if (keys.size() > shown)
+        fmt::print(stderr, "roofcast: warning: {}: {} more unknown keys\n", core::terminal_safe(path),
+                   keys.size() - shown);
 }
 
 core::Machine read_machine_file(const std::string& path) {
