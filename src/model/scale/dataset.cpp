@@ -185,6 +185,15 @@ double json_number(const json& j, const std::string& file, const std::string& fi
     throw InputError(file, field, fmt::format("expected a number, got {}", j.dump()));
 }
 
+// An Extra-P id: a whole number of at most 2^53 in magnitude (exact in a double), so the conversion to
+// an integer is defined for every input.
+long long json_id(const json& j, const std::string& file, const std::string& field) {
+    const double v = json_number(j, file, field);
+    if (!(std::fabs(v) <= 9007199254740992.0 && v == std::floor(v)))
+        throw InputError(file, field, "expected a whole-number id");
+    return static_cast<long long>(v);
+}
+
 std::vector<double> json_numbers(const json& j, const std::string& file, const std::string& field) {
     if (j.is_number() || j.is_string())
         return {json_number(j, file, field)};
@@ -254,7 +263,7 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
             throw InputError(file, key, "expected an array of {id, name}");
         for (std::size_t i = 0; i < arr.size(); ++i) {
             const std::string f = fmt::format("{}[{}]", key, i);
-            const auto id = static_cast<long long>(json_number(member(arr[i], "id", file, f), file, f));
+            const auto id = json_id(member(arr[i], "id", file, f), file, f);
             const json& n = member(arr[i], "name", file, f);
             out[id] = n.is_string() ? n.get<std::string>() : n.dump();
         }
@@ -273,13 +282,12 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
     const json& carr = member(root, "coordinates", file, "");
     for (std::size_t i = 0; i < carr.size(); ++i) {
         const std::string f = fmt::format("coordinates[{}]", i);
-        const auto id = static_cast<long long>(json_number(member(carr[i], "id", file, f), file, f));
+        const auto id = json_id(member(carr[i], "id", file, f), file, f);
         const json& pairs = member(carr[i], "parameter_value_pairs", file, f);
         Coord c{};
         for (std::size_t k = 0; k < pairs.size(); ++k) {
             const std::string fk = fmt::format("{}.parameter_value_pairs[{}]", f, k);
-            const auto pid =
-                static_cast<long long>(json_number(member(pairs[k], "parameter_id", file, fk), file, fk));
+            const auto pid = json_id(member(pairs[k], "parameter_id", file, fk), file, fk);
             if (!param_index.count(pid))
                 throw InputError(file, fk + ".parameter_id", "expected the id of a listed parameter");
             c[param_index[pid]] = json_number(member(pairs[k], "parameter_value", file, fk), file, fk);
@@ -291,9 +299,7 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
     const json& marr = member(root, "measurements", file, "");
     for (std::size_t i = 0; i < marr.size(); ++i) {
         const std::string f = fmt::format("measurements[{}]", i);
-        auto id = [&](const char* k) {
-            return static_cast<long long>(json_number(member(marr[i], k, file, f), file, f + "." + k));
-        };
+        auto id = [&](const char* k) { return json_id(member(marr[i], k, file, f), file, f + "." + k); };
         const auto key = std::make_tuple(id("callpath_id"), id("metric_id"), id("coordinate_id"));
         if (!callpaths.count(std::get<0>(key)) || !metrics.count(std::get<1>(key)) ||
             !coords.count(std::get<2>(key)))
@@ -590,66 +596,6 @@ Dataset read_profiles(const std::vector<std::string>& paths) {
     for (const auto& p : paths)
         merge(d, read_any(p), p);
     return d;
-}
-
-void normalize(Dataset& d) {
-    std::set<Coord> all;
-    for (auto& s : d.series) {
-        std::map<Coord, std::vector<double>> by_point;
-        std::size_t dropped = 0;
-        bool duplicate = false;
-        for (auto& p : s.points) {
-            auto& dst = by_point[p.x];
-            if (!dst.empty())
-                duplicate = true;
-            for (double v : p.values) {
-                if (std::isfinite(v))
-                    dst.push_back(v);
-                else
-                    ++dropped;
-            }
-        }
-        if (dropped > 0)
-            s.notes.push_back(fmt::format("{} non-finite value(s) (NaN/inf) dropped", dropped));
-        if (duplicate)
-            s.notes.push_back("duplicate points merged as repetitions");
-        s.points.clear();
-        for (auto& [x, vals] : by_point) {
-            if (vals.empty())
-                continue;
-            all.insert(x);
-            s.points.push_back(Point{x, std::move(vals)});
-        }
-    }
-    // Functions missing at some points are modelled on the points they have; say so once.
-    for (auto& s : d.series) {
-        if (s.points.size() < all.size()) {
-            std::vector<std::string> missing;
-            std::size_t k = 0;
-            for (const auto& x : all) {
-                if (k < s.points.size() && s.points[k].x == x) {
-                    ++k;
-                } else {
-                    missing.push_back(format_point(x, d.parameters));
-                }
-            }
-            const std::string note = fmt::format("measured at {} of {} points (missing {})", s.points.size(),
-                                                 all.size(), fmt::join(missing, "; "));
-            if (std::find(s.notes.begin(), s.notes.end(), note) == s.notes.end()) {
-                std::erase_if(s.notes, [](const std::string& n) { return n.rfind("measured at ", 0) == 0; });
-                s.notes.push_back(note);
-            }
-        } else {
-            std::erase_if(s.notes, [](const std::string& n) { return n.rfind("measured at ", 0) == 0; });
-        }
-    }
-    for (auto& s : d.series) {
-        std::vector<std::string> uniq;
-        for (auto& n : s.notes)
-            if (std::find(uniq.begin(), uniq.end(), n) == uniq.end())
-                uniq.push_back(n);
-        s.notes = std::move(uniq);
-    }
 }
 
 Coord parse_point(const std::string& text, const std::vector<std::string>& parameters) {
