@@ -11,7 +11,11 @@
 namespace roofcast::core {
 
 YamlField::YamlField(const YAML::Node& node, std::string file, std::string path)
-    : m_node(node), m_file(std::move(file)), m_path(std::move(path)) {}
+    : YamlField(node, std::move(file), std::move(path), std::make_shared<std::set<std::string>>()) {}
+
+YamlField::YamlField(const YAML::Node& node, std::string file, std::string path,
+                     std::shared_ptr<std::set<std::string>> read)
+    : m_node(node), m_file(std::move(file)), m_path(std::move(path)), m_read(std::move(read)) {}
 
 YamlField YamlField::load_text(const std::string& text, const std::string& file_label) {
     check_nesting(text, file_label);
@@ -53,9 +57,7 @@ YamlField YamlField::operator[](const std::string& key) const {
     YAML::Node n = m_node[key];
     if (!n || n.IsNull())
         throw InputError(m_file, child, "missing (required)");
-    YamlField f(n, m_file, child);
-    f.m_read = m_read;
-    return f;
+    return YamlField(n, m_file, child, m_read);
 }
 
 std::optional<YamlField> YamlField::optional(const std::string& key) const {
@@ -67,9 +69,7 @@ std::optional<YamlField> YamlField::optional(const std::string& key) const {
 YamlField YamlField::at(std::size_t index) const {
     if (!m_node.IsSequence())
         fail("expected a list");
-    YamlField f(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]");
-    f.m_read = m_read;
-    return f;
+    return YamlField(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]", m_read);
 }
 
 std::size_t YamlField::size() const {

@@ -66,12 +66,15 @@ public:
     std::vector<std::string> unread_keys() const;
 
 private:
+    // A field of the same document: it shares the record of keys read.
+    YamlField(const YAML::Node& node, std::string file, std::string path,
+              std::shared_ptr<std::set<std::string>> read);
     void mark(const std::string& key) const;
     YAML::Node m_node;
     std::string m_file;
     std::string m_path;
     // Paths of the keys read so far, shared by every field of one document.
-    std::shared_ptr<std::set<std::string>> m_read = std::make_shared<std::set<std::string>>();
+    std::shared_ptr<std::set<std::string>> m_read;
 };
 
 } // namespace roofcast::core

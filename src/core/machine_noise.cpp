@@ -20,7 +20,7 @@ std::string machine_noise_kind(const Machine& m, const std::string& level) {
 std::vector<MachineNoiseKind> flag_machine_noise(Machine& m) {
     std::map<std::string, std::vector<Summary*>> rows;
     auto add = [&](const std::string& kind, Summary& s) {
-        if (s.samples.size() >= 2)
+        if (interquartile_spread_of(s))
             rows[kind].push_back(&s);
         else
             s.noisy = false;
@@ -58,7 +58,7 @@ std::vector<MachineNoiseKind> flag_machine_noise(Machine& m) {
         k.kind = kind;
         std::vector<double> spreads;
         for (const Summary* s : it->second)
-            spreads.push_back(interquartile_spread(s->samples).value_or(0.0));
+            spreads.push_back(*interquartile_spread_of(*s));
         k.rows = spreads.size();
         if (k.rows >= k_machine_noise_min_rows) {
             k.own_floor = true;

@@ -1,5 +1,6 @@
 #include "core/results.hpp"
 
+#include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/nesting.hpp"
@@ -281,8 +282,8 @@ Results results_from_json(const json& j, const std::string& label) {
         if (kr.precision != "double" && kr.precision != "single")
             k["precision"].fail("expected \"double\" or \"single\"");
         const double threads = k.opt_num("threads").value_or(1);
-        if (!(threads >= 1 && threads <= 1 << 20 && threads == std::floor(threads)))
-            k["threads"].fail("expected a whole number of threads, 1 to 1048576");
+        if (!(threads >= 1 && threads <= static_cast<double>(k_max_count) && threads == std::floor(threads)))
+            k["threads"].fail("expected a whole number of threads, 1 to " + std::to_string(k_max_count));
         kr.threads = static_cast<int>(threads);
         kr.flops_per_iteration = k["flops_per_iteration"].num();
         kr.iterations = k.opt_num("iterations").value_or(0);

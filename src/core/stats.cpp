@@ -47,6 +47,10 @@ std::optional<double> interquartile_spread(const std::vector<double>& samples) {
     return (*quantile(samples, 0.75) - *quantile(samples, 0.25)) / std::fabs(*med);
 }
 
+std::optional<double> interquartile_spread_of(const Summary& s) {
+    return s.samples.size() >= 2 ? interquartile_spread(s.samples) : std::nullopt;
+}
+
 double t_quantile_975(std::size_t dof) {
     // Table for small dof; Cornish–Fisher expansion beyond (Abramowitz & Stegun, Eq. 26.7.5).
     static const std::array<double, 30> table = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,

@@ -43,6 +43,8 @@ std::optional<double> best_k_median(std::vector<double> values, std::size_t k);
 // over a whole round of three (a third of nine epochs) or a drift between rounds moves it (Tukey's fourths,
 // Exploratory Data Analysis, 1977, ch. 2). nullopt for no samples or a zero median.
 std::optional<double> interquartile_spread(const std::vector<double>& samples);
+// The same over a summary's samples; nullopt when it keeps fewer than two (an entered figure).
+std::optional<double> interquartile_spread_of(const Summary& s);
 
 // The 97.5 % quantile of Student's t distribution with `dof` degrees of freedom (two-sided 95 %
 // intervals); infinity for dof 0.

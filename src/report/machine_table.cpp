@@ -20,7 +20,7 @@ std::string spread_text(const core::Summary& s) {
 // The interquartile spread of a row's epochs, the statistic its NOISY flag is judged by
 // (core/machine_noise.hpp); the range spread for a figure without samples.
 std::string iqr_text(const core::Summary& s) {
-    const auto iqr = s.samples.size() >= 2 ? core::interquartile_spread(s.samples) : std::nullopt;
+    const auto iqr = core::interquartile_spread_of(s);
     if (!iqr)
         return spread_text(s);
     return *iqr >= 9.995 ? std::string(">999%") : fmt::format("{:.1f}%", 100 * *iqr);

@@ -61,7 +61,7 @@ std::string machine_noise_text(const core::Machine& m) {
 }
 
 std::string summary_spread_text(const core::Summary& s) {
-    const auto iqr = s.samples.size() >= 2 ? core::interquartile_spread(s.samples) : std::nullopt;
+    const auto iqr = core::interquartile_spread_of(s);
     return iqr ? fmt::format("{:.1f} %", 100 * *iqr) : std::string();
 }
 
