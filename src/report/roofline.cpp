@@ -182,8 +182,8 @@ svg::Document roofline_chart(const core::Results& r, RooflineView view, const st
     std::string what = view == RooflineView::classic ? "Roofline" : "Hierarchical roofline";
     if (set == KernelSet::calibration_only)
         what += " (calibration loops)";
-    Chart c{*r.machine, roofs,       r.kernels, view, chart_title(*r.machine, roofs, what), id_prefix, {}, {},
-            {},         roofs.notes, set,       {}};
+    Chart c{*r.machine,  roofs, r.kernels, view, chart_title(*r.machine, roofs, what), id_prefix, {}, {}, {},
+            roofs.notes, set,   {},        {}};
     std::size_t hidden = 0;
     for (const auto& k : r.kernels) {
         if (!c.shown(k)) {
@@ -226,6 +226,7 @@ svg::Document roofline_chart(const core::Machine& m, const std::string& id_prefi
             {},
             roofs.notes,
             KernelSet::all,
+            {},
             {}};
     return c.render();
 }

@@ -1,6 +1,7 @@
 #include "report/roofline_chart.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -32,6 +33,28 @@ const Series& series_of(const std::string& suite) {
     return it == k_series.end() ? k_other : it->second;
 }
 
+void Chart::collect_sweeps() {
+    if (set != KernelSet::calibration_only)
+        return;
+    // Measured series' shapes (the predictions use the other four); colours in the Okabe–Ito order.
+    static constexpr std::array k_shapes{svg::Marker::circle, svg::Marker::square, svg::Marker::triangle,
+                                         svg::Marker::diamond};
+    std::map<std::string, std::size_t> members;
+    for (const auto& k : kernels)
+        if (shown(k))
+            ++members[family_key(k.name)];
+    for (const auto& k : kernels) {
+        const std::string key = family_key(k.name);
+        if (!shown(k) || sweeps.count(key))
+            continue;
+        // A loop alone in its sweep keeps its own label.
+        const bool single = members[key] == 1;
+        const std::size_t i = sweeps.size();
+        sweeps.emplace(
+            key, Series{single ? k.name : key + " loops", i % 8, k_shapes[i % k_shapes.size()], single});
+    }
+}
+
 void Chart::collect_classic() {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
         const core::KernelResult& k = kernels[i];
@@ -61,14 +84,15 @@ void Chart::collect_classic() {
         }
         int omitted = 0;
         for (const auto& p : k.predictions) {
+            // A joined series (the mixed family, a sweep of calibration loops) shows the mixed model's
+            // prediction only (30 members x 4 models crowded the chart; every prediction stays in the
+            // table). The legend lists the models drawn.
+            if (joined(i) && p.model != "mixed")
+                continue;
             const auto it = std::find(models.begin(), models.end(), p.model);
             const std::size_t mi = static_cast<std::size_t>(it - models.begin());
             if (it == models.end())
                 models.push_back(p.model);
-            // The mixed family validates the mixed model: its members show that model's prediction
-            // only (30 members x 4 models crowded the chart; every prediction stays in the table).
-            if (k.suite == "mixed" && p.model != "mixed")
-                continue;
             if (p.gflops > 0 && std::isfinite(p.gflops))
                 preds.push_back({i, mi, intensity, p.gflops, measured_y, &p});
             else
@@ -112,6 +136,7 @@ void Chart::collect_hierarchical() {
 }
 
 svg::Document Chart::render() {
+    collect_sweeps();
     if (view == RooflineView::classic)
         collect_classic();
     else

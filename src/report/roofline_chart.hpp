@@ -39,6 +39,10 @@ struct Series {
 
 // roofline_chart.cpp
 const Series& series_of(const std::string& suite);
+// A joined group's key: the kernel's name up to its last dash. The mixed family's sub-series ("3M-4L1" of
+// "3M-4L1-12F": same neighbour count n and cache) and the calibration loops' sweeps ("calib-L3" of
+// "calib-L3-9F": one level, flops per iteration rising) are joined in catalogue order by this key.
+std::string family_key(const std::string& name);
 
 struct Mark {
     std::size_t kernel = 0;
@@ -70,6 +74,9 @@ struct Chart {
     std::vector<std::string> notes;
     KernelSet set = KernelSet::all_but_calibration;
     std::vector<std::string> numbered; // kernels whose name did not fit: "n name" in the legend
+    // On the calibration chart each sweep of calibration loops (family_key) is a series of its own,
+    // with its own colour and shape, joined and labelled once; empty on the other charts.
+    std::map<std::string, Series> sweeps;
 
     bool shown(const core::KernelResult& k) const {
         switch (set) {
@@ -82,11 +89,19 @@ struct Chart {
         }
         return true;
     }
-    const Series& series(std::size_t kernel) const { return series_of(kernels[kernel].suite); }
+    const Series& series(std::size_t kernel) const {
+        const core::KernelResult& k = kernels[kernel];
+        if (!sweeps.empty() && k.suite == "calibrate")
+            return sweeps.at(family_key(k.name));
+        return series_of(k.suite);
+    }
+    // Joined series: the kernels that are drawn as one line and labelled once (not labelled).
+    bool joined(std::size_t kernel) const { return !series(kernel).labelled; }
     std::string colour(std::size_t kernel) const { return svg::colour(series(kernel).colour); }
     std::string suite_class(std::size_t kernel) const { return report::suite_class(kernels[kernel].suite); }
 
     // roofline_chart.cpp: the marks, and the chart (two passes of draw).
+    void collect_sweeps();
     void collect_classic();
     void collect_hierarchical();
     svg::Document render();
@@ -100,7 +115,8 @@ struct Chart {
     void draw_classic(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const;
     // The label anchor of each kernel: its rightmost mark (the MEM dot in the classic view).
     std::map<std::size_t, const Mark*> anchors() const;
-    // The mixed family's members (n, cache) joined in catalogue order by a thin line.
+    // The joined series' members (by suite and family_key) in catalogue order, each group drawn as a
+    // thin line.
     std::map<std::string, std::vector<std::size_t>> families() const;
     void draw_family_lines(svg::Document& doc, const svg::Frame& f) const;
     void draw_hierarchical(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) const;

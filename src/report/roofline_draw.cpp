@@ -6,14 +6,12 @@
 
 namespace roofcast::report::detail {
 
-namespace {
-
-// The mixed family's sub-series: members with the same neighbour count n and cache (the name up to the
-// flop level, "3M-4L1" of "3M-4L1-12F") are joined in catalogue order, so the n and l structure shows.
 std::string family_key(const std::string& name) {
     const auto dash = name.rfind('-');
     return dash == std::string::npos ? name : name.substr(0, dash);
 }
+
+namespace {
 
 std::string kernel_tooltip(const core::KernelResult& k, const std::string& level, double intensity,
                            bool with_predictions = true) {
@@ -154,8 +152,8 @@ std::map<std::size_t, const Mark*> Chart::anchors() const {
 std::map<std::string, std::vector<std::size_t>> Chart::families() const {
     std::map<std::string, std::vector<std::size_t>> fam;
     for (const auto& [k, m] : anchors())
-        if (kernels[k].suite == "mixed")
-            fam[family_key(kernels[k].name)].push_back(k);
+        if (joined(k))
+            fam[kernels[k].suite + ":" + family_key(kernels[k].name)].push_back(k);
     return fam;
 }
 
@@ -165,9 +163,11 @@ void Chart::draw_family_lines(svg::Document& doc, const svg::Frame& f) const {
         std::vector<svg::Point> pts;
         for (std::size_t k : members)
             pts.push_back(f.to_pixel(anchor.at(k)->x, anchor.at(k)->y));
-        doc.polyline(
-            pts, svg::Style{colour(members.front()), "none", 1.2, "3 2", 0.7, "family-line s-mixed"},
-            fmt::format("mixed family {}: {} members, flop level rising left to right", key, members.size()));
+        const std::size_t first = members.front();
+        doc.polyline(pts,
+                     svg::Style{colour(first), "none", 1.2, "3 2", 0.7, "family-line " + suite_class(first)},
+                     fmt::format("{} {}: {} members in catalogue order", series(first).label,
+                                 key.substr(key.find(':') + 1), members.size()));
     }
 }
 
@@ -180,8 +180,8 @@ void Chart::draw_hierarchical(svg::Document& doc, const svg::Frame& f, svg::Labe
         std::vector<svg::Point> pts;
         for (const auto* m : ms)
             pts.push_back(f.to_pixel(m->x, m->y));
-        // The many members of the mixed family stay in the background.
-        const bool family = kernels[k].suite == "mixed";
+        // The many members of a joined series stay in the background.
+        const bool family = joined(k);
         doc.polyline(pts, svg::Style{colour(k), "none", family ? 1 : 1.6, "", family ? 0.35 : 0.8,
                                      "kernel-line " + suite_class(k)});
     }
@@ -192,7 +192,7 @@ void Chart::draw_hierarchical(svg::Document& doc, const svg::Frame& f, svg::Labe
         // The predictions are listed once per kernel (on its largest dot), not once per level; the
         // mixed family's other dots (background, 30 members x 3 levels) carry none.
         const std::string tip = r > 4 ? kernel_tooltip(kernels[m.kernel], m.level, m.x)
-                                : kernels[m.kernel].suite == "mixed"
+                                : joined(m.kernel)
                                     ? std::string()
                                     : fmt::format("{}: I({}) = {} FLOP/byte", kernels[m.kernel].name, m.level,
                                                   intensity_text(m.x));

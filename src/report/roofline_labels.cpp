@@ -134,20 +134,23 @@ bool Chart::place_label(svg::Document& doc, svg::LabelPlacer& placer, svg::Point
 
 void Chart::draw_kernel_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) {
     const auto anchor = anchors();
-    // The mixed family: one label at its member with the highest performance.
-    std::size_t family_top = kernels.size();
-    std::size_t members = 0;
-    for (const auto& [k, m] : anchor)
-        if (kernels[k].suite == "mixed") {
-            ++members;
-            if (family_top == kernels.size() || m->y > anchor.at(family_top)->y)
-                family_top = k;
-        }
-    if (members > 0) {
-        const Mark* m = anchor.at(family_top);
-        const std::string text = fmt::format("mixed family ({} kernels)", members);
+    // A joined series (the mixed family, a calibration sweep): one label at its member with the highest
+    // performance.
+    std::map<std::string, std::pair<std::size_t, std::size_t>> top; // series label -> (kernel, members)
+    for (const auto& [k, m] : anchor) {
+        if (!joined(k))
+            continue;
+        auto [it, fresh] = top.try_emplace(series(k).label, k, 0);
+        ++it->second.second;
+        if (!fresh && m->y > anchor.at(it->second.first)->y)
+            it->second.first = k;
+    }
+    for (const auto& [label, kernel_members] : top) {
+        const auto [k, members] = kernel_members;
+        const Mark* m = anchor.at(k);
+        const std::string text = fmt::format("{} ({} kernels)", label, members);
         if (!place_label(doc, placer, f.to_pixel(m->x, m->y), text, 11.5, "bold",
-                         label_colour(series(family_top).colour), "kernel-label family-label s-mixed"))
+                         label_colour(series(k).colour), "kernel-label family-label " + suite_class(k)))
             numbered.push_back(text);
     }
     for (const auto& [k, m] : anchor) {
@@ -174,15 +177,14 @@ std::vector<svg::LegendEntry> Chart::legend_entries() const {
     std::vector<svg::LegendEntry> e;
     std::map<std::string, std::size_t> count;
     for (const auto& [k, m] : anchors())
-        ++count[kernels[k].suite];
+        ++count[series(k).label];
     std::set<std::string> seen;
     for (const auto& [k, m] : anchors()) {
-        const std::string& suite = kernels[k].suite;
-        if (!seen.insert(suite).second)
-            continue;
         const Series& s = series(k);
-        e.push_back({fmt::format("{} ({})", s.label, count[suite]), svg::colour(s.colour), s.marker, true,
-                     suite == "mixed", suite == "mixed" ? "3 2" : ""});
+        if (!seen.insert(s.label).second)
+            continue;
+        e.push_back({fmt::format("{} ({})", s.label, count[s.label]), svg::colour(s.colour), s.marker, true,
+                     !s.labelled, s.labelled ? "" : "3 2"});
     }
     if (view == RooflineView::classic) {
         for (std::size_t i = 0; i < models.size(); ++i)

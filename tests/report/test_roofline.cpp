@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <initializer_list>
 #include <limits>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -252,4 +254,44 @@ TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
         EXPECT_EQ(labels.find("calib-"), std::string::npos);
         EXPECT_EQ(labels.find("3M-"), std::string::npos);
     }
+}
+
+TEST(RooflineChart, CalibrationSweepsAreSeriesJoinedAndLabelledOnce) {
+    // The 34 calibration loops of the full-suite run form four sweeps (calib-MEM, -L3, -L2: flops per
+    // iteration rising; calib-overlap-L3: overlap count rising). Each sweep is a series of its own (colour
+    // and shape in the legend), its members joined by one line, one label each; the loops show the mixed
+    // model's prediction only, and the legend lists that model alone.
+    const auto results = core::load_results(test::fixture("full-suite.json"));
+    std::map<std::string, std::size_t> sweep_members;
+    for (const auto& k : results.kernels)
+        if (k.suite == "calibrate")
+            ++sweep_members[k.name.substr(0, k.name.rfind('-'))];
+    ASSERT_EQ(sweep_members.size(), 4u);
+    const auto doc =
+        report::roofline_chart(results, RooflineView::classic, "c", report::KernelSet::calibration_only);
+    EXPECT_LE(doc.width(), 1200);
+    EXPECT_LE(doc.height(), 850);
+    const auto root = parse_xml(doc.standalone());
+    std::string labels;
+    for (const auto* l : root->by_class("kernel-label"))
+        labels += l->text + ";";
+    std::string legend;
+    for (const auto* l : root->by_class("legend-label"))
+        legend += l->text + ";";
+    EXPECT_EQ(root->by_class("family-label").size(), sweep_members.size()) << labels;
+    EXPECT_EQ(root->by_class("family-line").size(), sweep_members.size());
+    for (const auto& [sweep, n] : sweep_members) {
+        EXPECT_NE(labels.find(sweep + " loops (" + std::to_string(n) + " kernels)"), std::string::npos)
+            << labels;
+        EXPECT_NE(legend.find(sweep + " loops (" + std::to_string(n) + ")"), std::string::npos) << legend;
+    }
+    EXPECT_EQ(root->by_class("kernel-label").size(), sweep_members.size()) << labels;
+    EXPECT_EQ(count_class(*root, "prediction"), 34u);
+    EXPECT_NE(legend.find("mixed (predicted)"), std::string::npos) << legend;
+    EXPECT_EQ(legend.find("roofline (predicted)"), std::string::npos) << legend;
+    // Four series, four colours.
+    std::set<std::string> fills;
+    for (const auto* d : root->by_class("dot"))
+        fills.insert(d->attr("fill"));
+    EXPECT_EQ(fills.size(), sweep_members.size());
 }
