@@ -129,4 +129,41 @@ std::string below_bound_html(const core::Results& r) {
     return o + "</tbody></table></section>\n";
 }
 
+std::string below_bound_headline_html(const core::Results& r, std::size_t most) {
+    auto ks = below_bound(r);
+    if (ks.empty())
+        return "";
+    std::stable_sort(ks.begin(), ks.end(), [](const core::KernelResult* a, const core::KernelResult* b) {
+        return a->bound_fraction.value_or(0) < b->bound_fraction.value_or(0);
+    });
+    const auto h = [](const std::string& s) { return svg::escape(s); };
+    std::string o =
+        "<div id=\"headline-below\"><h3>" +
+        h(fmt::format("Below their bound: {} kernel{}, lowest first", ks.size(), ks.size() == 1 ? "" : "s")) +
+        "</h3><ul>\n";
+    for (std::size_t i = 0; i < std::min(most, ks.size()); ++i) {
+        const core::KernelResult& k = *ks[i];
+        const core::Prediction* p = model::bound_prediction(k);
+        std::vector<std::string> causes;
+        for (const auto& d : k.diagnosis)
+            if (std::find(causes.begin(), causes.end(), d.cause) == causes.end())
+                causes.push_back(d.cause);
+        std::string cause_list;
+        for (const auto& c : causes)
+            cause_list += (cause_list.empty() ? "" : ", ") + c;
+        // The evidence's first clause ("16 streams of the innermost loop map into one L1 set of 8 ways"):
+        // the whole text is in the section below.
+        const std::string& evidence = k.diagnosis.front().evidence;
+        const std::string clause = evidence.substr(0, evidence.find_first_of(";:("));
+        o += "<li><strong>" + h(k.name) + "</strong>" +
+             (k.role == "untuned" ? " <span class=\"muted\">(untuned)</span>" : "") + " " +
+             h(fmt::format("{:.0f} % of its {} bound — {}: {}", 100 * k.bound_fraction.value_or(0),
+                           p ? p->model : "predicted", cause_list, clause)) +
+             "</li>\n";
+    }
+    if (ks.size() > most)
+        o += "<li class=\"muted\">" + h(fmt::format("and {} more", ks.size() - most)) + "</li>\n";
+    return o + "</ul><p><a href=\"#below-bound\">Every cause with its evidence</a></p></div>\n";
+}
+
 } // namespace roofcast::report

@@ -35,4 +35,9 @@ std::string format_measured_verdict(const core::KernelResult& k);
 // each cause with its evidence, and the ceilings it sits under.
 std::string below_bound_html(const core::Results& r);
 
+// The headline's list of the kernels below their bound (polyglot XHTML, escaped): the `most` lowest
+// fractions first, each with its causes and the first clause of the first cause's evidence; empty when
+// every kernel reaches its bound.
+std::string below_bound_headline_html(const core::Results& r, std::size_t most = 6);
+
 } // namespace roofcast::report

@@ -7,6 +7,7 @@
 #include "report/bandwidth.hpp"
 #include "report/diagnosis_text.hpp"
 #include "report/format.hpp"
+#include "report/html_parts.hpp"
 #include "report/noise_text.hpp"
 #include "report/roofline.hpp"
 #include "report/svg.hpp"
@@ -21,9 +22,15 @@ namespace roofcast::report {
 
 namespace {
 
-std::string h(std::string_view text) {
-    return svg::escape(text);
-}
+using html_detail::derivation;
+using html_detail::fixed3;
+using html_detail::h;
+using html_detail::machine_spread_cell;
+using html_detail::noisy_badge;
+using html_detail::num_td;
+using html_detail::predictions_section;
+using html_detail::td;
+using html_detail::threads_text;
 
 // The whole page's style: no external fonts or resources, system font stacks only.
 constexpr const char* k_css = R"(
@@ -44,6 +51,7 @@ h3 { font-size: 13px; margin: 22px 0 8px; color: var(--muted); text-transform: u
 h4 { font-size: 14px; margin: 16px 0 6px; }
 p { margin: 6px 0; }
 .muted { color: var(--muted); }
+td small { display: block; color: var(--muted); font-size: inherit; }
 table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0 8px; }
 th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f0f2f5; font-weight: 600; }
@@ -60,6 +68,9 @@ td.closest { font-weight: 650; color: #004b75; }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.05em; }
 .card .value { font-size: 21px; font-weight: 650; }
 .card .detail { color: var(--muted); font-size: 12.5px; }
+#headline-below h3 { margin: 16px 0 4px; font-size: 15px; }
+#headline-below ul { margin: 0; padding-left: 20px; }
+#headline-below p { margin: 4px 0 0; font-size: 14px; }
 ul.warnings { list-style: none; padding: 0; margin: 0; }
 ul.warnings li { border-left: 4px solid #D55E00; background: #fdf3ec; padding: 7px 12px; margin: 6px 0;
                  border-radius: 0 4px 4px 0; font-size: 14px; }
@@ -79,71 +90,6 @@ footer { color: var(--muted); font-size: 12.5px; padding: 10px 0 30px; }
 @media (max-width: 800px) { .cards { grid-template-columns: repeat(2, 1fr); } }
 @media print { body { background: #fff; } section { border: none; padding: 0; } nav { display: none; } }
 )";
-
-std::string noisy_badge(const core::Summary& s) {
-    return s.noisy ? "<span class=\"badge noisy\" title=\"spread above 5 %\">NOISY</span>" : "";
-}
-
-// A machine row's spread cell: the interquartile spread of its epochs, which its NOISY flag is judged by
-// against the floor of its kind (core/machine_noise.hpp); the range spread for a figure without samples.
-std::string machine_spread_cell(const core::Summary& s) {
-    const std::string iqr = summary_spread_text(s);
-    return std::string("<span title=\"") +
-           (iqr.empty() ? "range spread (max - min) / median" : "interquartile spread of the epochs") +
-           "\">" + h(iqr.empty() ? spread_percent(s) : iqr) + "</span>" +
-           (s.noisy ? "<span class=\"badge noisy\" title=\"interquartile spread above the floor of its kind "
-                      "in this run (see Noise)\">NOISY</span>"
-                    : "");
-}
-
-// A kernel's spread cell: the interquartile spread its NOISY flag is judged by, where the run had probes.
-std::string kernel_spread_cell(const core::KernelResult& k) {
-    if (!k.noise)
-        return h(spread_percent(*k.measured_gflops)) + noisy_badge(*k.measured_gflops);
-    const std::string why = row_noise_text(k);
-    return "<span title=\"" + h(why) + "\">" + h(row_spread_text(*k.noise)) + "</span>" +
-           (k.noise->flagged() ? "<span class=\"badge noisy\" title=\"" + h(why) + "\">NOISY</span>" : "");
-}
-
-std::string num_td(const std::string& text) {
-    return "<td class=\"num\">" + h(text) + "</td>";
-}
-
-std::string td(const std::string& text) {
-    return "<td>" + h(text) + "</td>";
-}
-
-std::string fixed3(double v) {
-    return fmt::format("{:.3g}", v);
-}
-
-std::string threads_text(int t) {
-    return fmt::format("{} thread{}", t, t == 1 ? "" : "s");
-}
-
-std::string anchor_id(const std::string& name) {
-    std::string id = "k-";
-    for (char c : name)
-        id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
-    return id;
-}
-
-const core::Prediction* closest(const core::KernelResult& k) {
-    const core::Prediction* best = nullptr;
-    for (const auto& p : k.predictions)
-        if (p.valid && p.error_pct && (!best || std::fabs(*p.error_pct) < std::fabs(*best->error_pct)))
-            best = &p;
-    return best;
-}
-
-std::vector<std::string> model_names(const core::Results& r) {
-    std::vector<std::string> models;
-    for (const auto& k : r.kernels)
-        for (const auto& p : k.predictions)
-            if (std::find(models.begin(), models.end(), p.model) == models.end())
-                models.push_back(p.model);
-    return models;
-}
 
 struct Warning {
     std::string text;
@@ -359,177 +305,6 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
     o += "</section>\n";
 }
 
-void predictions_section(std::string& o, const core::Results& r) {
-    const auto models = model_names(r);
-    o += "<section id=\"predictions\"><h2>Predictions</h2>\n";
-    if (r.kernels.empty()) {
-        o += "<p class=\"none\">The results file has no kernels.</p></section>\n";
-        return;
-    }
-    o += "<p class=\"muted\">Predicted GFLOP/s per model and the error against the measurement, "
-         "(predicted − measured) / measured. The closest valid prediction of each kernel is in bold.</p>\n";
-    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Threads</th><th class=\"num\">Measured</th><th "
-         "class=\"num\">Spread</th>";
-    for (const auto& m : models)
-        o += "<th class=\"num\">" + h(m) + "</th>";
-    o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
-    for (const auto& k : r.kernels) {
-        const core::Prediction* best = closest(k);
-        o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
-             h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
-        if (k.measured_gflops)
-            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
-                 kernel_spread_cell(k) + "</td>";
-        else
-            o += num_td("not measured") + num_td("–");
-        for (const auto& model : models) {
-            const auto p = std::find_if(k.predictions.begin(), k.predictions.end(),
-                                        [&](const core::Prediction& x) { return x.model == model; });
-            if (p == k.predictions.end()) {
-                o += num_td("–");
-                continue;
-            }
-            o += std::string("<td class=\"num") + (&*p == best ? " closest" : "") + "\">" +
-                 h(gflops_text(p->gflops));
-            if (p->error_pct)
-                o += "<br/><span class=\"muted\">" + h(error_text(p->error_pct)) + "</span>";
-            if (!p->valid)
-                o += "<span class=\"badge invalid\" title=\"outside the model's validity "
-                     "range\">INVALID</span>";
-            o += "</td>";
-        }
-        o += td(best ? best->bottleneck + " (" + best->model + ")" : "–") + "</tr>\n";
-    }
-    o += "</tbody></table>\n";
-    if (!r.accuracy.empty()) {
-        o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"num\">Kernels</th><th "
-             "class=\"num\">Median |error|</th><th class=\"num\">Max |error|</th></tr></thead><tbody>\n";
-        for (const auto& a : r.accuracy)
-            o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) +
-                 num_td(a.median_abs_error_pct ? fmt::format("{:.1f} %", *a.median_abs_error_pct) : "–") +
-                 num_td(a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–") +
-                 "</tr>\n";
-        o += "</tbody></table><p class=\"muted\">Only the validation kernels' predictions inside each "
-             "model's validity "
-             "range with a measurement count: never the calibration loops or the untuned kernels (those are "
-             "listed "
-             "below their bound).</p>\n";
-    }
-    o += "</section>\n";
-}
-
-// `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
-// calibration loops, the members of the mixed family (dozens of rows of one construction) and the four
-// STREAM kernels (one stream each, their terms one line) get their summary lines only, which keeps the page
-// of a default run under 400 KiB; every term stays in results.json.
-void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
-    const core::Prediction* best = closest(k);
-    o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
-         h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
-    if (best)
-        o += h(fmt::format("; closest: {} ({}), bound by {}", best->model, error_text(best->error_pct),
-                           best->bottleneck));
-    o += "</span></summary>\n";
-    std::string bytes;
-    for (const auto& [level, b] : k.bytes_per_iteration)
-        bytes += (bytes.empty() ? "" : ", ") + fmt::format("{} {:g} B", level, b);
-    o += "<p>" + h(fmt::format("Per iteration: {:g} FLOP; bytes: {}.", k.flops_per_iteration,
-                               bytes.empty() ? "none" : bytes));
-    if (k.measured_gflops)
-        o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
-                           spread_text(*k.measured_gflops))) +
-             noisy_badge(*k.measured_gflops);
-    if (k.measured_gbs && full)
-        o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
-                           spread_text(*k.measured_gbs)));
-    o += "</p>\n";
-    for (const auto& n : k.notes)
-        o += "<p class=\"muted\">" + h(n) + "</p>\n";
-
-    // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
-    // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
-    const double top = roofs.top();
-    const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
-    if (!full)
-        o += "<p class=\"muted\">" + h(k.suite == "mixed" ? "Mixed family member" : "Calibration loop") +
-             ": each model's time per iteration and per-level terms are in results.json.</p>\n";
-    if (!(k.flops_per_iteration > 0)) {
-        o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
-             "and no "
-             "place on the roofline; its figure of merit is bandwidth.</p>\n";
-    } else {
-        // The compact form keeps the conclusion (the "why" line) and leaves out the table.
-        if (full)
-            o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
-                 "charts)</h4>\n<table><thead><tr>"
-                 "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
-                 "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
-                 "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
-        std::string bound = "compute";
-        double bound_rate = top;
-        for (const auto& roof : roofs.memory) {
-            auto it = k.bytes_per_iteration.find(roof.level);
-            if (it == k.bytes_per_iteration.end() || !(it->second > 0))
-                continue;
-            const double intensity = k.flops_per_iteration / it->second;
-            const double attainable = std::min(top, intensity * roof.gbs);
-            if (attainable < bound_rate) {
-                bound_rate = attainable;
-                bound = roof.level;
-            }
-            if (full)
-                o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
-                     num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
-                     num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
-                     td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
-                     num_td(gflops_text(attainable)) + "</tr>\n";
-        }
-        if (full)
-            o += "</tbody></table>\n";
-        o += "<p class=\"why\">";
-        if (bound == "compute")
-            o += h(
-                fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "
-                            "P = {} ({}, {}).",
-                            gflops_text(top), roof_name, threads_text(roofs.threads)));
-        else
-            o += h(fmt::format(
-                "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below "
-                "the compute roof P = {} ({}, {}).",
-                bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads)));
-        o += "</p>\n";
-    }
-    for (const auto& p : k.predictions) {
-        o += "<h4>" + h(fmt::format("{}: {}, bound by {}, error {}", p.model, gflops_text(p.gflops),
-                                    p.bottleneck, error_text(p.error_pct)));
-        if (!p.valid)
-            o += "<span class=\"badge invalid\">OUTSIDE VALIDITY</span>";
-        o += "</h4>\n";
-        if (!full)
-            continue;
-        o += "<p class=\"muted\">" +
-             h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
-                           core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
-             "</p>\n";
-        for (const auto& n : p.notes)
-            o += "<p>" + h(n) + "</p>\n";
-        if (p.terms.empty())
-            continue;
-        o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th "
-             "class=\"num\">Intensity</th><th class=\"num\">Bandwidth</th><th>Bandwidth from</th><th "
-             "class=\"num\">Time / iteration</th></tr></thead><tbody>\n";
-        for (const auto& t : p.terms)
-            o += std::string("<tr") + (t.level == p.bottleneck ? " class=\"bound\"" : "") + ">" +
-                 td(t.level) + num_td(fmt::format("{:g}", t.bytes_per_iteration)) +
-                 num_td(t.intensity ? intensity_text(*t.intensity) : "–") +
-                 num_td(t.bandwidth_gbs ? gbs_text(*t.bandwidth_gbs) : "–") + td(t.bandwidth_source) +
-                 num_td(t.seconds_per_iteration ? core::format_seconds(*t.seconds_per_iteration) : "–") +
-                 "</tr>\n";
-        o += "</tbody></table>\n";
-    }
-    o += "</details>\n";
-}
-
 } // namespace
 
 std::string html_report(const core::Results& r) {
@@ -606,6 +381,7 @@ std::string html_report(const core::Results& r) {
     if (!warnings.empty())
         card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
     o += "</div>\n";
+    o += below_bound_headline_html(r);
     if (const std::string noise = host_noise_text(r); !noise.empty())
         o += "<p class=\"muted\" id=\"host-noise\">" + h(noise) + "</p>\n";
     o += "</section>\n";
@@ -622,7 +398,7 @@ std::string html_report(const core::Results& r) {
         for (const auto& s : suites)
             o += " <label><input type=\"checkbox\" checked=\"checked\" data-suite=\"" + h(suite_class(s)) +
                  "\"/> " + h(s) + "</label>";
-        o += " <span class=\"muted\">(calibration loops: roofline-calibration.svg)</span></p>\n";
+        o += "</p>\n";
     }
     o += "<figure id=\"fig-roofline\">" + classic.inline_markup() +
          "<figcaption>Roofline: filled dots are measurements at the kernel's memory-side intensity, hollow "
@@ -640,6 +416,19 @@ std::string html_report(const core::Results& r) {
          "the "
          "sweep showed to be usable), shaded bands the working sets each level "
          "serves.</figcaption></figure>\n";
+    // The calibration loops' own chart, collapsed: they are many and calibrate the models, which the
+    // validation kernels above judge.
+    if (const auto n = static_cast<std::size_t>(
+            std::count_if(r.kernels.begin(), r.kernels.end(),
+                          [](const core::KernelResult& k) { return k.suite == "calibrate"; }));
+        n > 0)
+        o += "<details id=\"calibration-chart\"><summary>" +
+             h(fmt::format("Calibration loops ({} kernels): their own roofline", n)) +
+             "</summary><figure id=\"fig-calibration\">" +
+             roofline_chart(r, RooflineView::classic, "roofline-calibration", KernelSet::calibration_only)
+                 .inline_markup() +
+             "<figcaption>Each sweep of calibration loops joined in catalogue order, with the mixed model's "
+             "prediction; every model's is in the predictions table.</figcaption></figure></details>\n";
     o += "</section>\n";
 
     predictions_section(o, r);
@@ -651,7 +440,10 @@ std::string html_report(const core::Results& r) {
         "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
         "bounds it on the roofline of the charts (P = " +
         h(gflops_text(roofs.top())) +
-        "), then each model's per-level terms; the highlighted row is the model's bottleneck.</p>\n";
+        "), then each model's per-level terms; the highlighted row is the model's bottleneck. The "
+        "calibration "
+        "loops and the mixed family's members end with the bounding level: their predictions are in the "
+        "predictions table, their per-level terms in results.json.</p>\n";
     if (r.kernels.empty())
         o += "<p class=\"none\">No kernels.</p>\n";
     for (const auto& k : r.kernels)

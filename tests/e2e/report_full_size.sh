@@ -97,10 +97,58 @@ for chart in roofline roofline-hierarchical roofline-calibration; do
     check_page "$chart.svg" "$out/$chart.check.html" 40
 done
 
-# The report page itself, with every chart inlined: the same script appended before </body>.
-sed "s#</body>#<script>$(tr '\n' ' ' <"$work/measure.js" | sed 's/[&#\\]/\\&/g')</script></body>#" \
+# The report page itself, with every chart inlined (the collapsed calibration chart opened): the same
+# script appended before </body>.
+sed -e "s#</body>#<script>$(tr '\n' ' ' <"$work/measure.js" | sed 's/[&#\\]/\\&/g')</script></body>#" \
+    -e 's#<details id="calibration-chart">#<details id="calibration-chart" open="open">#' \
     "$out/report/index.html" >"$out/report/index.check.html"
+grep -q 'id="calibration-chart" open' "$out/report/index.check.html" ||
+    { echo "FAIL: index.html has no calibration chart to open"; exit 1; }
 check_page "index.html" "$out/report/index.check.html" 100
+
+# The suite filter, as a person uses it: per checkbox, the elements of its suite that are rendered (have
+# a box), after unticking it (none may remain) and after ticking it again (all come back).
+cat >"$work/filter.js" <<'JS'
+(function () {
+  var lines = [];
+  function shown(c) {
+    return Array.prototype.filter.call(document.getElementsByClassName(c), function (e) {
+      return e.getClientRects().length > 0;
+    }).length;
+  }
+  document.querySelectorAll('input[data-suite]').forEach(function (box) {
+    var c = box.getAttribute('data-suite');
+    var before = shown(c);
+    box.click();
+    var off = shown(c);
+    box.click();
+    lines.push('FILTER ' + c + ' ' + before + ' ' + off + ' ' + shown(c));
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'filtered';
+  pre.textContent = lines.join('\n') + '\nEND\n';
+  document.body.appendChild(pre);
+})();
+JS
+sed -e "s#</body>#<script>$(tr '\n' ' ' <"$work/filter.js" | sed 's/[&#\\]/\\&/g')</script></body>#" \
+    -e 's#<details id="calibration-chart">#<details id="calibration-chart" open="open">#' \
+    "$out/report/index.html" >"$out/report/index.filter.html"
+browse "$work/filter.dom" "$work/filter.err" --dump-dom "file://$out/report/index.filter.html"
+filtered=$(tr '\n' '\001' <"$work/filter.dom" | grep -o '<pre id="filtered">[^<]*</pre>' | tr '\001' '\n' |
+    sed -e 's#<pre id="filtered">##' -e 's#</pre>##')
+grep -q '^END$' <<<"$filtered" || { echo "FAIL: the filter script did not run"; exit 1; }
+suites=0
+while read -r tag cls before off on; do
+    [[ $tag == FILTER ]] || continue
+    suites=$((suites + 1))
+    if ((before == 0 || off != 0 || on != before)); then
+        echo "FAIL: filter $cls: $before shown, $off after unticking, $on after ticking again"
+        fail=1
+    else
+        echo "ok: filter $cls: $before elements hidden and shown again"
+    fi
+done <<<"$filtered"
+((suites >= 4)) || { echo "FAIL: $suites suite checkboxes (expected the 4 suites of the run)"; fail=1; }
 
 # Control: two texts drawn on top of each other must be caught, or the check proves nothing.
 {

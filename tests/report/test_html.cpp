@@ -4,6 +4,7 @@
 #include "report/html.hpp"
 #include "xml.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -36,9 +37,14 @@ TEST(HtmlReport, FixtureStructure) {
     EXPECT_TRUE(root->by_name("img").empty());
     EXPECT_EQ(html.find("url(http"), std::string::npos);
     EXPECT_EQ(html.find("src="), std::string::npos);
-    // Three inline charts; the classic roofline has one dot per placeable kernel but the calibration
-    // loop daxpy_l2 (4 of 6).
-    EXPECT_EQ(root->by_name("svg").size(), 3u);
+    // Four inline charts, the calibration loops' collapsed; the classic roofline has one dot per placeable
+    // kernel but the calibration loop daxpy_l2 (4 of 6), which is on its own chart.
+    EXPECT_EQ(root->by_name("svg").size(), 4u);
+    const auto* calibration = by_id(*root, "calibration-chart");
+    ASSERT_NE(calibration, nullptr);
+    EXPECT_EQ(calibration->name, "details");
+    EXPECT_TRUE(calibration->attr("open").empty());
+    EXPECT_EQ(by_id(*root, "fig-calibration")->by_class("dot").size(), 1u);
     const auto* roofline = by_id(*root, "fig-roofline");
     ASSERT_NE(roofline, nullptr);
     EXPECT_EQ(roofline->by_class("dot").size(), 4u);
@@ -158,4 +164,40 @@ TEST(HtmlReport, WriteReportDirWritesEveryFileThatReloads) {
     core::Results no_machine;
     EXPECT_THROW(report::write_report_dir(dir, no_machine), core::InputError);
     EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST(HtmlReport, HeadlineListsKernelsBelowTheirBoundLowestFirst) {
+    // The full-suite run with a diagnosis given to every fifth kernel (fractions falling and rising, so
+    // the order is the report's): the summary section lists them lowest fraction first, at most six,
+    // each with its causes and the first clause of its evidence; the rest counted.
+    auto results = core::load_results(test::fixture("full-suite.json"));
+    for (std::size_t i = 0; i < results.kernels.size(); i += 5) {
+        auto& k = results.kernels[i];
+        k.bound_fraction = 0.2 + 0.6 * static_cast<double>((i * 7) % 11) / 11;
+        k.diagnosis.push_back({i % 2 ? "in-core" : "stream-capacity", "first clause; the rest", {}, {}});
+    }
+    std::vector<const core::KernelResult*> below;
+    for (const auto& k : results.kernels)
+        if (!k.diagnosis.empty())
+            below.push_back(&k);
+    ASSERT_GT(below.size(), 1u) << "the fixture needs kernels below their bound";
+    std::stable_sort(below.begin(), below.end(), [](const auto* a, const auto* b) {
+        return a->bound_fraction.value_or(0) < b->bound_fraction.value_or(0);
+    });
+    const auto root = parse_xml(report::html_report(results));
+    const auto* headline = by_id(*by_id(*root, "summary"), "headline-below");
+    ASSERT_NE(headline, nullptr);
+    const auto items = headline->by_name("li");
+    const std::size_t shown = std::min<std::size_t>(6, below.size());
+    ASSERT_EQ(items.size(), shown + (below.size() > 6 ? 1 : 0));
+    for (std::size_t i = 0; i < shown; ++i) {
+        const std::string text = items[i]->all_text();
+        ASSERT_FALSE(items[i]->by_name("strong").empty()) << text;
+        EXPECT_EQ(items[i]->by_name("strong")[0]->text, below[i]->name) << text;
+        EXPECT_NE(text.find(below[i]->diagnosis.front().cause + ": first clause"), std::string::npos) << text;
+        EXPECT_EQ(text.find("the rest"), std::string::npos) << text;
+    }
+    if (below.size() > 6) {
+        EXPECT_EQ(items.back()->all_text(), "and " + std::to_string(below.size() - 6) + " more");
+    }
 }

@@ -1,0 +1,183 @@
+#include "core/units.hpp"
+#include "report/format.hpp"
+#include "report/html_parts.hpp"
+#include "report/noise_text.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace roofcast::report::html_detail {
+
+void predictions_section(std::string& o, const core::Results& r) {
+    const auto models = model_names(r);
+    o += "<section id=\"predictions\"><h2>Predictions</h2>\n";
+    if (r.kernels.empty()) {
+        o += "<p class=\"none\">The results file has no kernels.</p></section>\n";
+        return;
+    }
+    o += "<p class=\"muted\">Predicted GFLOP/s per model and the error against the measurement, "
+         "(predicted − measured) / measured. The closest valid prediction of each kernel is in bold.</p>\n";
+    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Threads</th><th class=\"num\">Measured</th><th "
+         "class=\"num\">Spread</th>";
+    for (const auto& m : models)
+        o += "<th class=\"num\">" + h(m) + "</th>";
+    o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
+    for (const auto& k : r.kernels) {
+        const core::Prediction* best = closest(k);
+        o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
+             h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
+        if (k.measured_gflops)
+            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
+                 kernel_spread_cell(k) + "</td>";
+        else
+            o += num_td("not measured") + num_td("–");
+        for (const auto& model : models) {
+            const auto p = std::find_if(k.predictions.begin(), k.predictions.end(),
+                                        [&](const core::Prediction& x) { return x.model == model; });
+            if (p == k.predictions.end()) {
+                o += num_td("–");
+                continue;
+            }
+            o += std::string("<td class=\"num") + (&*p == best ? " closest" : "") + "\">" +
+                 h(gflops_text(p->gflops));
+            if (p->error_pct)
+                o += "<small>" + h(error_text(p->error_pct)) + "</small>"; // the error, on its own line
+            if (!p->valid)
+                o += "<span class=\"badge invalid\" title=\"outside the model's validity "
+                     "range\">INVALID</span>";
+            o += "</td>";
+        }
+        o += td(best ? best->bottleneck + " (" + best->model + ")" : "–") + "</tr>\n";
+    }
+    o += "</tbody></table>\n";
+    if (!r.accuracy.empty()) {
+        o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"num\">Kernels</th><th "
+             "class=\"num\">Median |error|</th><th class=\"num\">Max |error|</th></tr></thead><tbody>\n";
+        for (const auto& a : r.accuracy)
+            o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) +
+                 num_td(a.median_abs_error_pct ? fmt::format("{:.1f} %", *a.median_abs_error_pct) : "–") +
+                 num_td(a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–") +
+                 "</tr>\n";
+        o += "</tbody></table><p class=\"muted\">Only the validation kernels' predictions inside each "
+             "model's validity "
+             "range with a measurement count: never the calibration loops or the untuned kernels (those are "
+             "listed "
+             "below their bound).</p>\n";
+    }
+    o += "</section>\n";
+}
+
+// `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
+// calibration loops, the members of the mixed family (dozens of rows of one construction) and the four
+// STREAM kernels (one stream each, their terms one line) get their summary lines only, which keeps the page
+// of a default run under 400 KiB; every term stays in results.json.
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
+    const core::Prediction* best = closest(k);
+    o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
+         h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
+    if (best)
+        o += h(fmt::format("; closest: {} ({}), bound by {}", best->model, error_text(best->error_pct),
+                           best->bottleneck));
+    o += "</span></summary>\n";
+    std::string bytes;
+    for (const auto& [level, b] : k.bytes_per_iteration)
+        bytes += (bytes.empty() ? "" : ", ") + fmt::format("{} {:g} B", level, b);
+    o += "<p>" + h(fmt::format("Per iteration: {:g} FLOP; bytes: {}.", k.flops_per_iteration,
+                               bytes.empty() ? "none" : bytes));
+    if (k.measured_gflops)
+        o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
+                           spread_text(*k.measured_gflops))) +
+             noisy_badge(*k.measured_gflops);
+    if (k.measured_gbs && full)
+        o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
+                           spread_text(*k.measured_gbs)));
+    o += "</p>\n";
+    for (const auto& n : k.notes)
+        o += "<p class=\"muted\">" + h(n) + "</p>\n";
+
+    // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
+    // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
+    const double top = roofs.top();
+    const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
+    if (!(k.flops_per_iteration > 0)) {
+        o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
+             "and no "
+             "place on the roofline; its figure of merit is bandwidth.</p>\n";
+    } else {
+        // The compact form keeps the conclusion (the "why" line) and leaves out the table.
+        if (full)
+            o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
+                 "charts)</h4>\n<table><thead><tr>"
+                 "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
+                 "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
+                 "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+        std::string bound = "compute";
+        double bound_rate = top;
+        for (const auto& roof : roofs.memory) {
+            auto it = k.bytes_per_iteration.find(roof.level);
+            if (it == k.bytes_per_iteration.end() || !(it->second > 0))
+                continue;
+            const double intensity = k.flops_per_iteration / it->second;
+            const double attainable = std::min(top, intensity * roof.gbs);
+            if (attainable < bound_rate) {
+                bound_rate = attainable;
+                bound = roof.level;
+            }
+            if (full)
+                o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+                     num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+                     num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+                     td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+                     num_td(gflops_text(attainable)) + "</tr>\n";
+        }
+        if (full)
+            o += "</tbody></table>\n";
+        o += "<p class=\"why\">";
+        if (bound == "compute")
+            o += h(
+                fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "
+                            "P = {} ({}, {}).",
+                            gflops_text(top), roof_name, threads_text(roofs.threads)));
+        else
+            o += h(fmt::format(
+                "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below "
+                "the compute roof P = {} ({}, {}).",
+                bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads)));
+        o += "</p>\n";
+    }
+    // The compact form (calibration loops, the mixed family) ends with the conclusion: each model's
+    // prediction is in the predictions table, its per-level terms in results.json.
+    if (!full) {
+        o += "</details>\n";
+        return;
+    }
+    for (const auto& p : k.predictions) {
+        o += "<h4>" + h(fmt::format("{}: {}, bound by {}, error {}", p.model, gflops_text(p.gflops),
+                                    p.bottleneck, error_text(p.error_pct)));
+        if (!p.valid)
+            o += "<span class=\"badge invalid\">OUTSIDE VALIDITY</span>";
+        o += "</h4>\n";
+        o += "<p class=\"muted\">" +
+             h(fmt::format("Time per iteration {} ({:.3g} % of peak).",
+                           core::format_seconds(p.seconds_per_iteration), p.peak_fraction * 100)) +
+             "</p>\n";
+        for (const auto& n : p.notes)
+            o += "<p>" + h(n) + "</p>\n";
+        if (p.terms.empty())
+            continue;
+        o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th "
+             "class=\"num\">Intensity</th><th class=\"num\">Bandwidth</th><th>Bandwidth from</th><th "
+             "class=\"num\">Time / iteration</th></tr></thead><tbody>\n";
+        for (const auto& t : p.terms)
+            o += std::string("<tr") + (t.level == p.bottleneck ? " class=\"bound\"" : "") + ">" +
+                 td(t.level) + num_td(fmt::format("{:g}", t.bytes_per_iteration)) +
+                 num_td(t.intensity ? intensity_text(*t.intensity) : "–") +
+                 num_td(t.bandwidth_gbs ? gbs_text(*t.bandwidth_gbs) : "–") + td(t.bandwidth_source) +
+                 num_td(t.seconds_per_iteration ? core::format_seconds(*t.seconds_per_iteration) : "–") +
+                 "</tr>\n";
+        o += "</tbody></table>\n";
+    }
+    o += "</details>\n";
+}
+
+} // namespace roofcast::report::html_detail
