@@ -312,6 +312,18 @@ Machine machine_from_yaml(const YamlField& root) {
         if (!(*m.overlap_exponent >= 1.0) || !std::isfinite(*m.overlap_exponent))
             e->fail("expected a finite number >= 1 (1: the terms add up; larger: they overlap more)");
     }
+    if (auto e = compute.optional("overlap_exponent_low")) {
+        m.overlap_exponent_low = e->as_double();
+        if (!(*m.overlap_exponent_low >= 1.0) || !std::isfinite(*m.overlap_exponent_low))
+            e->fail("expected a finite number >= 1, the lower end of the overlap exponent's interval");
+    }
+    if (auto e = compute.optional("overlap_exponent_high")) {
+        m.overlap_exponent_high = e->as_double();
+        if (!m.overlap_exponent_low || !(*m.overlap_exponent_high >= *m.overlap_exponent_low) ||
+            !std::isfinite(*m.overlap_exponent_high))
+            e->fail("expected a finite number >= overlap_exponent_low (which must be given too), the upper "
+                    "end of the overlap exponent's interval");
+    }
     if (auto ceil = compute.optional("ceilings")) {
         for (std::size_t i = 0; i < ceil->size(); ++i) {
             const YamlField c = ceil->at(i);
@@ -357,6 +369,11 @@ Machine machine_from_yaml(const YamlField& root) {
         }
         if (auto e = l.optional("effective_bandwidth_gbs"))
             lv.effective_bandwidth_gbs = e->as_positive_at_most(k_max_gbs);
+        if (auto e = l.optional("effective_bandwidth_half_width_gbs")) {
+            lv.effective_bandwidth_half_width_gbs = e->as_non_negative();
+            if (!lv.effective_bandwidth_gbs || *lv.effective_bandwidth_half_width_gbs > k_max_gbs)
+                e->fail("expected a half-width from 0 to 1e6 GB/s beside effective_bandwidth_gbs");
+        }
         if (auto c = l.optional("curve"))
             lv.curve = curve_from(*c);
         if (auto s = l.optional("size_bytes"))
@@ -506,6 +523,10 @@ std::string machine_to_yaml(const Machine& m) {
         compute["effective_gflops"][p] = v;
     if (m.overlap_exponent)
         compute["overlap_exponent"] = *m.overlap_exponent;
+    if (m.overlap_exponent_low)
+        compute["overlap_exponent_low"] = *m.overlap_exponent_low;
+    if (m.overlap_exponent_high)
+        compute["overlap_exponent_high"] = *m.overlap_exponent_high;
     for (const auto& c : m.ceilings) {
         YAML::Node cn;
         cn["precision"] = c.precision;
@@ -538,6 +559,8 @@ std::string machine_to_yaml(const Machine& m) {
         }
         if (l.effective_bandwidth_gbs)
             ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;
+        if (l.effective_bandwidth_half_width_gbs)
+            ln["effective_bandwidth_half_width_gbs"] = *l.effective_bandwidth_half_width_gbs;
         if (l.size_bytes)
             ln["size_bytes"] = *l.size_bytes;
         if (l.curve) {

@@ -108,6 +108,9 @@ struct Level {
     std::optional<Summary> bandwidth;              // spread of the measured roof
     std::optional<RoofChoice> roof_choice;         // how bandwidth_gbs was chosen (measured roofs)
     std::optional<double> effective_bandwidth_gbs; // calibrated for the mixed model
+    // Half-width of its 95 % interval (Student's t over the calibration loops averaged); absent with one
+    // loop or where the figure was entered.
+    std::optional<double> effective_bandwidth_half_width_gbs;
     std::optional<BandwidthCurve> curve;
     std::optional<std::uint64_t> size_bytes;  // capacity (usable), absent for MEM
     std::vector<BandwidthPoint> measurements; // per kernel and thread count at this level
@@ -179,6 +182,10 @@ struct Machine {
     // Mixed model: how far the timed terms overlap, t = (sum of t_i^p)^(1/p) (docs/models.md); absent:
     // complete overlap, t = max(t_i). Calibrated by `roofcast bench --calibrate` or entered; >= 1.
     std::optional<double> overlap_exponent;
+    // Its 95 % interval from the calibration's profile likelihood (model/calibration.hpp): low present and
+    // high absent means unbounded above (the max fits as well). Absent where p was entered.
+    std::optional<double> overlap_exponent_low;
+    std::optional<double> overlap_exponent_high;
     std::vector<ComputeCeiling> ceilings;
     std::vector<Level> levels; // closest to the core first, MEM last
     std::vector<BandwidthPoint> sweep;

@@ -82,6 +82,10 @@ json compute_json(const Machine& m) {
         compute["effective_gflops"][p] = num(v);
     if (m.overlap_exponent)
         compute["overlap_exponent"] = num(*m.overlap_exponent);
+    if (m.overlap_exponent_low)
+        compute["overlap_exponent_low"] = num(*m.overlap_exponent_low);
+    if (m.overlap_exponent_high)
+        compute["overlap_exponent_high"] = num(*m.overlap_exponent_high);
     for (const auto& c : m.ceilings) {
         json cn{{"precision", c.precision},
                 {"isa", c.isa},
@@ -113,6 +117,8 @@ json level_json(const Level& l) {
                                  {"settled", l.roof_choice->settled}};
     if (l.effective_bandwidth_gbs)
         ln["effective_bandwidth_gbs"] = num(*l.effective_bandwidth_gbs);
+    if (l.effective_bandwidth_half_width_gbs)
+        ln["effective_bandwidth_half_width_gbs"] = num(*l.effective_bandwidth_half_width_gbs);
     if (l.size_bytes)
         ln["size_bytes"] = num(*l.size_bytes);
     if (l.curve) {

@@ -216,6 +216,7 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
         if (!lc.effective_gbs)
             continue;
         it->effective_bandwidth_gbs = *lc.effective_gbs;
+        it->effective_bandwidth_half_width_gbs = lc.effective_gbs_half_width;
         if (!it->bandwidth_gbs) {
             it->bandwidth_gbs = *lc.effective_gbs;
             it->bandwidth_kernel = "calibration";
@@ -227,6 +228,8 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
     }
     if (c.overlap) {
         m.overlap_exponent = c.overlap->exponent;
+        m.overlap_exponent_low = c.overlap->interval_known ? c.overlap->exponent_low : std::nullopt;
+        m.overlap_exponent_high = c.overlap->interval_known ? c.overlap->exponent_high : std::nullopt;
         m.notes.push_back(
             c.overlap->exponent
                 ? fmt::format("mixed model overlap exponent {} fitted on {} overlap loops ({} threads; rms "

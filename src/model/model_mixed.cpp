@@ -1,15 +1,72 @@
 #include "model/model.hpp"
 
 #include "core/units.hpp"
+#include "model/calibration.hpp"
 #include "model/overlap.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
 namespace roofcast::model {
 
 namespace {
+
+// A band of the time per iteration wider than this (either side, relative) makes the prediction
+// "uncertain" in its note: the same 10 % that marks a wide effective bandwidth (calibration.hpp).
+constexpr double k_wide_band = 0.10;
+
+// The calibration's 95 % intervals carried into the prediction (issue 22 §5: a wide interval is reported,
+// never used silently). Slow end: each calibrated effective bandwidth at the lower end of its interval
+// and the overlap exponent at its lower end (less overlap); fast end: the upper ends (p unbounded above:
+// the max). The band is the box of the intervals, not a joint confidence region.
+void add_calibration_band(ModelDetail& d, const ModelContext& c) {
+    const core::Machine& m = c.m;
+    const bool p_interval = m.overlap_exponent_low.has_value();
+    bool any_bandwidth = false;
+    std::vector<double> slow{d.compute.seconds_per_iteration};
+    std::vector<double> fast{d.compute.seconds_per_iteration};
+    for (const auto& term : d.prediction.terms) {
+        if (!term.seconds_per_iteration)
+            continue;
+        const double t = *term.seconds_per_iteration;
+        double t_slow = t;
+        double t_fast = t;
+        const core::Level* lv = m.level(term.level);
+        if (lv && lv->effective_bandwidth_gbs && lv->effective_bandwidth_half_width_gbs &&
+            term.bandwidth_gbs && *term.bandwidth_gbs == *lv->effective_bandwidth_gbs) {
+            const double b = *lv->effective_bandwidth_gbs;
+            const double hw = *lv->effective_bandwidth_half_width_gbs;
+            any_bandwidth = true;
+            t_slow = b > hw ? t * b / (b - hw) : std::numeric_limits<double>::infinity();
+            t_fast = t * b / (b + hw);
+        }
+        slow.push_back(t_slow);
+        fast.push_back(t_fast);
+    }
+    if (!p_interval && !any_bandwidth)
+        return;
+    const double t = d.prediction.seconds_per_iteration;
+    const double t_slow = overlap_norm(slow, p_interval ? m.overlap_exponent_low : m.overlap_exponent);
+    const double t_fast = overlap_norm(fast, p_interval ? m.overlap_exponent_high : m.overlap_exponent);
+    if (!(t > 0))
+        return;
+    std::string from;
+    if (p_interval)
+        from = fmt::format("p {:.2f}-{}", *m.overlap_exponent_low,
+                           m.overlap_exponent_high ? fmt::format("{:.2f}", *m.overlap_exponent_high)
+                                                   : std::string("unbounded"));
+    if (any_bandwidth)
+        from += std::string(from.empty() ? "" : ", ") + "effective bandwidths within their half-widths";
+    const bool wide = !std::isfinite(t_slow) || t_slow / t - 1 > k_wide_band || 1 - t_fast / t > k_wide_band;
+    const bool bounded = std::isfinite(t_slow);
+    d.prediction.notes.push_back(fmt::format(
+        "{}calibration's 95 % intervals ({}): {}-{} per iteration, {:+.1f} % to {} of the prediction",
+        wide ? "uncertain: the " : "the ", from, core::format_seconds(t_fast),
+        bounded ? core::format_seconds(t_slow) : std::string("unbounded"), (t_fast / t - 1) * 100,
+        bounded ? fmt::format("{:+.1f} %", (t_slow / t - 1) * 100) : std::string("unbounded")));
+}
 
 // Mixed memory+cache model: t = max(t_MEM, t_L3, t_L2, t_C), t_level = D_level / B_level,
 // t_C = flops / P_eff; P = flops / t; C_p = flops / (t * P_peak). L1 is not timed; the L1-reuse
@@ -42,6 +99,7 @@ ModelDetail mixed(const ModelContext& c) {
                         "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
                         *c.m.overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
     }
+    add_calibration_band(d, c);
     if (l1_untimed)
         d.prediction.notes.push_back(levels.front().name +
                                      " is not timed: its reuse is covered by the validity limits");

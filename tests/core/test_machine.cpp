@@ -53,6 +53,10 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     m.thread_overhead.push_back({"omp_parallel", 2, *summarize({1e-6, 2e-6})});
 
     m.overlap_exponent = 2.75;
+    m.overlap_exponent_low = 2.1;
+    m.overlap_exponent_high = 3.5;
+    m.levels[2].effective_bandwidth_gbs = 38.5;
+    m.levels[2].effective_bandwidth_half_width_gbs = 1.25;
     MpiFigures mpi;
     mpi.source = Provenance::measured;
     mpi.points = {{8, *summarize({1.1e-6, 1.0e-6, 1.3e-6})}, {1u << 20, *summarize({1.2e-4, 1.1e-4})}};
@@ -70,6 +74,9 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     const Machine r = machine_from(machine_to_yaml(m));
     EXPECT_EQ(machine_to_yaml(r), machine_to_yaml(m));
     EXPECT_DOUBLE_EQ(*r.overlap_exponent, 2.75);
+    EXPECT_DOUBLE_EQ(*r.overlap_exponent_low, 2.1);
+    EXPECT_DOUBLE_EQ(*r.overlap_exponent_high, 3.5);
+    EXPECT_DOUBLE_EQ(*r.levels[2].effective_bandwidth_half_width_gbs, 1.25);
     EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
     EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);
     EXPECT_DOUBLE_EQ(r.levels[0].measurements[0].moved_per_requested, 1.5);
@@ -147,6 +154,17 @@ TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
          "topology.cores': expected a whole number from 1 to 1048576"},
         {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\nmpi: {ranks: 2, alpha_s: 1e9, beta_gbs: 1}",
          "mpi.alpha_s': expected at most 10000 s"},
+        // The calibration's intervals: ordered, and a half-width only beside the figure it belongs to.
+        {"format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}, overlap_exponent_low: 2, "
+         "overlap_exponent_high: 1.5}\nlevels: [{name: MEM, bandwidth_gbs: 1}]",
+         "field 'compute.overlap_exponent_high': expected a finite number >= overlap_exponent_low"},
+        {"format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}, overlap_exponent_high: 3}\n"
+         "levels: [{name: MEM, bandwidth_gbs: 1}]",
+         "field 'compute.overlap_exponent_high'"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1, effective_bandwidth_half_width_gbs: 0.1}]",
+         "field 'levels[0].effective_bandwidth_half_width_gbs': expected a half-width from 0 to 1e6 GB/s "
+         "beside "
+         "effective_bandwidth_gbs"},
     };
     for (const auto& [text, part] : cases)
         EXPECT_NE(error_of(text).find(part), std::string::npos) << text << "\n -> " << error_of(text);

@@ -101,6 +101,13 @@ TEST(Calibration, AppliesToMachine) {
     EXPECT_DOUBLE_EQ(*m.levels[0].bandwidth_gbs, 150.0);
     EXPECT_NEAR(*m.levels[1].effective_bandwidth_gbs, 20.06, 1e-12);
     EXPECT_NEAR(*m.levels[1].bandwidth_gbs, 20.06, 1e-12);
+    // Each effective figure keeps its 95 % half-width from the loops averaged.
+    const Calibration synthetic = calibrate(synthetic_points());
+    ASSERT_EQ(synthetic.levels.size(), 2u);
+    for (const auto& lc : synthetic.levels)
+        EXPECT_EQ(m.level(lc.level)->effective_bandwidth_half_width_gbs, lc.effective_gbs_half_width)
+            << lc.level;
+    EXPECT_TRUE(m.level("MEM")->effective_bandwidth_half_width_gbs); // five loops on its plateau
     EXPECT_EQ(m.levels[1].source, core::Provenance::calibrated);
     EXPECT_DOUBLE_EQ(m.effective_gflops.at("double"), 40.0);
 
@@ -201,6 +208,12 @@ TEST(Overlap, FitThroughCalibrateAndIntoTheMachine) {
     apply_calibration(m, c, "m.yaml");
     ASSERT_TRUE(m.overlap_exponent);
     EXPECT_NEAR(*m.overlap_exponent, 2.5, 2.5e-3);
+    // The fit's interval goes into the machine file with it.
+    ASSERT_TRUE(c.overlap->interval_known);
+    EXPECT_EQ(m.overlap_exponent_low, c.overlap->exponent_low);
+    EXPECT_EQ(m.overlap_exponent_high, c.overlap->exponent_high);
+    ASSERT_TRUE(m.overlap_exponent_low);
+    EXPECT_LE(*m.overlap_exponent_low, *m.overlap_exponent);
     // Without overlap loops nothing is fitted and an entered exponent stays.
     m.overlap_exponent = 4.0;
     apply_calibration(m, calibrate(synthetic_points()), "m.yaml");

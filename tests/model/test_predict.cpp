@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -161,6 +162,41 @@ TEST(Mixed, OverlapExponentCombinesTheTerms) {
     o.models = {"hierarchical"};
     const auto h = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
     EXPECT_NEAR(h.models[0].prediction.seconds_per_iteration, t_mem, 1e-9 * t_mem);
+}
+
+TEST(Mixed, CalibrationIntervalsBecomeABandInTheNotes) {
+    // Same kernel (t_MEM = t_L2 = 32/46 ns, t_C = 1/100 ns), p = 2 within 1.5-3: the slow end is the p-norm
+    // at p = 1.5, the fast end at p = 3. The slow end lies 2^(1/1.5) / 2^(1/2) - 1 = 12 % above the
+    // prediction, beyond 10 %, so the band is flagged uncertain.
+    model::PredictOptions o;
+    o.models = {"mixed"};
+    const auto note_of = [&](const std::string& compute_extra) {
+        const auto a = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)),
+                                      machine_from(ratio_two_machine(compute_extra)), o);
+        const auto& notes = a.models[0].prediction.notes;
+        const auto it = std::find_if(notes.begin(), notes.end(), [](const std::string& n) {
+            return n.find("calibration's 95 % intervals") != std::string::npos;
+        });
+        return std::make_pair(it == notes.end() ? std::string() : *it,
+                              a.models[0].prediction.seconds_per_iteration);
+    };
+    const double t_mem = 32.0 / 46e9, t_c = 1.0 / 100e9;
+    const auto norm = [&](double p) { return std::pow(2 * std::pow(t_mem, p) + std::pow(t_c, p), 1 / p); };
+    const auto [wide, t] =
+        note_of(", overlap_exponent: 2, overlap_exponent_low: 1.5, overlap_exponent_high: 3");
+    EXPECT_EQ(wide.find("uncertain: the calibration's 95 % intervals (p 1.50-3.00)"), 0u) << wide;
+    EXPECT_NE(
+        wide.find(fmt::format("{:+.1f} % to {:+.1f} %", (norm(3) / t - 1) * 100, (norm(1.5) / t - 1) * 100)),
+        std::string::npos)
+        << wide;
+    // A narrow interval is reported without the flag; an unbounded one is flagged and says so.
+    const auto [narrow, t2] =
+        note_of(", overlap_exponent: 2, overlap_exponent_low: 1.9, overlap_exponent_high: 2.1");
+    EXPECT_EQ(narrow.find("the calibration's 95 % intervals (p 1.90-2.10)"), 0u) << narrow;
+    const auto [open, t3] = note_of(", overlap_exponent: 2, overlap_exponent_low: 1.9");
+    EXPECT_EQ(open.find("uncertain: the calibration's 95 % intervals (p 1.90-unbounded)"), 0u) << open;
+    // Without an interval the prediction carries no band.
+    EXPECT_EQ(note_of(", overlap_exponent: 2").first, "");
 }
 
 TEST(Mixed, ValidityLimits) {
