@@ -118,6 +118,47 @@ std::vector<core::TlbInfo> decode_intel_tlb(const std::vector<CpuidRegisters>& s
     return out;
 }
 
+std::vector<core::TlbInfo> decode_intel_leaf2_tlb(const CpuidRegisters& r) {
+    struct Descriptor {
+        std::uint8_t code;
+        const char* level;
+        int entries;
+        std::uint64_t page;
+        int ways; // 0: fully associative or not stated
+    };
+    // Intel SDM vol. 2A, CPUID leaf 2, "Encoding of CPUID Leaf 2 Descriptors": the data and shared TLBs.
+    // A descriptor for "4 KByte and 4 MByte pages" lists its 4 KiB use, "2 MByte or 4 MByte" its 2 MiB use;
+    // one with two arrays (63h, C3h) has two rows.
+    static constexpr Descriptor k_table[] = {
+        {0x03, "L1d", 64, k_4k, 4},  {0x57, "L1d", 16, k_4k, 4},  {0x59, "L1d", 16, k_4k, 0},
+        {0x5A, "L1d", 32, k_2m, 4},  {0x5B, "L1d", 64, k_4k, 0},  {0x5C, "L1d", 128, k_4k, 0},
+        {0x5D, "L1d", 256, k_4k, 0}, {0x63, "L1d", 32, k_2m, 4},  {0x63, "L1d", 4, k_1g, 4},
+        {0x64, "L1d", 512, k_4k, 4}, {0x6A, "L1d", 64, k_4k, 8},  {0x6B, "L2", 256, k_4k, 8},
+        {0x6C, "L2", 128, k_2m, 8},  {0x6D, "L2", 16, k_1g, 0},   {0xA0, "L1d", 32, k_4k, 0},
+        {0xB3, "L1d", 128, k_4k, 4}, {0xB4, "L2", 256, k_4k, 4},  {0xBA, "L2", 64, k_4k, 4},
+        {0xC0, "L1d", 8, k_4k, 4},   {0xC1, "L2", 1024, k_4k, 8}, {0xC1, "L2", 1024, k_2m, 8},
+        {0xC2, "L1d", 16, k_2m, 4},  {0xC3, "L2", 1536, k_4k, 6}, {0xC3, "L2", 1536, k_2m, 6},
+        {0xC3, "L2", 16, k_1g, 4},   {0xC4, "L1d", 32, k_2m, 4},  {0xCA, "L2", 512, k_4k, 4},
+    };
+    std::vector<core::TlbInfo> out;
+    const std::array<std::uint32_t, 4> regs{r.eax, r.ebx, r.ecx, r.edx};
+    for (std::size_t i = 0; i < regs.size(); ++i) {
+        if (bits(regs[i], 31, 31) != 0)
+            continue; // no valid descriptors in this register
+        for (int byte = i == 0 ? 1 : 0; byte < 4; ++byte) {
+            const std::uint32_t code = bits(regs[i], 8 * byte + 7, 8 * byte);
+            if (code == 0xFE)
+                return {}; // the TLBs are described by leaf 18h
+            for (const Descriptor& d : k_table)
+                if (d.code == code)
+                    add(out, d.level, static_cast<std::uint32_t>(d.entries), d.page,
+                        d.ways > 0 ? std::optional<int>(d.ways) : std::nullopt);
+        }
+    }
+    sort_tlb(out);
+    return out;
+}
+
 std::string huge_page_mode(std::string_view text) {
     const auto open = text.find('[');
     const auto close = text.find(']', open == std::string_view::npos ? 0 : open);
@@ -143,15 +184,19 @@ std::vector<core::TlbInfo> detect_tlb() {
             gb = cpuid(0x80000019);
         return decode_amd_tlb(cpuid(0x80000005), cpuid(0x80000006), gb);
     }
-    if (name == "GenuineIntel" && v.eax >= 0x18) {
+    if (name != "GenuineIntel")
+        return {};
+    if (v.eax >= 0x18) {
         const CpuidRegisters first = cpuid(0x18, 0);
         std::vector<CpuidRegisters> subleaves{first};
         // Sub-leaf 0's EAX is the largest valid sub-leaf; bounded so a strange value cannot loop long.
         for (std::uint32_t s = 1; s <= std::min<std::uint32_t>(first.eax, 64); ++s)
             subleaves.push_back(cpuid(0x18, s));
-        return decode_intel_tlb(subleaves);
+        if (auto t = decode_intel_tlb(subleaves); !t.empty())
+            return t;
     }
-    return {};
+    // CPUs before leaf 18h (or a hypervisor that leaves it empty) describe their TLBs in leaf 2.
+    return v.eax >= 0x2 ? decode_intel_leaf2_tlb(cpuid(0x2)) : std::vector<core::TlbInfo>{};
 }
 
 std::string detect_huge_pages() {

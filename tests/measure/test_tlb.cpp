@@ -1,5 +1,5 @@
 // TLB decoding from cpuid register values built field by field from the vendors' manuals (AMD APM
-// vol. 3 appendix E, CPUID Fn8000_0005/0006/0019; Intel SDM vol. 2A, CPUID leaf 18H), and the
+// vol. 3 appendix E, CPUID Fn8000_0005/0006/0019; Intel SDM vol. 2A, CPUID leaves 18H and 2), and the
 // transparent-huge-page mode parser.
 #include "measure/tlb.hpp"
 
@@ -107,6 +107,39 @@ TEST(Tlb, IntelLeaf18SubleavesDecodeEntriesAsWaysTimesSets) {
     EXPECT_EQ(f[0].entries, 64);
     EXPECT_EQ(f[0].associativity, std::nullopt);
     EXPECT_TRUE(decode_intel_tlb({}).empty());
+}
+
+TEST(Tlb, IntelLeafTwoDescriptors) {
+    // The SDM's example (Pentium 4): EAX 66 5B 50 01H: 01h is the count, 50h an instruction TLB, 66h a
+    // cache, 5Bh a 64-entry data TLB for 4 KiB (and 4 MiB) pages with no stated associativity.
+    const auto p4 = decode_intel_leaf2_tlb({0x665B5001, 0, 0, 0x007A7000});
+    ASSERT_EQ(p4.size(), 1u);
+    EXPECT_EQ(p4[0].level, "L1d");
+    EXPECT_EQ(p4[0].entries, 64);
+    EXPECT_EQ(p4[0].page_bytes, 4096u);
+    EXPECT_EQ(p4[0].associativity, std::nullopt);
+    // EBX (bytes low to high): C3h (shared L2: 4 KiB and 2 MiB 1536 entries 6-way, 1 GiB 16 entries
+    // 4-way), B4h (DTLB1, 4 KiB, 256 entries, 4-way), 57h (DTLB0, 4 KiB, 16, 4-way), 56h (4 MiB pages
+    // only: left out). EAX's count byte 03h is not descriptor 03h; ECX and EDX have bit 31 set: their bytes
+    // are not descriptors (so B4h can never be a register's top byte).
+    const auto t = decode_intel_leaf2_tlb({0x00000003, 0x5657B4C3, 0x80000003, 0xB4000000});
+    ASSERT_EQ(t.size(), 5u);
+    EXPECT_EQ(t[0].level, "L1d");
+    EXPECT_EQ(t[0].entries, 16);
+    EXPECT_EQ(t[0].associativity, 4);
+    EXPECT_EQ(t[1].level, "L2");
+    EXPECT_EQ(t[1].page_bytes, 4096u);
+    EXPECT_EQ(t[1].entries, 1536); // C3h before B4h: both 4 KiB at L2, in descriptor order
+    EXPECT_EQ(t[1].associativity, 6);
+    EXPECT_EQ(t[2].entries, 256);
+    EXPECT_EQ(t[3].page_bytes, 2u << 20);
+    EXPECT_EQ(t[3].entries, 1536);
+    EXPECT_EQ(t[4].page_bytes, 1u << 30);
+    EXPECT_EQ(t[4].entries, 16);
+    EXPECT_EQ(t[4].associativity, 4);
+    // FEh: the TLBs are in leaf 18h, whatever else the leaf lists.
+    EXPECT_TRUE(decode_intel_leaf2_tlb({0x00FE5B01, 0, 0, 0}).empty());
+    EXPECT_TRUE(decode_intel_leaf2_tlb({0x00000001, 0, 0, 0}).empty());
 }
 
 TEST(Tlb, HugePageModeIsTheBracketedWord) {
