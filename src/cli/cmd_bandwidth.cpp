@@ -5,6 +5,7 @@
 #include "core/units.hpp"
 #include "measure/machine_run.hpp"
 #include "report/format.hpp"
+#include "report/noise_text.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -39,7 +40,7 @@ void run_bandwidth(const BandwidthArgs& a) {
     fmt::print("{} {} thread(s) {}: {:.2f} GB/s requested (min {:.2f} .. max {:.2f}; {}), {:.2f} GB/s moved "
                "(x{:.3g} write-allocate)\n",
                p.kernel, p.threads, core::format_size(static_cast<double>(p.working_set_bytes)), p.gbs.median,
-               p.gbs.min, p.gbs.max, report::spread_text(p.gbs), p.gbs.median * p.moved_per_requested,
+               p.gbs.min, p.gbs.max, report::row_alone_text(p.gbs), p.gbs.median * p.moved_per_requested,
                p.moved_per_requested);
 }
 

@@ -4,6 +4,7 @@
 #include "core/machine.hpp"
 #include "measure/compute.hpp"
 #include "report/format.hpp"
+#include "report/noise_text.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -57,7 +58,8 @@ void run_ceiling(const CeilingArgs& a) {
     }
     fmt::print("{} {} {} {} thread(s): {:.1f} GFLOP/s median (min {:.1f} .. max {:.1f}; {}) at {}\n",
                c.precision, c.isa, c.op, c.threads, c.gflops.median, c.gflops.min, c.gflops.max,
-               report::spread_text(c.gflops), c.ghz ? fmt::format("{:.2f} GHz", *c.ghz) : std::string("?"));
+               report::row_alone_text(c.gflops),
+               c.ghz ? fmt::format("{:.2f} GHz", *c.ghz) : std::string("?"));
     if (p.fraction_of_theoretical)
         fmt::print("best epoch: {:.2f} flops per core and cycle = {:.1f} % of the theoretical peak ({} FMA "
                    "unit{} per core) at the probed clock\n",

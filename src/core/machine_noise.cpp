@@ -17,6 +17,12 @@ std::string machine_noise_kind(const Machine& m, const std::string& level) {
     return "core";
 }
 
+bool flag_row_alone(Summary& s) {
+    const auto iqr = interquartile_spread_of(s);
+    s.noisy = iqr && *iqr > k_noisy_spread;
+    return s.noisy;
+}
+
 std::vector<MachineNoiseKind> flag_machine_noise(Machine& m) {
     std::map<std::string, std::vector<Summary*>> rows;
     auto add = [&](const std::string& kind, Summary& s) {

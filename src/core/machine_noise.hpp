@@ -35,6 +35,11 @@ struct MachineNoiseKind {
 // flags, so a file read back shows what the run showed.
 std::vector<MachineNoiseKind> flag_machine_noise(Machine& m);
 
+// A row measured alone (`roofcast bandwidth`, `roofcast ceiling`) has no kind to be judged among: it is
+// judged as the rows of a small kind are, NOISY when its interquartile spread exceeds k_noisy_spread (never
+// without samples). Sets and returns `noisy`.
+bool flag_row_alone(Summary& s);
+
 // "core" or "memory": a level is memory-like when it is MEM or a cache shared by more than one core.
 std::string machine_noise_kind(const Machine& m, const std::string& level);
 

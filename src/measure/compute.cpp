@@ -1,6 +1,7 @@
 #include "measure/compute.hpp"
 
 #include "core/error.hpp"
+#include "core/machine_noise.hpp"
 #include "measure/affinity.hpp"
 #include "measure/harness.hpp"
 #include "measure/peak_kernels.hpp"
@@ -120,7 +121,7 @@ void require_known(const std::vector<std::string>& values, const std::vector<std
 
 // The ISAs to measure: the requested ones (validated) or every available one, narrowest first.
 std::vector<std::string> select_isas(const std::vector<std::string>& requested) {
-    const std::vector<std::string> avail = available_isas();
+    std::vector<std::string> avail = available_isas();
     if (requested.empty())
         return avail;
     require_known(requested, known_isas(), "isa", "ISA");
@@ -407,6 +408,7 @@ CeilingPoint measure_ceiling_point(const std::string& precision, const std::stri
                                fmt::format("no {} {} {} kernel runs on this CPU", precision, isa, op));
     CeilingPoint p;
     p.ceiling = r.ceilings.front();
+    core::flag_row_alone(p.ceiling.gflops);
     p.best_flops_per_cycle = r.best_flops_per_cycle.front();
     p.fma_units = r.fma_units;
     p.notes = std::move(r.notes);

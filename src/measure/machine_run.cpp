@@ -426,6 +426,7 @@ core::BandwidthPoint measure_bandwidth_point(const std::string& kernel, int thre
     core::BandwidthPoint p =
         measure_stream(d, working_set_bytes, l1_per_thread, level_harness_for(quick), buffers);
     affinity.restore_openmp_team(omp_get_max_threads());
+    core::flag_row_alone(p.gbs);
     return p;
 }
 

@@ -60,6 +60,17 @@ std::string machine_noise_text(const core::Machine& m) {
                        fmt::join(parts, "; "), 100 * core::k_noisy_spread);
 }
 
+std::string row_alone_text(const core::Summary& s) {
+    std::string t = fmt::format("median of {}", s.n);
+    if (const std::string iqr = summary_spread_text(s); !iqr.empty())
+        t += ", iqr " + iqr;
+    if (s.spread)
+        t += fmt::format(" (range {:.1f} %)", 100 * *s.spread);
+    if (s.noisy)
+        t += fmt::format(", NOISY (iqr above {:.0f} %)", 100 * core::k_noisy_spread);
+    return t;
+}
+
 std::string summary_spread_text(const core::Summary& s) {
     const auto iqr = core::interquartile_spread_of(s);
     return iqr ? fmt::format("{:.1f} %", 100 * *iqr) : std::string();

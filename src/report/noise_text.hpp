@@ -23,5 +23,8 @@ std::string row_noise_text(const core::KernelResult& k);
 std::string machine_noise_text(const core::Machine& m);
 // "14.2 %": the interquartile spread of one measured figure's samples; empty without samples.
 std::string summary_spread_text(const core::Summary& s);
+// A row measured alone (core::flag_row_alone): "median of 27, iqr 6.1 % (range 53.2 %), NOISY (iqr above
+// 5 %)".
+std::string row_alone_text(const core::Summary& s);
 
 } // namespace roofcast::report

@@ -103,3 +103,19 @@ TEST(MachineNoise, LevelsAreJudgedWithTheirKindAndEnteredFiguresNeverFlagged) {
     EXPECT_TRUE(m.levels[0].measurements[0].gbs.noisy);
     EXPECT_FALSE(m.levels[0].bandwidth->noisy);
 }
+
+TEST(MachineNoise, ARowAloneIsJudgedByItsInterquartileSpread) {
+    // One slow epoch among steady ones widens the range past 5 % but not the interquartile spread: a row
+    // measured alone (roofcast bandwidth, ceiling) is not flagged for it; a row whose middle half moves is.
+    Summary burst = of({50, 50.2, 49.9, 50.1, 50, 49.8, 50.1, 35});
+    ASSERT_GT(*burst.spread, k_noisy_spread);
+    EXPECT_FALSE(flag_row_alone(burst));
+    EXPECT_FALSE(burst.noisy);
+    Summary wide = spread_by(50, 2 * k_noisy_spread);
+    EXPECT_TRUE(flag_row_alone(wide));
+    EXPECT_TRUE(wide.noisy);
+    Summary entered;
+    entered.median = 50;
+    entered.noisy = true;
+    EXPECT_FALSE(flag_row_alone(entered)); // no samples: never flagged
+}

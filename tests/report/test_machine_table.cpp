@@ -1,6 +1,8 @@
 #include "report/machine_table.hpp"
 
 #include "core/machine_noise.hpp"
+#include "core/stats.hpp"
+#include "report/noise_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -168,4 +170,15 @@ TEST(MachineTable, UnsettledRoofsAreNamedWithTheirRange) {
     m.levels.push_back(mem);
     EXPECT_EQ(report::unsettled_roofs_text(m),
               "L1 (90.0-110.0 GB/s over 3 epochs), MEM (40.6-78.3 GB/s over 3 epochs)");
+}
+
+TEST(NoiseText, ARowAloneShowsItsInterquartileSpreadBesideItsRange) {
+    // Samples 1..8: quartiles 2.75 and 6.25 (linear interpolation), median 4.5: iqr 3.5 / 4.5 = 77.8 %;
+    // range 7 / 4.5 = 155.6 %.
+    core::Summary s = *core::summarize({1, 2, 3, 4, 5, 6, 7, 8});
+    core::flag_row_alone(s);
+    EXPECT_EQ(report::row_alone_text(s), "median of 8, iqr 77.8 % (range 155.6 %), NOISY (iqr above 5 %)");
+    core::Summary quiet = *core::summarize({100, 101, 100, 99, 100});
+    core::flag_row_alone(quiet);
+    EXPECT_EQ(report::row_alone_text(quiet), "median of 5, iqr 0.0 % (range 2.0 %)");
 }
