@@ -34,6 +34,8 @@ struct MachineNoiseKind {
 // Rows without samples (entered figures) are never flagged. Deterministic: the same file gives the same
 // flags, so a file read back shows what the run showed.
 std::vector<MachineNoiseKind> flag_machine_noise(Machine& m);
+// The same floors and counts without setting any flag (for a text about a machine it must not change).
+std::vector<MachineNoiseKind> machine_noise_kinds(const Machine& m);
 
 // A row measured alone (`roofcast bandwidth`, `roofcast ceiling`) has no kind to be judged among: it is
 // judged as the rows of a small kind are, NOISY when its interquartile spread exceeds k_noisy_spread (never

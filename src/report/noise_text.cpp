@@ -47,9 +47,8 @@ std::string row_noise_text(const core::KernelResult& k) {
 }
 
 std::string machine_noise_text(const core::Machine& m) {
-    core::Machine copy = m;
     std::vector<std::string> parts;
-    for (const auto& k : core::flag_machine_noise(copy))
+    for (const auto& k : core::machine_noise_kinds(m))
         parts.push_back(fmt::format("{} {} of {} (floor {:.1f} %{})", k.kind, k.flagged, k.rows,
                                     100 * k.floor, k.own_floor ? "" : ", too few rows for a fence"));
     if (parts.empty())

@@ -119,3 +119,17 @@ TEST(MachineNoise, ARowAloneIsJudgedByItsInterquartileSpread) {
     entered.noisy = true;
     EXPECT_FALSE(flag_row_alone(entered)); // no samples: never flagged
 }
+
+TEST(MachineNoise, KindsOfAConstMachineMatchTheFlagsWithoutSettingThem) {
+    Machine m = with_ceilings({0.01, 0.012, 0.011, 0.013, 0.01, 0.012, 0.011, 0.01, 0.4});
+    m.ceilings[0].gflops.noisy = true; // a stale flag: judging leaves it, flagging replaces it
+    const auto judged = machine_noise_kinds(m);
+    EXPECT_TRUE(m.ceilings[0].gflops.noisy);
+    const auto flagged = flag_machine_noise(m);
+    ASSERT_EQ(judged.size(), flagged.size());
+    EXPECT_EQ(judged[0].flagged, flagged[0].flagged);
+    EXPECT_EQ(judged[0].flagged, 1u);
+    EXPECT_DOUBLE_EQ(judged[0].floor, flagged[0].floor);
+    EXPECT_FALSE(m.ceilings[0].gflops.noisy);
+    EXPECT_TRUE(m.ceilings[8].gflops.noisy);
+}
