@@ -1,5 +1,6 @@
 #include "core/machine_noise.hpp"
 
+#include "core/cache_sharing.hpp"
 #include "core/stats.hpp"
 
 #include <algorithm>
@@ -9,13 +10,7 @@
 namespace roofcast::core {
 
 std::string machine_noise_kind(const Machine& m, const std::string& level) {
-    if (level == "MEM")
-        return "memory";
-    if (m.topology)
-        for (const auto& c : m.topology->caches)
-            if (c.name == level)
-                return c.shared_by_cores > 1 ? "memory" : "core";
-    return "core";
+    return level == "MEM" || cache_shared_by(m, level) > 1 ? "memory" : "core";
 }
 
 bool flag_row_alone(Summary& s) {

@@ -1,6 +1,7 @@
 #include "model/bench.hpp"
 
 #include "core/error.hpp"
+#include "core/machine_noise.hpp"
 #include "core/timestamp.hpp"
 #include "model/derived.hpp"
 #include "model/diagnosis.hpp"
@@ -383,7 +384,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
         std::vector<ProbeRounds> epochs;
         for (std::size_t i = 0; i < kernels.size(); ++i)
             kinds.push_back(
-                probe_kind_for(bounding_level(kernels[i], rep.results.kernels[i]), machine, o.machine_file));
+                core::machine_noise_kind(machine, bounding_level(kernels[i], rep.results.kernels[i])));
         for (const auto& p : probes)
             epochs.push_back(p.epochs);
         rep.results.host_noise =

@@ -67,16 +67,6 @@ double noise_floor(const ProbeRounds& p, std::size_t rows, std::size_t epochs_pe
     return std::max(k_noise_floor_min, q.value_or(k_noise_floor_min));
 }
 
-std::string probe_kind_for(const std::string& level, const core::Machine& m,
-                           const std::string& machine_file) {
-    if (level == "MEM")
-        return "memory";
-    for (const auto& c : cache_levels(m, machine_file))
-        if (c.name == level)
-            return c.shared_by > 1 ? "memory" : "core";
-    return "core";
-}
-
 core::HostNoise assess_noise(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                              const std::vector<ProbeRounds>& probes, std::size_t rounds) {
     if (kinds.size() != rows.size())

@@ -47,9 +47,9 @@ std::vector<double> probe_units(const ProbeRounds& p, std::size_t row, std::size
 // two units).
 double noise_floor(const ProbeRounds& p, std::size_t rows, std::size_t epochs_per_round);
 
-// The probe a row is compared with, from the level that bounds it: "memory" for MEM and for a cache level
-// shared by several cores (neighbours contend for both), "core" for private levels and "compute".
-std::string probe_kind_for(const std::string& level, const core::Machine& m, const std::string& machine_file);
+// The probe a row is compared with is the kind of the level that bounds it (core::machine_noise_kind):
+// "memory" for MEM and for a cache level shared by several cores (neighbours contend for both), "core" for
+// private levels and "compute".
 
 // Compares every row (whose measured_seconds hold its epochs in the order run, `rounds` rounds of equal
 // length) with the floor of the probe of kinds[i];

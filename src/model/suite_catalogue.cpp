@@ -1,5 +1,6 @@
 #include "model/suite_catalogue.hpp"
 
+#include "core/cache_sharing.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
@@ -573,14 +574,11 @@ std::vector<CacheLevel> cache_levels(const core::Machine& m, const std::string& 
                            std::max(1, c.instances)});
     } else {
         const int cores = m.topology ? m.topology->cores : 1;
-        std::vector<const core::Level*> sized;
-        for (const auto& l : m.levels)
-            if (l.name != "MEM" && l.size_bytes)
-                sized.push_back(&l);
-        for (std::size_t i = 0; i < sized.size(); ++i) {
-            const bool last = i + 1 == sized.size() && sized.size() > 2;
-            out.push_back({sized[i]->name, static_cast<double>(*sized[i]->size_bytes), last ? cores : 1,
-                           last ? 1 : cores});
+        for (const auto& l : m.levels) {
+            if (l.name == "MEM" || !l.size_bytes)
+                continue;
+            const int shared_by = core::cache_shared_by(m, l.name);
+            out.push_back({l.name, static_cast<double>(*l.size_bytes), shared_by, shared_by > 1 ? 1 : cores});
         }
     }
     for (const char* needed : {"L1", "L2"}) {

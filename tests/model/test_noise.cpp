@@ -3,6 +3,7 @@
 // quiet core probe beside a noisy memory probe. Streams come from a seeded generator, so every count below
 // is exact for this input; the bounds state what the statistic promises (about one row in ten of a host
 // that only jitters).
+#include "core/machine_noise.hpp"
 #include "model/noise.hpp"
 #include "tiny_machine.hpp"
 
@@ -202,11 +203,20 @@ TEST(Noise, ARowWhoseKindHasNoProbeUsesTheFirstAndNoProbesLeaveRowsAlone) {
 }
 
 TEST(Noise, ProbeKindFollowsTheSharingOfTheBoundingLevel) {
+    // The bench rows' probe is the machine rows' kind (core::machine_noise_kind): one rule for both.
     core::Machine m = test::tiny_machine();
     m.topology->cores = 2;
     m.topology->caches[2].shared_by_cores = 2; // L3 shared by both cores
-    EXPECT_EQ(probe_kind_for("MEM", m, "m.yaml"), "memory");
-    EXPECT_EQ(probe_kind_for("L3", m, "m.yaml"), "memory");
-    EXPECT_EQ(probe_kind_for("L2", m, "m.yaml"), "core");
-    EXPECT_EQ(probe_kind_for("compute", m, "m.yaml"), "core");
+    EXPECT_EQ(core::machine_noise_kind(m, "MEM"), "memory");
+    EXPECT_EQ(core::machine_noise_kind(m, "L3"), "memory");
+    EXPECT_EQ(core::machine_noise_kind(m, "L2"), "core");
+    EXPECT_EQ(core::machine_noise_kind(m, "compute"), "core");
+    // A hand-written file without caches in its topology: the last of three sized levels is shared.
+    m.topology->caches.clear();
+    for (auto& l : m.levels)
+        if (l.name != "MEM")
+            l.size_bytes = 1u << 20;
+    ASSERT_GE(m.levels.size(), 4u);
+    EXPECT_EQ(core::machine_noise_kind(m, m.levels[m.levels.size() - 2].name), "memory");
+    EXPECT_EQ(core::machine_noise_kind(m, m.levels[1].name), "core");
 }
