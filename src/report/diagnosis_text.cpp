@@ -105,7 +105,7 @@ std::string below_bound_html(const core::Results& r) {
                     "</p>\n";
     if (ks.empty())
         return o + "<p class=\"none\">Every measured kernel reaches its bound.</p></section>\n";
-    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Of its bound</th><th>Cause</th><th>Evidence</th>"
+    o += "<table><thead><tr><th>Kernel</th><th class=\"n\">Of its bound</th><th>Cause</th><th>Evidence</th>"
          "</tr></thead><tbody>\n";
     for (const auto* k : ks) {
         const core::Prediction* p = model::bound_prediction(*k);
@@ -115,7 +115,7 @@ std::string below_bound_html(const core::Results& r) {
             if (i == 0)
                 o += "<td rowspan=\"" + std::to_string(rows) + "\">" + h(k->name) +
                      (k->role == "untuned" ? " <span class=\"muted\">(untuned)</span>" : "") +
-                     "</td><td class=\"num\" rowspan=\"" + std::to_string(rows) + "\">" +
+                     "</td><td class=\"n\" rowspan=\"" + std::to_string(rows) + "\">" +
                      h(fmt::format("{:.1f} % of {}", 100 * k->bound_fraction.value_or(0),
                                    p ? p->model : "–")) +
                      "</td>";

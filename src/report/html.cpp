@@ -55,7 +55,7 @@ td small { display: block; color: var(--muted); font-size: inherit; }
 table { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 4px 0 8px; }
 th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f0f2f5; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 tr.bound td { font-weight: 650; background: #eef5fb; }
 td.closest { font-weight: 650; color: #004b75; }
@@ -236,10 +236,10 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
     o += "</tbody></table>\n";
 
     if (m.topology && !m.topology->caches.empty()) {
-        o += "<h3>Caches</h3><table><thead><tr><th>Level</th><th class=\"num\">Size</th><th "
-             "class=\"num\">Usable "
-             "(sweep)</th><th class=\"num\">Line</th><th class=\"num\">Ways</th><th class=\"num\">Shared "
-             "by</th><th class=\"num\">Instances</th><th>Note</th></tr></thead><tbody>\n";
+        o += "<h3>Caches</h3><table><thead><tr><th>Level</th><th class=\"n\">Size</th><th "
+             "class=\"n\">Usable "
+             "(sweep)</th><th class=\"n\">Line</th><th class=\"n\">Ways</th><th class=\"n\">Shared "
+             "by</th><th class=\"n\">Instances</th><th>Note</th></tr></thead><tbody>\n";
         for (const auto& c : m.topology->caches) {
             o += "<tr>" + td(c.name) + num_td(core::format_size(static_cast<double>(c.size_bytes))) +
                  num_td(c.effective_size_bytes
@@ -257,28 +257,28 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         o += "<p class=\"muted\" id=\"machine-noise\">" + h(noise) + "</p>\n";
     if (!m.ceilings.empty()) {
         o += "<h3>Compute ceilings</h3><table><thead><tr><th>Precision</th><th>ISA</th><th>Operation</th><th "
-             "class=\"num\">Threads</th><th class=\"num\">Median</th><th class=\"num\">Min – max</th><th "
-             "class=\"num\">IQR</th><th class=\"num\">n</th><th>Source</th></tr></thead><tbody>\n";
+             "class=\"n\">Threads</th><th class=\"n\">Median</th><th class=\"n\">Min – max</th><th "
+             "class=\"n\">IQR</th><th class=\"n\">n</th><th>Source</th></tr></thead><tbody>\n";
         for (const auto& c : m.ceilings) {
             o += "<tr>" + td(c.precision) + td(c.isa) + td(c.op) + num_td(std::to_string(c.threads)) +
                  num_td(gflops_text(c.gflops.median)) +
                  num_td(fmt::format("{} – {}", fixed3(c.gflops.min), fixed3(c.gflops.max))) +
-                 "<td class=\"num\">" + machine_spread_cell(c.gflops) + "</td>" +
+                 "<td class=\"n\">" + machine_spread_cell(c.gflops) + "</td>" +
                  num_td(std::to_string(c.gflops.n)) + td(core::to_string(c.source)) + "</tr>\n";
         }
         o += "</tbody></table>\n";
     }
 
-    o += "<h3>Memory levels</h3><table><thead><tr><th>Level</th><th class=\"num\">Roof in the "
-         "charts</th><th>From</th><th class=\"num\">bandwidth_gbs</th><th>Kernel</th><th "
-         "class=\"num\">IQR</th><th>Source</th></tr></thead><tbody>\n";
+    o += "<h3>Memory levels</h3><table><thead><tr><th>Level</th><th class=\"n\">Roof in the "
+         "charts</th><th>From</th><th class=\"n\">bandwidth_gbs</th><th>Kernel</th><th "
+         "class=\"n\">IQR</th><th>Source</th></tr></thead><tbody>\n";
     for (const auto& l : m.levels) {
         const auto roof = std::find_if(roofs.memory.begin(), roofs.memory.end(),
                                        [&](const MemoryRoof& r) { return r.level == l.name; });
         o += "<tr>" + td(l.name) + num_td(roof != roofs.memory.end() ? gbs_text(roof->gbs) : "–") +
              td(roof != roofs.memory.end() ? roof->source : "") +
              num_td(l.bandwidth_gbs ? gbs_text(*l.bandwidth_gbs) : "–") + td(l.bandwidth_kernel) +
-             "<td class=\"num\">" + (l.bandwidth ? machine_spread_cell(*l.bandwidth) : "–") + "</td>" +
+             "<td class=\"n\">" + (l.bandwidth ? machine_spread_cell(*l.bandwidth) : "–") + "</td>" +
              td(core::to_string(l.source)) + "</tr>\n";
     }
     o += "</tbody></table>\n";
@@ -288,16 +288,16 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         any_measurement = any_measurement || !l.measurements.empty();
     if (any_measurement) {
         o += "<h3>Bandwidth measurements per level</h3><table><thead><tr><th>Level</th><th>Kernel</th><th "
-             "class=\"num\">Threads</th><th class=\"num\">Working set</th><th class=\"num\">Median</th><th "
-             "class=\"num\">Min – max [GB/s]</th><th class=\"num\">IQR</th><th class=\"num\">n</th><th "
-             "class=\"num\">Moved / requested</th></tr></thead><tbody>\n";
+             "class=\"n\">Threads</th><th class=\"n\">Working set</th><th class=\"n\">Median</th><th "
+             "class=\"n\">Min – max [GB/s]</th><th class=\"n\">IQR</th><th class=\"n\">n</th><th "
+             "class=\"n\">Moved / requested</th></tr></thead><tbody>\n";
         for (const auto& l : m.levels)
             for (const auto& p : l.measurements)
                 o += "<tr>" + td(l.name) + td(p.kernel) + num_td(std::to_string(p.threads)) +
                      num_td(core::format_size(static_cast<double>(p.working_set_bytes))) +
                      num_td(gbs_text(p.gbs.median)) +
                      num_td(fmt::format("{} – {}", fixed3(p.gbs.min), fixed3(p.gbs.max))) +
-                     "<td class=\"num\">" + machine_spread_cell(p.gbs) + "</td>" +
+                     "<td class=\"n\">" + machine_spread_cell(p.gbs) + "</td>" +
                      num_td(std::to_string(p.gbs.n)) + num_td(fmt::format("{:.3g}", p.moved_per_requested)) +
                      "</tr>\n";
         o += "</tbody></table>\n";
@@ -438,8 +438,10 @@ std::string html_report(const core::Results& r) {
 
     o +=
         "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
-        "bounds it on the roofline of the charts (P = " +
-        h(gflops_text(roofs.top())) +
+        "bounds it on the roofline of the charts (the compute roof P = " +
+        h(fmt::format("{}, {}, {}", gflops_text(roofs.top()),
+                      roofs.compute.empty() ? "peak" : roofs.compute.front().label,
+                      threads_text(roofs.threads))) +
         "), then each model's per-level terms; the highlighted row is the model's bottleneck. The "
         "calibration "
         "loops and the mixed family's members end with the bounding level: their predictions are in the "

@@ -39,7 +39,7 @@ std::string kernel_spread_cell(const core::KernelResult& k) {
 }
 
 std::string num_td(const std::string& text) {
-    return "<td class=\"num\">" + h(text) + "</td>";
+    return "<td class=\"n\">" + h(text) + "</td>";
 }
 
 std::string td(const std::string& text) {

@@ -17,18 +17,18 @@ void predictions_section(std::string& o, const core::Results& r) {
     }
     o += "<p class=\"muted\">Predicted GFLOP/s per model and the error against the measurement, "
          "(predicted − measured) / measured. The closest valid prediction of each kernel is in bold.</p>\n";
-    o += "<table><thead><tr><th>Kernel</th><th class=\"num\">Threads</th><th class=\"num\">Measured</th><th "
-         "class=\"num\">Spread</th>";
+    o += "<table><thead><tr><th>Kernel</th><th class=\"n\">Threads</th><th class=\"n\">Measured</th><th "
+         "class=\"n\">Spread</th>";
     for (const auto& m : models)
-        o += "<th class=\"num\">" + h(m) + "</th>";
+        o += "<th class=\"n\">" + h(m) + "</th>";
     o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
     for (const auto& k : r.kernels) {
         const core::Prediction* best = closest(k);
         o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
              h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
         if (k.measured_gflops)
-            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"num\">" +
-                 kernel_spread_cell(k) + "</td>";
+            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"n\">" + kernel_spread_cell(k) +
+                 "</td>";
         else
             o += num_td("not measured") + num_td("–");
         for (const auto& model : models) {
@@ -38,7 +38,7 @@ void predictions_section(std::string& o, const core::Results& r) {
                 o += num_td("–");
                 continue;
             }
-            o += std::string("<td class=\"num") + (&*p == best ? " closest" : "") + "\">" +
+            o += std::string("<td class=\"n") + (&*p == best ? " closest" : "") + "\">" +
                  h(gflops_text(p->gflops));
             if (p->error_pct)
                 o += "<small>" + h(error_text(p->error_pct)) + "</small>"; // the error, on its own line
@@ -51,8 +51,8 @@ void predictions_section(std::string& o, const core::Results& r) {
     }
     o += "</tbody></table>\n";
     if (!r.accuracy.empty()) {
-        o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"num\">Kernels</th><th "
-             "class=\"num\">Median |error|</th><th class=\"num\">Max |error|</th></tr></thead><tbody>\n";
+        o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"n\">Kernels</th><th "
+             "class=\"n\">Median |error|</th><th class=\"n\">Max |error|</th></tr></thead><tbody>\n";
         for (const auto& a : r.accuracy)
             o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) +
                  num_td(a.median_abs_error_pct ? fmt::format("{:.1f} %", *a.median_abs_error_pct) : "–") +
@@ -98,7 +98,6 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
     // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
     // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
     const double top = roofs.top();
-    const std::string roof_name = roofs.compute.empty() ? "peak" : roofs.compute.front().label;
     if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
              "and no "
@@ -108,9 +107,9 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
         if (full)
             o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
                  "charts)</h4>\n<table><thead><tr>"
-                 "<th>Level</th><th class=\"num\">Bytes / iteration</th><th class=\"num\">I = F / bytes</th>"
-                 "<th class=\"num\">Roof B</th><th class=\"num\">Ridge I* = P / B</th><th>I vs I*</th>"
-                 "<th class=\"num\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
+                 "<th>Level</th><th class=\"n\">Bytes / iteration</th><th class=\"n\">I = F / bytes</th>"
+                 "<th class=\"n\">Roof B</th><th class=\"n\">Ridge I* = P / B</th><th>I vs I*</th>"
+                 "<th class=\"n\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
         std::string bound = "compute";
         double bound_rate = top;
         for (const auto& roof : roofs.memory) {
@@ -134,15 +133,12 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
             o += "</tbody></table>\n";
         o += "<p class=\"why\">";
         if (bound == "compute")
-            o += h(
-                fmt::format("Every level's intensity lies right of its ridge, so the compute roof bounds it: "
-                            "P = {} ({}, {}).",
-                            gflops_text(top), roof_name, threads_text(roofs.threads)));
+            o += h(fmt::format("Every level's intensity lies right of its ridge: the compute roof P = {} "
+                               "bounds it.",
+                               gflops_text(top)));
         else
-            o += h(fmt::format(
-                "{}-bound: its attainable rate I × B = {} is the lowest of all levels and below "
-                "the compute roof P = {} ({}, {}).",
-                bound, gflops_text(bound_rate), gflops_text(top), roof_name, threads_text(roofs.threads)));
+            o += h(fmt::format("{}-bound: I × B = {} is the lowest of all levels and below P.", bound,
+                               gflops_text(bound_rate)));
         o += "</p>\n";
     }
     // The compact form (calibration loops, the mixed family) ends with the conclusion: each model's
@@ -165,9 +161,9 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
             o += "<p>" + h(n) + "</p>\n";
         if (p.terms.empty())
             continue;
-        o += "<table><thead><tr><th>Level</th><th class=\"num\">Bytes / iteration</th><th "
-             "class=\"num\">Intensity</th><th class=\"num\">Bandwidth</th><th>Bandwidth from</th><th "
-             "class=\"num\">Time / iteration</th></tr></thead><tbody>\n";
+        o += "<table><thead><tr><th>Level</th><th class=\"n\">Bytes / iteration</th><th "
+             "class=\"n\">Intensity</th><th class=\"n\">Bandwidth</th><th>Bandwidth from</th><th "
+             "class=\"n\">Time / iteration</th></tr></thead><tbody>\n";
         for (const auto& t : p.terms)
             o += std::string("<tr") + (t.level == p.bottleneck ? " class=\"bound\"" : "") + ">" +
                  td(t.level) + num_td(fmt::format("{:g}", t.bytes_per_iteration)) +
