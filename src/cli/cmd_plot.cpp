@@ -58,7 +58,7 @@ DataFile profile_as_results(const PlotOptions& o) {
     const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
     if (!machine)
         throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
-    const auto placement = model::place_profile(core::load_profile(o.file), *machine);
+    const auto placement = model::place_profile(read_profile_file(o.file), *machine);
     fmt::print("{}", report::region_verdicts(placement));
     DataFile d;
     d.results = placement.results;

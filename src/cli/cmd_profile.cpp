@@ -45,7 +45,8 @@ std::pair<std::string, double> parse_param(const std::string& text) {
     if (ec != std::errc() || end != value.data() + value.size() || !std::isfinite(v))
         throw core::InputError("", "--param",
                                fmt::format("expected a finite number after '=' in '{}'", text));
-    return {text.substr(0, eq), v};
+    // What the profile's readers accept (docs/formats-profile.md), so the file written reads back.
+    return {text.substr(0, eq), core::check_profile_parameter(v, "", "--param")};
 }
 
 void run_profile_command(const ProfileOptions& o) {

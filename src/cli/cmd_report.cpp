@@ -39,7 +39,7 @@ void add_report_command(CLI::App& app) {
             const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
             if (!machine)
                 throw core::InputError(opts->machine, "machine", "expected a machine file");
-            auto placement = model::place_profile(core::load_profile(opts->file), *machine);
+            auto placement = model::place_profile(read_profile_file(opts->file), *machine);
             fmt::print("{}", report::region_verdicts(placement));
             placement.results.notes = placement.omitted;
             report::write_report_dir(opts->dir, placement.results);

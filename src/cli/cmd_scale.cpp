@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "model/scale/forecast.hpp"
@@ -29,7 +30,14 @@ struct ScaleOptions {
 void run_scale(const ScaleOptions& o) {
     using namespace model::scale;
     const Selection sel = parse_selection(o.select);
-    Dataset data = read_profiles(o.files);
+    // Each file read on its own, so that a roofcast profile's unknown keys are named with its path.
+    Dataset data;
+    std::vector<std::string> unread;
+    for (const auto& f : o.files) {
+        Dataset more = read_any(f, &unread);
+        check_unread_keys(f, unread, false);
+        merge(data, std::move(more), f);
+    }
     if (!o.metric.empty()) {
         std::erase_if(data.series, [&](const Series& s) { return s.metric != o.metric; });
         if (data.series.empty())
@@ -40,7 +48,8 @@ void run_scale(const ScaleOptions& o) {
         targets.push_back(parse_point(p, data.parameters));
     std::optional<Dataset> measured;
     if (!o.evaluate.empty()) {
-        measured = read_any(o.evaluate);
+        measured = read_any(o.evaluate, &unread);
+        check_unread_keys(o.evaluate, unread, false);
         if (measured->parameters != data.parameters)
             throw core::InputError(o.evaluate, "parameters",
                                    fmt::format("expected the parameters of the small runs ({})",

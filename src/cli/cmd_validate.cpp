@@ -26,7 +26,8 @@ std::string scale_input_summary(const model::scale::Dataset& d, const char* kind
 }
 
 // Recognises the kind of a roofcast data file from its extension or top-level keys and validates it fully.
-// Keys of a machine or kernel file that the format does not read are warned about, or with `strict` refused.
+// Keys that the file's format does not read (machine, kernel, results and profile files) are warned about, or
+// with `strict` refused.
 std::string validate_file(const std::string& path, bool strict) {
     if (path.ends_with(".csv"))
         return scale_input_summary(model::scale::read_csv(core::read_file(path), path), "CSV profile");
@@ -38,14 +39,18 @@ std::string validate_file(const std::string& path, bool strict) {
         text.find("\"roofcast-") == std::string::npos)
         return scale_input_summary(model::scale::read_extrap_json(text, path), "Extra-P JSON");
     if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
-        const core::Results r = core::load_results(path);
+        std::vector<std::string> unread;
+        const core::Results r = core::load_results(path, &unread);
+        check_unread_keys(path, unread, strict);
         return fmt::format("results file, {} kernels{}", r.kernels.size(),
                            r.machine ? ", machine '" + r.machine->name + "'" : "");
     }
     const core::YamlField root = core::YamlField::load_file(path);
     if (root.has("format") && root["format"].as_string() == "roofcast-profile") {
         const auto d = model::scale::read_roofcast_profile(core::read_file(path), path);
-        const core::Profile p = core::load_profile(path); // origins, backend, per-rank shapes (version 2)
+        std::vector<std::string> unread;
+        const core::Profile p = core::load_profile(path, &unread); // origins, backend, per-rank shapes (v2)
+        check_unread_keys(path, unread, strict);
         return fmt::format("roofcast profile v{}, {} series{}", p.format_version, d.series.size(),
                            p.backend.empty() ? "" : ", backend " + p.backend);
     }
@@ -79,8 +84,8 @@ void add_validate_command(CLI::App& app) {
         ->required();
     auto strict = std::make_shared<bool>(false);
     cmd->add_flag("--strict", *strict,
-                  "a key of a machine or kernel file that the format does not read is an error (default: a "
-                  "warning)");
+                  "a key of a machine, kernel, results or profile file that the format does not read is an "
+                  "error (default: a warning)");
     cmd->callback([files, strict] {
         for (const auto& f : *files)
             fmt::print("{}: ok ({})\n", f, validate_file(f, *strict));

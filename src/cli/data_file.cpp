@@ -52,6 +52,13 @@ model::KernelSpec read_kernel_file(const std::string& path) {
     return k;
 }
 
+core::Profile read_profile_file(const std::string& path) {
+    std::vector<std::string> unread;
+    core::Profile p = core::load_profile(path, &unread);
+    check_unread_keys(path, unread, false);
+    return p;
+}
+
 DataFile load_data_file(const std::string& path) {
     const std::string text = core::read_file(path);
     if (text.find('\0') != std::string::npos)
@@ -67,7 +74,9 @@ DataFile load_data_file(const std::string& path) {
         } catch (const nlohmann::json::parse_error& e) {
             throw core::InputError(path, "", std::string("malformed JSON: ") + e.what());
         }
-        out.results = core::results_from_json(j, path);
+        std::vector<std::string> unread;
+        out.results = core::results_from_json(j, path, &unread);
+        check_unread_keys(path, unread, false);
         return out;
     }
     const core::YamlField root = core::YamlField::load_text(text, path);

@@ -1,9 +1,11 @@
 // Recognises a roofcast data file by its content and loads it: a results file (JSON with kind
 // "roofcast-results") or a machine file (YAML with 'compute' and 'levels'). Anything else is a one-line
-// core::InputError naming the file and what was expected. Shared by `validate` and `plot`.
+// core::InputError naming the file and what was expected. Shared by `validate` and `plot`. Keys a file's
+// format does not read are warned about on stderr (check_unread_keys).
 #pragma once
 
 #include "core/machine.hpp"
+#include "core/profile.hpp"
 #include "core/results.hpp"
 #include "model/kernel.hpp"
 
@@ -26,9 +28,10 @@ DataFile load_data_file(const std::string& path);
 // naming the first.
 void check_unread_keys(const std::string& path, const std::vector<std::string>& keys, bool strict);
 
-// A machine or kernel file read for a command, its unknown keys warned about.
+// A machine, kernel or profile file read for a command, its unknown keys warned about.
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
+core::Profile read_profile_file(const std::string& path);
 
 // True when the text is a JSON object (first non-blank character '{'); roofcast's YAML files never are.
 bool looks_like_json(const std::string& text);

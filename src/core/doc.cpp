@@ -155,6 +155,13 @@ double YamlField::as_positive_at_most(double max) const {
     return v;
 }
 
+double YamlField::as_non_negative_at_most(double max) const {
+    const double v = as_double();
+    if (!(v >= 0 && v <= max))
+        fail(fmt::format("expected a non-negative number at most {:g}, got {}", max, m_node.Scalar()));
+    return v;
+}
+
 std::int64_t YamlField::as_int_in(std::int64_t lo, std::int64_t hi) const {
     const std::int64_t v = as_int();
     if (v < lo || v > hi)

@@ -21,6 +21,23 @@ inline constexpr double k_max_gflops = 1e7;                        // GFLOP/s (1
 inline constexpr double k_max_ghz = 100;                           // clock, GHz
 inline constexpr double k_max_seconds = 1e4;                       // a measured time, s
 
+// The ranges of a kernel's declaration (kernel files, results files): an iteration is at most what the
+// fastest node of the ranges above does in k_max_seconds, so a declaration beyond them describes no loop a
+// machine runs.
+inline constexpr double k_max_flops_per_iteration = k_max_gflops * 1e9 * k_max_seconds; // 1e20 flops
+inline constexpr double k_max_bytes_per_iteration = k_max_gbs * 1e9 * k_max_seconds;    // 1e19 bytes
+// Iterations of a kernel: a 64-bit loop counter (2^63).
+inline constexpr double k_max_iterations = 9223372036854775808.0;
+// One array, or the data a kernel touches on one node: 1 PiB, more memory than any node holds.
+inline constexpr std::int64_t k_max_array_bytes = std::int64_t{1} << 50;
+// One element of an array (array-count form, loop-nest element types): at most a 4 KiB page.
+inline constexpr double k_max_element_bytes = 4096;
+// Element accesses per iteration (array-count form): the bytes bound over the largest element, rounded down.
+inline constexpr double k_max_accesses_per_iteration = 1e15;
+// A ratio of two figures of one run (a fraction of a bound or a peak, a spread, a prediction over a
+// measurement): six orders of magnitude apart, one of the two figures is wrong.
+inline constexpr double k_max_ratio = 1e6;
+
 class YamlField {
 public:
     YamlField(const YAML::Node& node, std::string file, std::string path = "");
@@ -45,6 +62,8 @@ public:
     double as_non_negative() const; // finite, >= 0
     // A finite number in (0, max]: a physical figure bounded by what a machine can have (limits below).
     double as_positive_at_most(double max) const;
+    // A finite number in [0, max] (per-iteration counts: flops, bytes, accesses).
+    double as_non_negative_at_most(double max) const;
     // A whole number in [lo, hi] (counts: threads, cores, ranks, ways).
     std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
     std::int64_t as_int() const;

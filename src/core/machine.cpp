@@ -628,7 +628,8 @@ std::string machine_to_yaml(const Machine& m) {
     return std::string(out.c_str()) + "\n";
 }
 
-Machine machine_from_json(const nlohmann::json& j, const std::string& label) {
+Machine machine_from_json(const nlohmann::json& j, const std::string& label,
+                          std::vector<std::string>* unread_keys) {
     std::function<YAML::Node(const nlohmann::json&)> conv = [&](const nlohmann::json& v) -> YAML::Node {
         YAML::Node n;
         if (v.is_object()) {
@@ -649,7 +650,11 @@ Machine machine_from_json(const nlohmann::json& j, const std::string& label) {
     };
     if (!j.is_object())
         throw InputError(label, "machine", "expected a JSON object");
-    return machine_from_yaml(YamlField(conv(j), label));
+    const YamlField root(conv(j), label);
+    Machine m = machine_from_yaml(root);
+    if (unread_keys)
+        *unread_keys = root.unread_keys();
+    return m;
 }
 
 void save_machine(const std::string& path, const Machine& m) {

@@ -214,7 +214,9 @@ Machine machine_from_yaml(const YamlField& root);
 // would otherwise be dropped in silence; YamlField::unread_keys). The caller warns or, strict, refuses.
 Machine load_machine(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 // Reads the JSON form written by machine_to_json (e.g. embedded in results.json); `label` names it in errors.
-Machine machine_from_json(const nlohmann::json& j, const std::string& label);
+// `unread_keys` as load_machine's.
+Machine machine_from_json(const nlohmann::json& j, const std::string& label,
+                          std::vector<std::string>* unread_keys = nullptr);
 std::string machine_to_yaml(const Machine& m);
 nlohmann::json machine_to_json(const Machine& m);
 void save_machine(const std::string& path, const Machine& m); // atomic

@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_keys.hpp"
+#include "core/nesting.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -76,12 +78,6 @@ double read_number(const json& j, const std::string& file, const std::string& fi
     bad(file, field, "expected a number");
 }
 
-const json& need(const json& j, const char* key, const std::string& file, const std::string& where) {
-    if (!j.is_object() || !j.contains(key))
-        bad(file, where.empty() ? key : where + "." + key, "missing required field");
-    return j.at(key);
-}
-
 std::string read_string(const json& j, const std::string& file, const std::string& field) {
     if (!j.is_string())
         bad(file, field, "expected a string");
@@ -146,139 +142,209 @@ json profile_to_json(const Profile& p) {
     return j;
 }
 
-Profile profile_from_json(const json& j, const std::string& file) {
+double check_profile_parameter(double v, const std::string& file, const std::string& field) {
+    if (!(std::fabs(v) <= k_profile_max_parameter))
+        bad(file, field,
+            fmt::format("expected a finite number of magnitude at most 2^63 = {:g}, got {}",
+                        k_profile_max_parameter, v));
+    return v;
+}
+
+double check_profile_value(double v, const std::string& file, const std::string& field) {
+    if (!std::isnan(v) && !(v >= 0 && v <= k_profile_max_value))
+        bad(file, field,
+            fmt::format("expected a number from 0 to {:g} (or \"nan\"), got {}", k_profile_max_value, v));
+    return v;
+}
+
+namespace {
+
+// A member asked for, marked in `keys` by its path.
+const json* member(const json& j, const std::string& key, const std::string& where, JsonKeys& keys) {
+    keys.mark(JsonKeys::member(where, key));
+    return j.is_object() && j.contains(key) ? &j.at(key) : nullptr;
+}
+
+const json& required(const json& j, const std::string& key, const std::string& file, const std::string& where,
+                     JsonKeys& keys) {
+    const json* v = member(j, key, where, keys);
+    if (!v)
+        bad(file, JsonKeys::member(where, key), "missing required field");
+    return *v;
+}
+
+// A whole number in [lo, hi].
+long long whole_in(const json& v, long long lo, long long hi, const std::string& file,
+                   const std::string& field) {
+    if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+        bad(file, field, fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v.dump()));
+    return v.get<long long>();
+}
+
+void read_run(const json& run, Profile& p, const std::string& file, JsonKeys& keys) {
+    if (!run.is_object())
+        bad(file, "run", "expected an object");
+    if (const json* w = member(run, "wall_seconds", "run", keys)) {
+        p.wall_seconds = read_number(*w, file, "run.wall_seconds");
+        if (!(*p.wall_seconds > 0 && *p.wall_seconds <= k_profile_max_wall_seconds))
+            bad(file, "run.wall_seconds",
+                fmt::format("expected a positive number at most {:g}, got {}", k_profile_max_wall_seconds,
+                            *p.wall_seconds));
+    }
+    if (const json* c = member(run, "cores", "run", keys)) {
+        p.cores = read_number(*c, file, "run.cores");
+        if (!(*p.cores > 0 && *p.cores <= k_profile_max_cores))
+            bad(file, "run.cores",
+                fmt::format("expected a positive number at most 2^30 = {:g}, got {}", k_profile_max_cores,
+                            *p.cores));
+    }
+    const std::pair<const char*, std::pair<int*, long long>> counts[] = {
+        {"ranks", {&p.ranks, static_cast<long long>(k_profile_max_ranks)}},
+        {"threads", {&p.threads, static_cast<long long>(k_profile_max_ranks)}},
+        {"repetitions", {&p.repetitions, static_cast<long long>(k_profile_max_repetitions)}}};
+    for (const auto& [key, dst] : counts)
+        if (const json* v = member(run, key, "run", keys))
+            *dst.first = static_cast<int>(whole_in(*v, 1, dst.second, file, std::string("run.") + key));
+    if (const json* e = member(run, "exit_status", "run", keys))
+        p.exit_status = static_cast<int>(whole_in(*e, 0, 255, file, "run.exit_status"));
+    if (const json* c = member(run, "command", "run", keys)) {
+        if (!c->is_array())
+            bad(file, "run.command", "expected an array of strings");
+        for (const auto& arg : *c)
+            p.command.push_back(read_string(arg, file, "run.command"));
+    }
+}
+
+ProfileMetric read_metric(const json& m, const std::string& fm, int version, const std::string& file,
+                          JsonKeys& keys) {
+    ProfileMetric pm;
+    if (!m.is_object())
+        bad(file, fm, "expected an object");
+    if (const json* o = member(m, "origin", fm, keys)) {
+        const auto origin = metric_origin_from_string(read_string(*o, file, fm + ".origin"));
+        if (!origin)
+            bad(file, fm + ".origin", "expected one of counted, simulated, sampled, declared");
+        pm.origin = *origin;
+    } else if (version >= 2) {
+        bad(file, fm + ".origin", "missing required field (counted, simulated, sampled, declared)");
+    }
+    if (const json* a = member(m, "aggregate", fm, keys))
+        pm.aggregate = read_string(*a, file, fm + ".aggregate");
+    else
+        pm.aggregate = "mean";
+    if (pm.aggregate != "sum" && pm.aggregate != "mean" && pm.aggregate != "max" && pm.aggregate != "min")
+        bad(file, fm + ".aggregate", "expected one of sum, mean, max, min");
+    if (const json* u = member(m, "unit", fm, keys))
+        pm.unit = read_string(*u, file, fm + ".unit");
+    const json* per_rank = member(m, "per_rank", fm, keys);
+    const json* reps = member(m, "repetitions", fm, keys);
+    if (per_rank && reps)
+        bad(file, fm, "expected either 'repetitions' or 'per_rank', not both");
+    if (per_rank) {
+        const json& pr = *per_rank;
+        if (!pr.is_array() || pr.empty() || pr.size() > k_profile_max_repetitions)
+            bad(file, fm + ".per_rank", "expected [[value per rank] per repetition]");
+        for (std::size_t r = 0; r < pr.size(); ++r) {
+            const std::string fr = fmt::format("{}.per_rank[{}]", fm, r);
+            if (!pr[r].is_array() || pr[r].empty() || pr[r].size() > k_profile_max_ranks)
+                bad(file, fr, "expected a non-empty array with one value per rank");
+            std::vector<double> ranks;
+            ranks.reserve(pr[r].size());
+            for (const auto& v : pr[r])
+                ranks.push_back(check_profile_value(read_number(v, file, fr), file, fr));
+            pm.per_rank.push_back(std::move(ranks));
+        }
+    } else if (reps) {
+        if (!reps->is_array() || reps->empty() || reps->size() > k_profile_max_repetitions)
+            bad(file, fm + ".repetitions", "expected a non-empty array of numbers");
+        pm.aggregate = "sum"; // one value per repetition: already reduced
+        for (const auto& v : *reps)
+            pm.per_rank.push_back(
+                {check_profile_value(read_number(v, file, fm + ".repetitions"), file, fm + ".repetitions")});
+    } else {
+        bad(file, fm, "expected 'repetitions' [values] or 'per_rank' [[values]]");
+    }
+    return pm;
+}
+
+} // namespace
+
+Profile profile_from_json(const json& j, const std::string& file, std::vector<std::string>* unread_keys) {
     if (!j.is_object())
         bad(file, "", "expected a JSON object");
-    if (read_string(need(j, "format", file, ""), file, "format") != "roofcast-profile")
+    JsonKeys keys;
+    if (read_string(required(j, "format", file, "", keys), file, "format") != "roofcast-profile")
         bad(file, "format", "expected \"roofcast-profile\"");
-    const json& ver = need(j, "format_version", file, "");
+    const json& ver = required(j, "format_version", file, "", keys);
     if (!ver.is_number_integer() || (ver.get<int>() != 1 && ver.get<int>() != 2))
         bad(file, "format_version", "expected 1 or 2");
     Profile p;
     p.format_version = ver.get<int>();
-    const json& params = need(j, "parameters", file, "");
+    const json& params = required(j, "parameters", file, "", keys);
     if (!params.is_object() || params.empty() || params.size() > 2)
         bad(file, "parameters", "expected an object with 1 or 2 {name: value}, e.g. {\"ranks\": 8}");
     for (const auto& [k, v] : params.items()) {
-        const double x = read_number(v, file, "parameters." + k);
-        if (!std::isfinite(x))
-            bad(file, "parameters." + k, "expected a finite number");
-        p.parameters.emplace_back(k, x);
+        const std::string field = JsonKeys::member("parameters", k);
+        keys.mark(field);
+        p.parameters.emplace_back(k, check_profile_parameter(read_number(v, file, field), file, field));
     }
-    if (j.contains("run")) {
-        const json& run = j.at("run");
-        if (!run.is_object())
-            bad(file, "run", "expected an object");
-        if (run.contains("wall_seconds"))
-            p.wall_seconds = read_number(run.at("wall_seconds"), file, "run.wall_seconds");
-        if (run.contains("cores"))
-            p.cores = read_number(run.at("cores"), file, "run.cores");
-        if ((p.wall_seconds && !(*p.wall_seconds > 0)) || (p.cores && !(*p.cores > 0)))
-            bad(file, "run", "expected positive wall_seconds and cores");
-        for (auto [key, dst] : {std::pair{"ranks", &p.ranks}, std::pair{"threads", &p.threads},
-                                std::pair{"repetitions", &p.repetitions}})
-            if (run.contains(key)) {
-                const json& v = run.at(key);
-                if (!v.is_number_integer() || v.get<long long>() < 1 ||
-                    v.get<long long>() > static_cast<long long>(k_profile_max_ranks))
-                    bad(file, std::string("run.") + key, "expected a positive integer");
-                *dst = v.get<int>();
-            }
-        if (run.contains("exit_status")) {
-            if (!run.at("exit_status").is_number_integer())
-                bad(file, "run.exit_status", "expected an integer");
-            p.exit_status = run.at("exit_status").get<int>();
-        }
-        if (run.contains("command") && run.at("command").is_array())
-            for (const auto& c : run.at("command"))
-                p.command.push_back(read_string(c, file, "run.command"));
-    }
+    if (const json* run = member(j, "run", "", keys))
+        read_run(*run, p, file, keys);
     if (p.format_version >= 2) {
-        p.backend = read_string(need(j, "backend", file, ""), file, "backend");
-        if (j.contains("backend_reason"))
-            p.backend_reason = read_string(j.at("backend_reason"), file, "backend_reason");
-        if (j.contains("settings") && j.at("settings").is_object())
-            for (const auto& [k, v] : j.at("settings").items())
-                p.settings[k] = read_string(v, file, "settings." + k);
-        if (j.contains("warnings")) {
-            if (!j.at("warnings").is_array())
+        p.backend = read_string(required(j, "backend", file, "", keys), file, "backend");
+        if (const json* r = member(j, "backend_reason", "", keys))
+            p.backend_reason = read_string(*r, file, "backend_reason");
+        if (const json* s = member(j, "settings", "", keys)) {
+            if (!s->is_object())
+                bad(file, "settings", "expected an object of strings");
+            for (const auto& [k, v] : s->items()) {
+                keys.mark(JsonKeys::member("settings", k));
+                p.settings[k] = read_string(v, file, JsonKeys::member("settings", k));
+            }
+        }
+        if (const json* w = member(j, "warnings", "", keys)) {
+            if (!w->is_array())
                 bad(file, "warnings", "expected an array of strings");
-            for (const auto& w : j.at("warnings"))
-                p.warnings.push_back(read_string(w, file, "warnings"));
+            for (const auto& x : *w)
+                p.warnings.push_back(read_string(x, file, "warnings"));
         }
     }
-    const json& funcs = need(j, "functions", file, "");
+    const json& funcs = required(j, "functions", file, "", keys);
     if (!funcs.is_array())
         bad(file, "functions", "expected an array of {name, metrics}");
     if (funcs.size() > k_profile_max_functions)
         bad(file, "functions", fmt::format("expected at most {} functions", k_profile_max_functions));
     for (std::size_t i = 0; i < funcs.size(); ++i) {
-        const std::string f = fmt::format("functions[{}]", i);
+        const std::string f = JsonKeys::element("functions", i);
         ProfileFunction pf;
-        pf.name = read_string(need(funcs[i], "name", file, f), file, f + ".name");
-        if (funcs[i].contains("kind"))
-            pf.kind = read_string(funcs[i].at("kind"), file, f + ".kind");
-        const json& metrics = need(funcs[i], "metrics", file, f);
+        pf.name = read_string(required(funcs[i], "name", file, f, keys), file, f + ".name");
+        if (const json* kind = member(funcs[i], "kind", f, keys))
+            pf.kind = read_string(*kind, file, f + ".kind");
+        const json& metrics = required(funcs[i], "metrics", file, f, keys);
         if (!metrics.is_object())
             bad(file, f + ".metrics", "expected an object {metric: {...}}");
         for (const auto& [name, m] : metrics.items()) {
-            const std::string fm = f + ".metrics." + name;
-            ProfileMetric pm;
-            if (!m.is_object())
-                bad(file, fm, "expected an object");
-            if (m.contains("origin")) {
-                const auto o = metric_origin_from_string(read_string(m.at("origin"), file, fm + ".origin"));
-                if (!o)
-                    bad(file, fm + ".origin", "expected one of counted, simulated, sampled, declared");
-                pm.origin = *o;
-            } else if (p.format_version >= 2) {
-                bad(file, fm + ".origin", "missing required field (counted, simulated, sampled, declared)");
-            }
-            pm.aggregate = m.value("aggregate", std::string("mean"));
-            if (pm.aggregate != "sum" && pm.aggregate != "mean" && pm.aggregate != "max" &&
-                pm.aggregate != "min")
-                bad(file, fm + ".aggregate", "expected one of sum, mean, max, min");
-            if (m.contains("unit"))
-                pm.unit = read_string(m.at("unit"), file, fm + ".unit");
-            if (m.contains("per_rank")) {
-                const json& pr = m.at("per_rank");
-                if (!pr.is_array() || pr.empty() || pr.size() > k_profile_max_repetitions)
-                    bad(file, fm + ".per_rank", "expected [[value per rank] per repetition]");
-                for (std::size_t r = 0; r < pr.size(); ++r) {
-                    const std::string fr = fmt::format("{}.per_rank[{}]", fm, r);
-                    if (!pr[r].is_array() || pr[r].empty() || pr[r].size() > k_profile_max_ranks)
-                        bad(file, fr, "expected a non-empty array with one value per rank");
-                    std::vector<double> ranks;
-                    for (const auto& v : pr[r])
-                        ranks.push_back(read_number(v, file, fr));
-                    pm.per_rank.push_back(std::move(ranks));
-                }
-            } else if (m.contains("repetitions")) {
-                const json& reps = m.at("repetitions");
-                if (!reps.is_array() || reps.empty() || reps.size() > k_profile_max_repetitions)
-                    bad(file, fm + ".repetitions", "expected a non-empty array of numbers");
-                pm.aggregate = "sum"; // one value per repetition: already reduced
-                for (const auto& v : reps)
-                    pm.per_rank.push_back({read_number(v, file, fm + ".repetitions")});
-            } else {
-                bad(file, fm, "expected 'repetitions' [values] or 'per_rank' [[values]]");
-            }
-            pf.metrics[name] = std::move(pm);
+            const std::string fm = JsonKeys::member(f + ".metrics", name);
+            keys.mark(fm);
+            pf.metrics[name] = read_metric(m, fm, p.format_version, file, keys);
         }
         p.functions.push_back(std::move(pf));
     }
+    if (unread_keys)
+        *unread_keys = keys.unread(j);
     return p;
 }
 
-Profile load_profile(const std::string& path) {
+Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys) {
     const std::string text = read_file(path);
+    check_nesting(text, path);
     json j;
     try {
         j = json::parse(text);
     } catch (const json::parse_error& e) {
         bad(path, "", std::string("not valid JSON (") + e.what() + ")");
     }
-    return profile_from_json(j, path);
+    return profile_from_json(j, path, unread_keys);
 }
 
 } // namespace roofcast::core

@@ -23,6 +23,15 @@ inline constexpr int k_profile_format_version = 2;
 inline constexpr std::size_t k_profile_max_functions = 100000;
 inline constexpr std::size_t k_profile_max_ranks = 1 << 20;
 inline constexpr std::size_t k_profile_max_repetitions = 1000;
+// Ranges of the profile's numbers (docs/formats-profile.md). A run's wall time: about four months, longer
+// than any batch job runs; its cores (ranks x threads): 2^30, a hundred times the largest machine's.
+inline constexpr double k_profile_max_wall_seconds = 1e7;
+inline constexpr double k_profile_max_cores = 1073741824.0;
+// A parameter (ranks, a problem size): a value a program holds in a 64-bit integer, 2^63 in magnitude.
+inline constexpr double k_profile_max_parameter = 9223372036854775808.0;
+// A metric's value (a count, a time, flops, bytes): an exascale machine (10^18 events per second) for
+// k_profile_max_wall_seconds counts 10^25; 10^30 leaves room and refuses a mistyped exponent.
+inline constexpr double k_profile_max_value = 1e30;
 
 enum class MetricOrigin { counted, simulated, sampled, declared };
 std::string to_string(MetricOrigin o);
@@ -64,8 +73,16 @@ struct Profile {
 };
 
 nlohmann::json profile_to_json(const Profile& p);
-// Reads version 1 and 2 (version 1 has no origins: they are read as `counted`).
-Profile profile_from_json(const nlohmann::json& j, const std::string& file);
-Profile load_profile(const std::string& path);
+// Reads version 1 and 2 (version 1 has no origins: they are read as `counted`). `unread_keys`, when given,
+// receives the keys of the document that the format does not read, as paths ("functions[0].knd").
+Profile profile_from_json(const nlohmann::json& j, const std::string& file,
+                          std::vector<std::string>* unread_keys = nullptr);
+Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
+
+// The ranges of a parameter's value (finite, at most k_profile_max_parameter in magnitude) and of a metric's
+// value (NaN, which readers drop with a note, or 0 .. k_profile_max_value): `v`, or InputError(file, field).
+// Shared with `roofcast scale`'s reader of the same format.
+double check_profile_parameter(double v, const std::string& file, const std::string& field);
+double check_profile_value(double v, const std::string& file, const std::string& field);
 
 } // namespace roofcast::core

@@ -3,10 +3,13 @@
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_keys.hpp"
 #include "core/nesting.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace roofcast::core {
@@ -19,11 +22,13 @@ json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
-// Minimal typed access with file/field context, mirroring YamlField for JSON.
+// Minimal typed access with file/field context, mirroring YamlField for JSON: every member asked for is
+// marked in `keys`, so the members no reader asks for can be named afterwards.
 struct J {
     const json& v;
     const std::string& file;
     std::string path;
+    JsonKeys& keys;
 
     [[noreturn]] void fail(const std::string& expected) const {
         throw InputError(file, path.empty() ? "(top level)" : path, expected);
@@ -31,15 +36,19 @@ struct J {
     J operator[](const std::string& key) const {
         if (!v.is_object())
             fail("expected an object containing '" + key + "'");
-        const std::string child = path.empty() ? key : path + "." + key;
+        const std::string child = JsonKeys::member(path, key);
+        keys.mark(child);
         if (!v.contains(key) || v.at(key).is_null())
             throw InputError(file, child, "missing (required)");
-        return J{v.at(key), file, child};
+        return J{v.at(key), file, child, keys};
     }
     bool has(const std::string& key) const {
-        return v.is_object() && v.contains(key) && !v.at(key).is_null();
+        if (!v.is_object())
+            return false;
+        keys.mark(JsonKeys::member(path, key));
+        return v.contains(key) && !v.at(key).is_null();
     }
-    J at(std::size_t i) const { return J{v.at(i), file, path + "[" + std::to_string(i) + "]"}; }
+    J at(std::size_t i) const { return J{v.at(i), file, JsonKeys::element(path, i), keys}; }
     std::size_t size() const {
         if (!v.is_array())
             fail("expected a list");
@@ -53,8 +62,32 @@ struct J {
             fail("expected a finite number");
         return d;
     }
+    // A finite number in [lo, hi] (docs/formats.md, "Results file").
+    double num_in(double lo, double hi) const {
+        const double d = num();
+        if (!(d >= lo && d <= hi))
+            fail(fmt::format("expected a number from {:g} to {:g}, got {}", lo, hi, v.dump()));
+        return d;
+    }
+    // A finite number in (0, hi].
+    double positive_at_most(double hi) const {
+        const double d = num();
+        if (!(d > 0 && d <= hi))
+            fail(fmt::format("expected a positive number at most {:g}, got {}", hi, v.dump()));
+        return d;
+    }
+    // A whole number in [lo, hi].
+    std::int64_t whole_in(std::int64_t lo, std::int64_t hi) const {
+        const double d = num();
+        if (!(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d)))
+            fail(fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v.dump()));
+        return static_cast<std::int64_t>(d);
+    }
     std::optional<double> opt_num(const std::string& key) const {
         return has(key) ? std::optional<double>((*this)[key].num()) : std::nullopt;
+    }
+    std::optional<double> opt_num_in(const std::string& key, double lo, double hi) const {
+        return has(key) ? std::optional<double>((*this)[key].num_in(lo, hi)) : std::nullopt;
     }
     std::string str() const {
         if (!v.is_string())
@@ -80,19 +113,27 @@ struct J {
     }
 };
 
-Summary summary_from(const J& f) {
+// A measured summary of a results file: every sample (or the median, min and max) in [0, hi], or in (0, hi]
+// when `positive`. The statistics written beside the samples are part of the format but derived again from
+// the samples.
+Summary summary_from(const J& f, double hi, bool positive) {
+    const auto value = [&](const J& x) { return positive ? x.positive_at_most(hi) : x.num_in(0, hi); };
+    for (const char* derived : {"median", "min", "max", "n", "spread", "noisy"})
+        (void)f.has(derived);
     if (f.has("samples") && f["samples"].size() > 0) {
         std::vector<double> v;
         J s = f["samples"];
         for (std::size_t i = 0; i < s.size(); ++i)
-            v.push_back(s.at(i).num());
+            v.push_back(value(s.at(i)));
         return *summarize(v);
     }
     Summary s;
-    s.median = f["median"].num();
-    s.min = f.opt_num("min").value_or(s.median);
-    s.max = f.opt_num("max").value_or(s.median);
-    s.n = static_cast<std::size_t>(f.opt_num("n").value_or(1));
+    s.median = value(f["median"]);
+    s.min = f.has("min") ? value(f["min"]) : s.median;
+    s.max = f.has("max") ? value(f["max"]) : s.median;
+    if (s.min > s.median || s.max < s.median)
+        f.fail("expected min <= median <= max");
+    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].whole_in(1, std::int64_t{1} << 30) : 1);
     if (s.median != 0)
         s.spread = (s.max - s.min) / std::fabs(s.median);
     s.noisy = s.spread && *s.spread > k_noisy_spread;
@@ -123,20 +164,6 @@ json prediction_to_json(const Prediction& p) {
 
 namespace {
 
-double non_negative(const J& f) {
-    const double d = f.num();
-    if (d < 0)
-        f.fail("expected a number >= 0");
-    return d;
-}
-
-std::size_t count_of(const J& f) {
-    const double d = f.num();
-    if (d < 0 || d != std::floor(d) || d > 1e15)
-        f.fail("expected a whole number >= 0");
-    return static_cast<std::size_t>(d);
-}
-
 std::string probe_kind(const J& f) {
     std::string k = f.str();
     if (k != "memory" && k != "core")
@@ -144,27 +171,34 @@ std::string probe_kind(const J& f) {
     return k;
 }
 
+// Ranges (docs/formats.md, "Results file"): a prediction's figures are those of one iteration, which takes at
+// most k_max_seconds (the bound behind the kernel file's per-iteration limits); an error is a ratio in
+// percent.
+constexpr double k_max_error_pct = k_max_ratio * 100;
+
 Prediction prediction_from(const J& f) {
     Prediction p;
     p.model = f["model"].str();
-    p.seconds_per_iteration = f["seconds_per_iteration"].num();
-    p.gflops = f["gflops"].num();
-    p.peak_fraction = f.opt_num("peak_fraction").value_or(0);
+    p.seconds_per_iteration = f["seconds_per_iteration"].num_in(0, k_max_seconds);
+    p.gflops = f["gflops"].num_in(0, k_max_gflops);
+    p.peak_fraction = f.opt_num_in("peak_fraction", 0, k_max_ratio).value_or(0);
     p.bottleneck = f["bottleneck"].str();
     p.valid = f.has("valid") ? f["valid"].boolean() : true;
     p.notes = f.strings("notes");
-    p.error_pct = f.opt_num("error_pct");
+    // (predicted - measured) / measured with a prediction >= 0: at least -100 %.
+    p.error_pct = f.opt_num_in("error_pct", -100, k_max_error_pct);
     if (f.has("terms")) {
         J terms = f["terms"];
         for (std::size_t i = 0; i < terms.size(); ++i) {
             J t = terms.at(i);
             LevelTerm lt;
             lt.level = t["level"].str();
-            lt.bytes_per_iteration = t["bytes_per_iteration"].num();
-            lt.intensity = t.opt_num("intensity");
-            lt.bandwidth_gbs = t.opt_num("bandwidth_gbs");
+            lt.bytes_per_iteration = t["bytes_per_iteration"].num_in(0, k_max_bytes_per_iteration);
+            lt.intensity = t.opt_num_in("intensity", 0, k_max_flops_per_iteration);
+            if (t.has("bandwidth_gbs"))
+                lt.bandwidth_gbs = t["bandwidth_gbs"].positive_at_most(k_max_gbs);
             lt.bandwidth_source = t.str_or("bandwidth_source", "");
-            lt.seconds_per_iteration = t.opt_num("seconds_per_iteration");
+            lt.seconds_per_iteration = t.opt_num_in("seconds_per_iteration", 0, k_max_seconds);
             p.terms.push_back(lt);
         }
     }
@@ -251,10 +285,132 @@ json results_to_json(const Results& r) {
     return out;
 }
 
-Results results_from_json(const json& j, const std::string& label) {
-    const J root{j, label, ""};
+namespace {
+
+KernelResult kernel_from(const J& k) {
+    KernelResult kr;
+    kr.name = k["name"].str();
+    kr.suite = k.str_or("suite", "user");
+    kr.role = k.str_or("role", kr.suite == "calibrate" ? "calibration" : "validation");
+    if (kr.role != "validation" && kr.role != "untuned" && kr.role != "calibration")
+        k["role"].fail("expected \"validation\", \"untuned\" or \"calibration\"");
+    kr.precision = k.str_or("precision", "double");
+    if (kr.precision != "double" && kr.precision != "single")
+        k["precision"].fail("expected \"double\" or \"single\"");
+    kr.threads = static_cast<int>(k.has("threads") ? k["threads"].whole_in(1, k_max_count) : 1);
+    kr.flops_per_iteration = k["flops_per_iteration"].num_in(0, k_max_flops_per_iteration);
+    kr.iterations = k.opt_num_in("iterations", 0, k_max_iterations).value_or(0); // 0: not known
+    if (k.has("bytes_per_iteration")) {
+        J b = k["bytes_per_iteration"];
+        if (!b.v.is_object())
+            b.fail("expected an object of level -> bytes");
+        for (const auto& [level, v] : b.v.items())
+            kr.bytes_per_iteration[level] = b[level].num_in(0, k_max_bytes_per_iteration);
+    }
+    if (k.has("measured")) {
+        J m = k["measured"];
+        // A kernel without flops measures 0 GFLOP/s; a call takes time.
+        if (m.has("gflops"))
+            kr.measured_gflops = summary_from(m["gflops"], k_max_gflops, false);
+        if (m.has("gbs"))
+            kr.measured_gbs = summary_from(m["gbs"], k_max_gbs, false);
+        if (m.has("seconds"))
+            kr.measured_seconds = summary_from(m["seconds"], k_max_seconds, true);
+    }
+    if (k.has("predictions")) {
+        J ps = k["predictions"];
+        for (std::size_t p = 0; p < ps.size(); ++p)
+            kr.predictions.push_back(prediction_from(ps.at(p)));
+    }
+    kr.notes = k.strings("notes");
+    // The slowest thread over the mean: at most the thread count.
+    if (k.has("thread_imbalance"))
+        kr.thread_imbalance = k["thread_imbalance"].positive_at_most(static_cast<double>(k_max_count));
+    kr.bound_fraction = k.opt_num_in("bound_fraction", 0, k_max_ratio);
+    if (k.has("ceilings")) {
+        J cs = k["ceilings"];
+        for (std::size_t c = 0; c < cs.size(); ++c) {
+            J x = cs.at(c);
+            Ceiling ce;
+            ce.name = x["name"].str();
+            ce.kind = x["kind"].str();
+            if (ce.kind != "compute" && ce.kind != "bandwidth")
+                x["kind"].fail("expected \"compute\" or \"bandwidth\"");
+            ce.gflops = x["gflops"].num_in(0, k_max_gflops);
+            ce.above = x.has("above") && x["above"].boolean();
+            kr.ceilings.push_back(std::move(ce));
+        }
+    }
+    if (k.has("diagnosis")) {
+        J ds = k["diagnosis"];
+        for (std::size_t d = 0; d < ds.size(); ++d) {
+            J x = ds.at(d);
+            Diagnosis dg;
+            dg.cause = x["cause"].str();
+            dg.evidence = x["evidence"].str();
+            dg.figure = x.opt_num("figure"); // in the unit the evidence states: finite, any sign
+            dg.limit = x.opt_num("limit");
+            kr.diagnosis.push_back(std::move(dg));
+        }
+    }
+    if (k.has("bound_fraction_rounds")) {
+        J f = k["bound_fraction_rounds"];
+        for (std::size_t e = 0; e < f.size(); ++e)
+            kr.bound_fraction_rounds.push_back(f.at(e).num_in(0, k_max_ratio));
+    }
+    kr.bound_fraction_median_round = k.opt_num_in("bound_fraction_median_round", 0, k_max_ratio);
+    if (k.has("noise")) {
+        J x = k["noise"];
+        RowNoise n;
+        n.probe = probe_kind(x["probe"]);
+        n.spread = x["spread"].num_in(0, k_max_ratio);
+        n.floor = x["floor"].num_in(0, k_max_ratio);
+        (void)x.has("flagged"); // derived from spread and floor
+        set_noise(kr, n);       // a summary read back keeps the run's verdict
+    }
+    return kr;
+}
+
+HostNoise host_noise_from(const J& h) {
+    HostNoise hn;
+    J probes = h["probes"];
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+        J x = probes.at(i);
+        NoiseProbe p;
+        p.kind = probe_kind(x["kind"]);
+        p.kernel = x["kernel"].str();
+        p.floor = x["floor"].num_in(0, k_max_ratio);
+        J g = x["gbs"];
+        for (std::size_t e = 0; e < g.size(); ++e)
+            p.gbs.push_back(g.at(e).num_in(0, k_max_gbs));
+        hn.probes.push_back(std::move(p));
+    }
+    hn.rows = static_cast<std::size_t>(h["rows"].whole_in(0, k_max_count));
+    hn.flagged = static_cast<std::size_t>(h["flagged"].whole_in(0, k_max_count));
+    if (hn.flagged > hn.rows)
+        h["flagged"].fail("expected at most `rows` (" + std::to_string(hn.rows) + ")");
+    return hn;
+}
+
+AccuracySummary accuracy_from(const J& a) {
+    AccuracySummary s;
+    s.model = a["model"].str();
+    s.n = static_cast<std::size_t>(a.has("n") ? a["n"].whole_in(0, k_max_count) : 0);
+    s.median_abs_error_pct = a.opt_num_in("median_abs_error_pct", 0, k_max_error_pct);
+    s.max_abs_error_pct = a.opt_num_in("max_abs_error_pct", 0, k_max_error_pct);
+    if (s.median_abs_error_pct && s.max_abs_error_pct && *s.median_abs_error_pct > *s.max_abs_error_pct)
+        a["median_abs_error_pct"].fail("expected at most max_abs_error_pct");
+    return s;
+}
+
+} // namespace
+
+Results results_from_json(const json& j, const std::string& label, std::vector<std::string>* unread_keys) {
+    JsonKeys keys;
+    const J root{j, label, "", keys};
     if (!j.is_object())
         root.fail("expected a JSON object (a roofcast results file)");
+    keys.mark("kind");
     if (!j.contains("kind") || !j.at("kind").is_string() ||
         j.at("kind").get<std::string>() != "roofcast-results")
         throw InputError(label, "kind", "expected \"roofcast-results\": not a roofcast results file");
@@ -267,130 +423,27 @@ Results results_from_json(const json& j, const std::string& label) {
     r.roofcast_version = root.str_or("roofcast_version", "");
     r.created = root.str_or("created", "");
     r.notes = root.strings("notes");
-    if (root.has("machine"))
-        r.machine = machine_from_json(j.at("machine"), label + " (machine)");
+    if (root.has("machine")) {
+        std::vector<std::string> machine_unread;
+        r.machine = machine_from_json(j.at("machine"), label + " (machine)", &machine_unread);
+        keys.delegate("machine", std::move(machine_unread));
+    }
     J kernels = root["kernels"];
-    for (std::size_t i = 0; i < kernels.size(); ++i) {
-        J k = kernels.at(i);
-        KernelResult kr;
-        kr.name = k["name"].str();
-        kr.suite = k.str_or("suite", "user");
-        kr.role = k.str_or("role", kr.suite == "calibrate" ? "calibration" : "validation");
-        if (kr.role != "validation" && kr.role != "untuned" && kr.role != "calibration")
-            k["role"].fail("expected \"validation\", \"untuned\" or \"calibration\"");
-        kr.precision = k.str_or("precision", "double");
-        if (kr.precision != "double" && kr.precision != "single")
-            k["precision"].fail("expected \"double\" or \"single\"");
-        const double threads = k.opt_num("threads").value_or(1);
-        if (!(threads >= 1 && threads <= static_cast<double>(k_max_count) && threads == std::floor(threads)))
-            k["threads"].fail("expected a whole number of threads, 1 to " + std::to_string(k_max_count));
-        kr.threads = static_cast<int>(threads);
-        kr.flops_per_iteration = k["flops_per_iteration"].num();
-        kr.iterations = k.opt_num("iterations").value_or(0);
-        if (k.has("bytes_per_iteration")) {
-            J b = k["bytes_per_iteration"];
-            if (!b.v.is_object())
-                b.fail("expected an object of level -> bytes");
-            for (const auto& [level, v] : b.v.items())
-                kr.bytes_per_iteration[level] = J{v, label, b.path + "." + level}.num();
-        }
-        if (k.has("measured")) {
-            J m = k["measured"];
-            if (m.has("gflops"))
-                kr.measured_gflops = summary_from(m["gflops"]);
-            if (m.has("gbs"))
-                kr.measured_gbs = summary_from(m["gbs"]);
-            if (m.has("seconds"))
-                kr.measured_seconds = summary_from(m["seconds"]);
-        }
-        if (k.has("predictions")) {
-            J ps = k["predictions"];
-            for (std::size_t p = 0; p < ps.size(); ++p)
-                kr.predictions.push_back(prediction_from(ps.at(p)));
-        }
-        kr.notes = k.strings("notes");
-        kr.thread_imbalance = k.opt_num("thread_imbalance");
-        kr.bound_fraction = k.opt_num("bound_fraction");
-        if (k.has("ceilings")) {
-            J cs = k["ceilings"];
-            for (std::size_t c = 0; c < cs.size(); ++c) {
-                J x = cs.at(c);
-                Ceiling ce;
-                ce.name = x["name"].str();
-                ce.kind = x["kind"].str();
-                if (ce.kind != "compute" && ce.kind != "bandwidth")
-                    x["kind"].fail("expected \"compute\" or \"bandwidth\"");
-                ce.gflops = x["gflops"].num();
-                ce.above = x.has("above") && x["above"].boolean();
-                kr.ceilings.push_back(std::move(ce));
-            }
-        }
-        if (k.has("diagnosis")) {
-            J ds = k["diagnosis"];
-            for (std::size_t d = 0; d < ds.size(); ++d) {
-                J x = ds.at(d);
-                Diagnosis dg;
-                dg.cause = x["cause"].str();
-                dg.evidence = x["evidence"].str();
-                dg.figure = x.opt_num("figure");
-                dg.limit = x.opt_num("limit");
-                kr.diagnosis.push_back(std::move(dg));
-            }
-        }
-        if (k.has("bound_fraction_rounds")) {
-            J f = k["bound_fraction_rounds"];
-            for (std::size_t e = 0; e < f.size(); ++e)
-                kr.bound_fraction_rounds.push_back(non_negative(f.at(e)));
-        }
-        if (k.has("bound_fraction_median_round"))
-            kr.bound_fraction_median_round = non_negative(k["bound_fraction_median_round"]);
-        if (k.has("noise")) {
-            J x = k["noise"];
-            RowNoise n;
-            n.probe = probe_kind(x["probe"]);
-            n.spread = non_negative(x["spread"]);
-            n.floor = non_negative(x["floor"]);
-            set_noise(kr, n); // a summary read back keeps the run's verdict
-        }
-        r.kernels.push_back(std::move(kr));
-    }
-    if (root.has("host_noise")) {
-        J h = root["host_noise"];
-        HostNoise hn;
-        J probes = h["probes"];
-        for (std::size_t i = 0; i < probes.size(); ++i) {
-            J x = probes.at(i);
-            NoiseProbe p;
-            p.kind = probe_kind(x["kind"]);
-            p.kernel = x["kernel"].str();
-            p.floor = non_negative(x["floor"]);
-            J g = x["gbs"];
-            for (std::size_t e = 0; e < g.size(); ++e)
-                p.gbs.push_back(non_negative(g.at(e)));
-            hn.probes.push_back(std::move(p));
-        }
-        hn.rows = count_of(h["rows"]);
-        hn.flagged = count_of(h["flagged"]);
-        if (hn.flagged > hn.rows)
-            h["flagged"].fail("expected at most `rows` (" + std::to_string(hn.rows) + ")");
-        r.host_noise = std::move(hn);
-    }
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        r.kernels.push_back(kernel_from(kernels.at(i)));
+    if (root.has("host_noise"))
+        r.host_noise = host_noise_from(root["host_noise"]);
     if (root.has("accuracy")) {
         J acc = root["accuracy"];
-        for (std::size_t i = 0; i < acc.size(); ++i) {
-            J a = acc.at(i);
-            AccuracySummary s;
-            s.model = a["model"].str();
-            s.n = static_cast<std::size_t>(a.opt_num("n").value_or(0));
-            s.median_abs_error_pct = a.opt_num("median_abs_error_pct");
-            s.max_abs_error_pct = a.opt_num("max_abs_error_pct");
-            r.accuracy.push_back(s);
-        }
+        for (std::size_t i = 0; i < acc.size(); ++i)
+            r.accuracy.push_back(accuracy_from(acc.at(i)));
     }
+    if (unread_keys)
+        *unread_keys = keys.unread(j);
     return r;
 }
 
-Results load_results(const std::string& path) {
+Results load_results(const std::string& path, std::vector<std::string>* unread_keys) {
     const std::string text = read_file(path);
     check_nesting(text, path);
     json j;
@@ -399,7 +452,7 @@ Results load_results(const std::string& path) {
     } catch (const json::parse_error& e) {
         throw InputError(path, "", std::string("malformed JSON: ") + e.what());
     }
-    return results_from_json(j, path);
+    return results_from_json(j, path, unread_keys);
 }
 
 void save_results(const std::string& path, const Results& r) {

@@ -134,9 +134,12 @@ struct Results {
 nlohmann::json results_to_json(const Results& r);
 // One prediction as it appears in results.json (also what `roofcast predict --json` prints).
 nlohmann::json prediction_to_json(const Prediction& p);
-// Throws InputError(label, field, ...) on anything that is not a roofcast results document.
-Results results_from_json(const nlohmann::json& j, const std::string& label);
-Results load_results(const std::string& path);
+// Throws InputError(label, field, ...) on anything that is not a roofcast results document or a field
+// outside its range (docs/formats.md). `unread_keys`, when given, receives the keys of the document that
+// the format does not read, as paths ("kernels[3].precison"; the embedded machine's below "machine.").
+Results results_from_json(const nlohmann::json& j, const std::string& label,
+                          std::vector<std::string>* unread_keys = nullptr);
+Results load_results(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 void save_results(const std::string& path, const Results& r); // atomic, pretty-printed
 
 // Sets k.noise and, from its verdict, the `noisy` flag of k's measured summaries (the run's verdict against

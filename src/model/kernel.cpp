@@ -34,12 +34,18 @@ std::string file_of(const KernelSpec& k) {
     return k.source_file.empty() ? k.name : k.source_file;
 }
 
-void check_count(const KernelSpec& k, const std::string& field, double v) {
+// A per-iteration figure in [0, max] (docs/formats.md, "Kernel file"), the message of YamlField's check.
+void check_count(const KernelSpec& k, const std::string& field, double v, double max) {
     if (!std::isfinite(v))
         throw core::InputError(file_of(k), field, "expected a finite number, got " + fmt::format("{}", v));
-    if (v < 0)
-        throw core::InputError(file_of(k), field, fmt::format("expected a non-negative number, got {}", v));
+    if (!(v >= 0 && v <= max))
+        throw core::InputError(file_of(k), field,
+                               fmt::format("expected a non-negative number at most {:g}, got {}", max, v));
 }
+
+// The largest offset a subscript may carry: no array is longer than k_max_array_bytes, so an offset past
+// it misses every array (and the linearised offsets of the layer conditions stay far from overflow).
+constexpr long k_max_offset = core::k_max_array_bytes;
 
 // Parses one access of the loop body, "b[k][j][i+1]": each subscript must be <loop index> or
 // <loop index> +/- <integer> (an affine, unit-stride index); anything else is rejected by name.
@@ -90,7 +96,15 @@ ArrayAccess parse_access(const core::YamlField& f, const std::vector<std::string
         for (const auto& [s, t] : terms) {
             const bool is_int = std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(c); });
             if (is_int) {
-                offset += s * std::stol(t);
+                // More than 16 digits exceed k_max_offset (2^50 has 16): refused before std::stol can
+                // overflow.
+                const std::size_t lead = std::min(t.find_first_not_of('0'), t.size() - 1);
+                const long term = t.size() - lead <= 16 ? std::stol(t.substr(lead)) : k_max_offset + 1;
+                offset += s * term;
+                if (offset > k_max_offset || offset < -k_max_offset)
+                    f.fail(fmt::format("offset out of range in '{}': expected offsets of at most {} elements "
+                                       "(2^50) in magnitude",
+                                       text, k_max_offset));
                 continue;
             }
             const bool is_name = std::all_of(t.begin(), t.end(), [](char c) {
@@ -125,9 +139,9 @@ LoopNest loop_from_yaml(const core::YamlField& f) {
         b.fail(
             fmt::format("expected {} trip counts (one per loop index), got {}", n.indices.size(), b.size()));
     for (std::size_t i = 0; i < b.size(); ++i) {
-        const auto v = b.at(i).as_int();
+        const auto v = b.at(i).as_int(); // their product is bounded by check_loop
         if (v < 1)
-            b.at(i).fail("expected a trip count >= 1");
+            b.at(i).fail(fmt::format("expected a trip count of at least 1, got {}", v));
         n.bounds.push_back(static_cast<long>(v));
     }
     if (auto s = f.optional("safety_factor")) {
@@ -143,12 +157,8 @@ LoopNest loop_from_yaml(const core::YamlField& f) {
         d.type = a.get_string("type", "double");
         type_bytes(d.type, a.file(), a.path() + ".type");
         const core::YamlField dims = a["dims"];
-        for (std::size_t k = 0; k < dims.size(); ++k) {
-            const auto v = dims.at(k).as_int();
-            if (v < 1)
-                dims.at(k).fail("expected an extent >= 1");
-            d.dims.push_back(static_cast<long>(v));
-        }
+        for (std::size_t k = 0; k < dims.size(); ++k)
+            d.dims.push_back(static_cast<long>(dims.at(k).as_int_in(1, core::k_max_array_bytes)));
         n.arrays.push_back(d);
     }
     for (const char* key : {"reads", "writes"}) {
@@ -173,6 +183,35 @@ void check_loop(const KernelSpec& k, const LoopNest& n) {
         throw core::InputError(file, "loop.indices", "expected at least one loop index");
     if (n.bounds.size() != n.indices.size())
         throw core::InputError(file, "loop.bounds", "expected one trip count per loop index");
+    double trips = 1;
+    for (long b : n.bounds) {
+        if (b < 1)
+            throw core::InputError(file, "loop.bounds", fmt::format("expected trip counts >= 1, got {}", b));
+        trips *= static_cast<double>(b);
+    }
+    if (trips > core::k_max_iterations)
+        throw core::InputError(file, "loop.bounds",
+                               fmt::format("expected trip counts whose product (the iterations) is at most "
+                                           "2^63 = {:g}, got {:g}",
+                                           core::k_max_iterations, trips));
+    for (std::size_t i = 0; i < n.arrays.size(); ++i) {
+        const ArrayDecl& d = n.arrays[i];
+        const std::string field = fmt::format("loop.arrays[{}].dims", i);
+        if (d.dims.empty())
+            throw core::InputError(file, field, "expected at least one extent");
+        double bytes = type_bytes(d.type, file, fmt::format("loop.arrays[{}].type", i));
+        for (long e : d.dims) {
+            if (e < 1)
+                throw core::InputError(file, field, fmt::format("expected extents >= 1, got {}", e));
+            bytes *= static_cast<double>(e);
+        }
+        if (bytes > static_cast<double>(core::k_max_array_bytes))
+            throw core::InputError(
+                file, field,
+                fmt::format("expected an array of at most 2^50 bytes (1 PiB), got {:g} bytes "
+                            "(array '{}')",
+                            bytes, d.name));
+    }
     if (!(n.safety_factor > 0 && n.safety_factor <= 1))
         throw core::InputError(file, "loop.safety_factor", "expected a fraction of the cache in (0, 1]");
     if (n.accesses.empty())
@@ -203,6 +242,12 @@ void check_loop(const KernelSpec& k, const LoopNest& n) {
             throw core::InputError(file, field,
                                    fmt::format("array '{}' has {} dimensions, the access gives {} subscripts",
                                                a.array, decl->dims.size(), a.offsets.size()));
+        for (std::size_t d = 0; d < a.offsets.size(); ++d)
+            if (a.offsets[d] <= -decl->dims[d] || a.offsets[d] >= decl->dims[d])
+                throw core::InputError(file, field,
+                                       fmt::format("array '{}': offset {} in dimension {} misses the array "
+                                                   "(expected an offset of magnitude below its extent {})",
+                                                   a.array, a.offsets[d], d + 1, decl->dims[d]));
         std::vector<std::string> idx = a.indices;
         if (idx.empty()) {
             if (a.offsets.size() > n.indices.size())
@@ -251,27 +296,34 @@ double type_bytes(const std::string& type, const std::string& file, const std::s
 
 void check_kernel(const KernelSpec& k) {
     const std::string file = file_of(k);
-    check_count(k, "flops_per_iteration", k.flops_per_iteration);
+    check_count(k, "flops_per_iteration", k.flops_per_iteration, core::k_max_flops_per_iteration);
     if (k.precision != "double" && k.precision != "single")
         throw core::InputError(file, "precision", "expected double or single, got '" + k.precision + "'");
-    if (k.iterations && !(std::isfinite(*k.iterations) && *k.iterations > 0))
-        throw core::InputError(file, "iterations", "expected a positive number of iterations");
-    if (k.working_set_bytes && !(std::isfinite(*k.working_set_bytes) && *k.working_set_bytes >= 0))
-        throw core::InputError(file, "working_set", "expected a non-negative size");
+    if (k.iterations &&
+        !(std::isfinite(*k.iterations) && *k.iterations > 0 && *k.iterations <= core::k_max_iterations))
+        throw core::InputError(file, "iterations",
+                               fmt::format("expected a positive number of iterations at most 2^63 = {:g}",
+                                           core::k_max_iterations));
+    if (k.working_set_bytes && !(std::isfinite(*k.working_set_bytes) && *k.working_set_bytes >= 0 &&
+                                 *k.working_set_bytes <= static_cast<double>(core::k_max_array_bytes)))
+        throw core::InputError(file, "working_set", "expected a size of at most 2^50 bytes (1 PiB)");
     const int forms = (k.explicit_bytes.empty() ? 0 : 1) + (k.arrays ? 1 : 0) + (k.loop ? 1 : 0);
     if (forms != 1)
         throw core::InputError(file, "(top level)",
                                forms == 0 ? "expected one of bytes_per_iteration, arrays or loop"
                                           : "expected only one of bytes_per_iteration, arrays or loop");
     for (const auto& [level, v] : k.explicit_bytes)
-        check_count(k, "bytes_per_iteration." + level, v);
+        check_count(k, "bytes_per_iteration." + level, v, core::k_max_bytes_per_iteration);
     if (k.arrays) {
-        if (!(std::isfinite(k.element_bytes) && k.element_bytes > 0))
-            throw core::InputError(file, "element_bytes", "expected a positive number of bytes");
+        if (!(std::isfinite(k.element_bytes) && k.element_bytes > 0 &&
+              k.element_bytes <= core::k_max_element_bytes))
+            throw core::InputError(
+                file, "element_bytes",
+                fmt::format("expected a positive number of bytes at most {:g}", core::k_max_element_bytes));
         if (k.arrays->counts.empty())
             throw core::InputError(file, "arrays", "expected at least one count (MEM, L2, L1_short, ...)");
         for (const auto& [level, v] : k.arrays->counts)
-            check_count(k, "arrays." + level, v);
+            check_count(k, "arrays." + level, v, core::k_max_accesses_per_iteration);
     }
     if (k.loop)
         check_loop(k, *k.loop);
@@ -288,27 +340,32 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
     k.precision = root.get_string("precision", "double");
     if (k.precision != "double" && k.precision != "single")
         root["precision"].fail("expected double or single, got '" + k.precision + "'");
-    k.flops_per_iteration = root["flops_per_iteration"].as_non_negative();
+    k.flops_per_iteration =
+        root["flops_per_iteration"].as_non_negative_at_most(core::k_max_flops_per_iteration);
     if (auto it = root.optional("iterations"))
-        k.iterations = it->as_positive();
-    if (auto w = root.optional("working_set"))
-        k.working_set_bytes = static_cast<double>(w->as_size());
+        k.iterations = it->as_positive_at_most(core::k_max_iterations);
+    if (auto w = root.optional("working_set")) {
+        const std::uint64_t bytes = w->as_size();
+        if (bytes > static_cast<std::uint64_t>(core::k_max_array_bytes))
+            w->fail(fmt::format("expected a size of at most 2^50 bytes (1 PiB), got {}", w->as_string()));
+        k.working_set_bytes = static_cast<double>(bytes);
+    }
     if (auto nt = root.optional("nt_stores"))
         k.nt_stores = nt->as_bool();
     if (auto b = root.optional("bytes_per_iteration"))
         for (const auto& level : b->keys())
-            k.explicit_bytes[level] = (*b)[level].as_non_negative();
+            k.explicit_bytes[level] = (*b)[level].as_non_negative_at_most(core::k_max_bytes_per_iteration);
     if (auto a = root.optional("arrays")) {
         ArrayCounts c;
         for (const auto& key : a->keys())
-            c.counts[key] = (*a)[key].as_non_negative();
+            c.counts[key] = (*a)[key].as_non_negative_at_most(core::k_max_accesses_per_iteration);
         k.arrays = c;
         if (auto e = root.optional("element_bytes"))
-            k.element_bytes = e->as_positive();
+            k.element_bytes = e->as_positive_at_most(core::k_max_element_bytes);
         else
             k.element_bytes = k.precision == "single" ? 4 : 8;
     } else if (auto e = root.optional("element_bytes")) {
-        k.element_bytes = e->as_positive();
+        k.element_bytes = e->as_positive_at_most(core::k_max_element_bytes);
     }
     if (auto l = root.optional("loop"))
         k.loop = loop_from_yaml(*l);

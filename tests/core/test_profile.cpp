@@ -76,5 +76,68 @@ TEST(Profile, RejectsBadFields) {
     bad([](auto& k) { k.erase("backend"); });
 }
 
+// what() of reading `j` as a profile; "(no error)" when it is accepted.
+std::string error_of(const nlohmann::json& j) {
+    try {
+        (void)profile_from_json(j, "p.json");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(Profile, NumericFieldsHaveRanges) {
+    // docs/formats-profile.md, "Ranges": one line naming the file, the field and the range.
+    const auto j = profile_to_json(sample());
+    const auto with = [&](auto edit) {
+        auto k = j;
+        edit(k);
+        return error_of(k);
+    };
+    EXPECT_EQ(with([](auto& k) { k["run"]["wall_seconds"] = 2e7; }),
+              "p.json: field 'run.wall_seconds': expected a positive number at most 1e+07, got 20000000");
+    EXPECT_EQ(with([](auto& k) { k["run"]["cores"] = 0; }),
+              "p.json: field 'run.cores': expected a positive number at most 2^30 = 1.07374e+09, got 0");
+    EXPECT_EQ(with([](auto& k) { k["run"]["repetitions"] = 1001; }),
+              "p.json: field 'run.repetitions': expected a whole number from 1 to 1000, got 1001");
+    EXPECT_EQ(with([](auto& k) { k["run"]["exit_status"] = 256; }),
+              "p.json: field 'run.exit_status': expected a whole number from 0 to 255, got 256");
+    EXPECT_EQ(with([](auto& k) { k["parameters"]["ranks"] = 1e300; }),
+              "p.json: field 'parameters.ranks': expected a finite number of magnitude at most 2^63 = "
+              "9.22337e+18, got 1e+300");
+    EXPECT_EQ(
+        with([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"]["per_rank"][1][0] = -3; }),
+        "p.json: field 'functions[0].metrics.L1_DCM.per_rank[1]': expected a number from 0 to 1e+30 (or "
+        "\"nan\"), got -3");
+    EXPECT_EQ(
+        with([](auto& k) {
+            k["functions"][0]["metrics"]["L1_DCM"]["repetitions"] = nlohmann::json::array({1});
+        }),
+        "p.json: field 'functions[0].metrics.L1_DCM': expected either 'repetitions' or 'per_rank', not both");
+    EXPECT_EQ(with([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"]["aggregate"] = 3; }),
+              "p.json: field 'functions[0].metrics.L1_DCM.aggregate': expected a string");
+    // NaN is a value that was not measured: read, then dropped by the readers that reduce the ranks.
+    EXPECT_EQ(with([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"]["per_rank"][1][0] = "nan"; }),
+              "(no error)");
+}
+
+TEST(Profile, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
+    auto j = profile_to_json(sample());
+    std::vector<std::string> unread{"stale"};
+    (void)profile_from_json(j, "p.json", &unread);
+    EXPECT_EQ(unread, std::vector<std::string>{}) << "what roofcast writes is all part of the format";
+    j["functions"][0]["knd"] = "region";
+    j["functions"][0]["metrics"]["L1_DCM"]["orign"] = "counted";
+    j["run"]["walltime"] = 3;
+    (void)profile_from_json(j, "p.json", &unread);
+    EXPECT_EQ(unread, (std::vector<std::string>{"functions[0].knd", "functions[0].metrics.L1_DCM.orign",
+                                                "run.walltime"}));
+    // Version 1 has no backend: a version-1 file that carries one is told so.
+    auto v1 = nlohmann::json::parse(R"({"format": "roofcast-profile", "format_version": 1, "backend": "time",
+        "parameters": {"cores": 8}, "functions": [{"name": "f", "metrics": {"time": {"repetitions": [1]}}}]})");
+    (void)profile_from_json(v1, "p.json", &unread);
+    EXPECT_EQ(unread, std::vector<std::string>{"backend"});
+}
+
 } // namespace
 } // namespace roofcast::core

@@ -128,3 +128,97 @@ TEST(Results, KernelEnumsAndCountsAreCheckedBeforeUse) {
         head + R"("kernels": [{"name": "k", "flops_per_iteration": 1, "threads": 2.5}]})");
     bad("format_version", R"({"kind": "roofcast-results", "format_version": 1e300, "kernels": []})");
 }
+
+namespace {
+
+// what() of reading `body` as a results file; "(no error)" when it is accepted.
+std::string error_of(const std::string& body) {
+    try {
+        results_from_json(nlohmann::json::parse(body), "x.json");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+} // namespace
+
+TEST(Results, NumericFieldsHaveRanges) {
+    // docs/formats.md, "Results file": one line naming the file, the field and the range.
+    const std::string head =
+        R"({"kind": "roofcast-results", "format_version": 1, "kernels": [{"name": "k", )";
+    const std::string pred = R"("flops_per_iteration": 2, "predictions": [{"model": "roofline", )";
+    const std::pair<std::string, std::string> cases[] = {
+        {head + R"("flops_per_iteration": 1e21}]})",
+         "x.json: field 'kernels[0].flops_per_iteration': expected a number from 0 to 1e+20, got 1e+21"},
+        {head + R"("flops_per_iteration": 2, "iterations": -1}]})",
+         "x.json: field 'kernels[0].iterations': expected a number from 0 to 9.22337e+18, got -1"},
+        {head + R"("flops_per_iteration": 2, "bytes_per_iteration": {"MEM": 1e20}}]})",
+         "x.json: field 'kernels[0].bytes_per_iteration.MEM': expected a number from 0 to 1e+19, got 1e+20"},
+        {head + R"("flops_per_iteration": 2, "measured": {"gbs": {"samples": [3, 2e6]}}}]})",
+         "x.json: field 'kernels[0].measured.gbs.samples[1]': expected a number from 0 to 1e+06, got "
+         "2000000.0"},
+        {head + R"("flops_per_iteration": 2, "measured": {"seconds": {"median": 0}}}]})",
+         "x.json: field 'kernels[0].measured.seconds.median': expected a positive number at most 10000, got "
+         "0"},
+        {head + R"("flops_per_iteration": 2, "measured": {"gflops": {"median": 2, "min": 3}}}]})",
+         "x.json: field 'kernels[0].measured.gflops': expected min <= median <= max"},
+        {head + pred + R"("seconds_per_iteration": 1e-9, "gflops": -1, "bottleneck": "MEM"}]}]})",
+         "x.json: field 'kernels[0].predictions[0].gflops': expected a number from 0 to 1e+07, got -1"},
+        {head + pred +
+             R"("seconds_per_iteration": 1e-9, "gflops": 1, "bottleneck": "MEM", "error_pct": -150}]}]})",
+         "x.json: field 'kernels[0].predictions[0].error_pct': expected a number from -100 to 1e+08, got "
+         "-150"},
+        {head + pred + R"("seconds_per_iteration": 1e-9, "gflops": 1, "bottleneck": "MEM",
+             "terms": [{"level": "MEM", "bytes_per_iteration": 8, "bandwidth_gbs": 0}]}]}]})",
+         "x.json: field 'kernels[0].predictions[0].terms[0].bandwidth_gbs': expected a positive number at "
+         "most "
+         "1e+06, got 0"},
+        {head + R"("flops_per_iteration": 2, "thread_imbalance": 0}]})",
+         "x.json: field 'kernels[0].thread_imbalance': expected a positive number at most 1.04858e+06, got "
+         "0"},
+        {head + R"("flops_per_iteration": 2, "bound_fraction": 1e7}]})",
+         "x.json: field 'kernels[0].bound_fraction': expected a number from 0 to 1e+06, got 10000000.0"},
+        {R"({"kind": "roofcast-results", "format_version": 1, "kernels": [],
+            "accuracy": [{"model": "mixed", "n": -1}]})",
+         "x.json: field 'accuracy[0].n': expected a whole number from 0 to 1048576, got -1"},
+        {R"({"kind": "roofcast-results", "format_version": 1, "kernels": [],
+            "accuracy": [{"model": "mixed", "n": 2, "median_abs_error_pct": 9, "max_abs_error_pct": 3}]})",
+         "x.json: field 'accuracy[0].median_abs_error_pct': expected at most max_abs_error_pct"},
+    };
+    for (const auto& [body, message] : cases)
+        EXPECT_EQ(error_of(body), message) << body;
+    // A kernel without flops measures 0 GFLOP/s: in range.
+    EXPECT_EQ(error_of(head + R"("flops_per_iteration": 0, "measured": {"gflops": {"median": 0}}}]})"),
+              "(no error)");
+}
+
+TEST(Results, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
+    Results r;
+    KernelResult k;
+    k.name = "triad";
+    k.flops_per_iteration = 2;
+    k.measured_gflops = *summarize({1.0, 1.1, 0.9});
+    k.predictions.push_back(pred("roofline", 5.0, true));
+    r.kernels.assign(4, k);
+    Machine m;
+    m.name = "m";
+    m.peak_gflops["double"] = 10;
+    m.levels.push_back({});
+    m.levels.back().name = "MEM";
+    m.levels.back().bandwidth_gbs = 10;
+    r.machine = m;
+    auto j = results_to_json(r);
+    std::vector<std::string> unread{"stale"};
+    (void)results_from_json(j, "r.json", &unread);
+    EXPECT_EQ(unread, std::vector<std::string>{}) << "what roofcast writes is all part of the format";
+
+    j["kernels"][3]["precison"] = "single";
+    j["kernels"][0]["predictions"][0]["terms"] =
+        nlohmann::json::array({{{"level", "MEM"}, {"bytes_per_iteration", 8}, {"bandwith_gbs", 3}}});
+    j["machine"]["levels"][0]["bandwith_gbs"] = 9;
+    j["comment"] = "hand-edited";
+    (void)results_from_json(j, "r.json", &unread);
+    EXPECT_EQ(unread, (std::vector<std::string>{"comment", "kernels[0].predictions[0].terms[0].bandwith_gbs",
+                                                "kernels[3].precison", "machine.levels[0].bandwith_gbs"}));
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `roofcast bench --quick --threads 1 --suite stream` on a shipped machine file exits 0,
-# prints the table and writes a valid results JSON; --calibrate writes a machine file that validates;
-# unknown suite/kernel names and a missing machine file fail with one clear line.
+# prints the table and writes a results JSON that passes validate --strict; --calibrate writes a machine
+# file that validates; unknown suite/kernel names and a missing machine file fail with one clear line.
 # Usage: bash bench_quick.sh <roofcast binary> <source dir>
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
@@ -16,6 +16,7 @@ grep -q '^stream-triad ' "$tmp/out" || fail "no stream-triad row in the table"
 grep -q 'model accuracy over' "$tmp/out" || fail "no accuracy summary"
 grep -q 'stream-copy' "$tmp/err" || fail "no progress on stderr"
 [[ -s "$tmp/r.json" ]] || fail "no JSON written"
+"$bin" validate --strict "$tmp/r.json" >/dev/null || fail "the results file bench wrote fails validate --strict"
 if command -v python3 >/dev/null; then
     python3 - "$tmp/r.json" <<'PY' || fail "results JSON is not valid"
 import json, sys

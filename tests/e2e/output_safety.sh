@@ -25,8 +25,7 @@ same_dir() { diff -rq "$1" "$2" >/dev/null 2>&1; }
 same_dir "$work/ref-old" "$work/ref-new" && fail "old and new reports are identical; the test cannot tell them apart"
 
 # A random moment within 1.2 times one run's length, so that kills land before, during and after writing.
-ms_of() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1 || true; t1=$(date +%s%N); echo $(((t1 - t0) / 1000000)); }
-random_sleep() { local ms=$((RANDOM % ($1 * 12 / 10 + 1))); sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; }
+source "$(dirname "$0")/lib/kill.sh"
 report_ms=$(ms_of "$bin" report "$work/new.json" -o "$work/timing")
 
 # Killed reports: the directory is always one complete set.

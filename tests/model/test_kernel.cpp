@@ -183,3 +183,75 @@ loop:
     EXPECT_THROW(kernel_from(head + "  interleaved: [[a]]\n"), core::InputError);
     EXPECT_THROW(kernel_from(head + "  interleaved: [[a, b], [b, c]]\n"), core::InputError);
 }
+
+TEST(KernelFile, EveryNumericFieldHasARange) {
+    // docs/formats.md, "Kernel file": one error line naming the file, the field and the range.
+    const std::string head = "format_version: 1\nname: k\nflops_per_iteration: ";
+    const std::string mem = "bytes_per_iteration: {MEM: 8}\n";
+    const auto loop = [&](const std::string& bounds, const std::string& dims, const std::string& access) {
+        return head + "2\nloop:\n  indices: [j, i]\n  bounds: [" + bounds +
+               "]\n  arrays: [{name: a, dims: [" + dims + "]}]\n  reads: [\"" + access + "\"]\n";
+    };
+    const std::pair<std::string, std::string> cases[] = {
+        {head + "1e21\n" + mem,
+         "k.yaml: field 'flops_per_iteration': expected a non-negative number at most 1e+20, got 1e21"},
+        {head + "2\niterations: 1e19\n" + mem,
+         "k.yaml: field 'iterations': expected a positive number at most 9.22337e+18, got 1e19"},
+        {head + "2\nworking_set: 2048TiB\n" + mem,
+         "k.yaml: field 'working_set': expected a size of at most 2^50 bytes (1 PiB), got 2048TiB"},
+        {head + "2\nbytes_per_iteration: {MEM: 1e20}\n",
+         "k.yaml: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+19, got 1e20"},
+        {head + "2\narrays: {MEM: 2e15}\n",
+         "k.yaml: field 'arrays.MEM': expected a non-negative number at most 1e+15, got 2e15"},
+        {head + "2\narrays: {MEM: 2}\nelement_bytes: 8192\n",
+         "k.yaml: field 'element_bytes': expected a positive number at most 4096, got 8192"},
+        {loop("10, 0", "10, 10", "a[j][i]"),
+         "k.yaml: field 'loop.bounds[1]': expected a trip count of at least 1, got 0"},
+        {loop("4000000000, 4000000000", "10, 10", "a[j][i]"),
+         "k.yaml: field 'loop.bounds': expected trip counts whose product (the iterations) is at most 2^63 = "
+         "9.22337e+18, got 1.6e+19"},
+        {loop("10, 10", "10, 0", "a[j][i]"),
+         "k.yaml: field 'loop.arrays[0].dims[1]': expected a whole number from 1 to 1125899906842624, got 0"},
+        {loop("10, 10", "1000000000, 1000000000", "a[j][i]"),
+         "k.yaml: field 'loop.arrays[0].dims': expected an array of at most 2^50 bytes (1 PiB), got 8e+18 "
+         "bytes "
+         "(array 'a')"},
+        {loop("10, 10", "10, 10", "a[j-10][i]"),
+         "k.yaml: field 'loop.reads[0]': array 'a': offset -10 in dimension 1 misses the array (expected an "
+         "offset of magnitude below its extent 10)"},
+        // An offset past any array is refused while parsing, before it can overflow (it used to end the
+        // program with a bare "stol").
+        {loop("10, 10", "10, 10", "a[j][i+99999999999999999999]"),
+         "k.yaml: field 'loop.reads[0]': offset out of range in 'a[j][i+99999999999999999999]': expected "
+         "offsets of at most 1125899906842624 elements (2^50) in magnitude"},
+    };
+    for (const auto& [text, message] : cases)
+        EXPECT_EQ(test::input_error_of([&] { kernel_from(text); }), message) << text;
+    // The largest values in range are accepted, and so is a subscript's offset of extent - 1.
+    EXPECT_NO_THROW(kernel_from(head + "1e20\niterations: 9.2e18\nbytes_per_iteration: {MEM: 1e19}\n"));
+    EXPECT_NO_THROW(kernel_from(loop("10, 10", "10, 10", "a[j-9][i+9]")));
+    // Declarations in code (the built-in suite) are held to the same ranges by check_kernel.
+    model::KernelSpec k;
+    k.name = "code";
+    k.flops_per_iteration = 2;
+    k.explicit_bytes["MEM"] = 2e19;
+    EXPECT_EQ(
+        test::input_error_of([&] { model::check_kernel(k); }),
+        "code: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+19, got 2e+19");
+}
+
+TEST(KernelFile, AMisspeltKeyIsNamedWithItsPath) {
+    const auto root = core::YamlField::load_text(R"(format_version: 1
+name: k
+flops_per_iteration: 1
+loop:
+  indices: [i]
+  bounds: [100]
+  arrays: [{name: a, dims: [100], typ: float}]
+  reads: ["a[i]"]
+  safty_factor: 0.3
+)",
+                                                 "k.yaml");
+    (void)model::kernel_from_yaml(root);
+    EXPECT_EQ(root.unread_keys(), (std::vector<std::string>{"loop.arrays[0].typ", "loop.safty_factor"}));
+}

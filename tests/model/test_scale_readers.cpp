@@ -1,8 +1,10 @@
 #include "core/error.hpp"
+#include "core/profile.hpp"
 #include "model/scale/dataset.hpp"
 #include "test_inputs.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
@@ -132,6 +134,44 @@ TEST(ScaleReaders, RoofcastProfile) {
               "r.json: field 'format_version': expected 1 or 2");
     EXPECT_EQ(input_error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0),
               0u);
+}
+
+TEST(ScaleReaders, RoofcastProfileKeysAndRangesAreThoseOfTheFormat) {
+    // A version-2 profile with every field roofcast writes: scale ignores the launch, the backend and the
+    // origins, but they are part of the format, so none is reported; a misspelt key is, with its path.
+    roofcast::core::Profile p;
+    p.parameters = {{"ranks", 2}};
+    p.backend = "cachegrind";
+    p.backend_reason = "requested";
+    p.wall_seconds = 1.5;
+    p.cores = 2;
+    p.exit_status = 0;
+    p.command = {"./app"};
+    p.settings["caches"] = "D1 49152 B";
+    p.warnings = {"a warning"};
+    roofcast::core::ProfileMetric m;
+    m.origin = roofcast::core::MetricOrigin::simulated;
+    m.unit = "count";
+    m.per_rank = {{1, 2}};
+    p.functions.push_back({"main", "region", {{"L1_DCM", m}}});
+    auto j = roofcast::core::profile_to_json(p);
+    std::vector<std::string> unread{"stale"};
+    (void)read_roofcast_profile(j.dump(), "p.json", &unread);
+    EXPECT_EQ(unread, std::vector<std::string>{});
+    j["functions"][0]["metrics"]["L1_DCM"]["agregate"] = "sum";
+    (void)read_roofcast_profile(j.dump(), "p.json", &unread);
+    EXPECT_EQ(unread, std::vector<std::string>{"functions[0].metrics.L1_DCM.agregate"});
+    // The ranges are core::load_profile's.
+    j["functions"][0]["metrics"]["L1_DCM"]["per_rank"][0][1] = -2;
+    EXPECT_EQ(
+        input_error_of([&] { read_roofcast_profile(j.dump(), "p.json"); }),
+        "p.json: field 'functions[0].metrics.L1_DCM.per_rank[0]': expected a number from 0 to 1e+30 (or "
+        "\"nan\"), got -2");
+    j["functions"][0]["metrics"]["L1_DCM"]["per_rank"][0][1] = 2;
+    j["run"]["wall_seconds"] = 0;
+    EXPECT_EQ(input_error_of([&] { read_roofcast_profile(j.dump(), "p.json"); }),
+              "p.json: field 'run': expected positive wall_seconds (at most 1e+07) and cores (at most "
+              "1.07374e+09)");
 }
 
 TEST(ScaleReaders, MergeRunsAndMismatchedParameters) {

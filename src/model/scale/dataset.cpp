@@ -2,7 +2,9 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/json_keys.hpp"
 #include "core/nesting.hpp"
+#include "core/profile.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -484,60 +486,104 @@ Dataset read_csv(const std::string& text, const std::string& file) {
     return d;
 }
 
-Dataset read_roofcast_profile(const std::string& text, const std::string& file) {
+Dataset read_roofcast_profile(const std::string& text, const std::string& file,
+                              std::vector<std::string>* unread_keys) {
     const json root = parse_json(text, file);
-    const json& fmt_field = member(root, "format", file, "");
+    // Every member asked for is marked, so the keys the format lacks can be named (core::JsonKeys).
+    core::JsonKeys keys;
+    const auto get = [&](const json& j, const char* key, const std::string& where) -> const json& {
+        keys.mark(core::JsonKeys::member(where, key));
+        return member(j, key, file, where);
+    };
+    const auto has = [&](const json& j, const char* key, const std::string& where) {
+        keys.mark(core::JsonKeys::member(where, key));
+        return j.is_object() && j.contains(key);
+    };
+    const json& fmt_field = get(root, "format", "");
     if (!fmt_field.is_string() || fmt_field.get<std::string>() != "roofcast-profile")
         throw InputError(file, "format", "expected \"roofcast-profile\"");
-    const json& ver = member(root, "format_version", file, "");
+    const json& ver = get(root, "format_version", "");
     // Version 2 (written by `roofcast profile`) adds backend, origins and warnings, which scaling ignores.
     if (!ver.is_number_integer() || (ver.get<int>() != 1 && ver.get<int>() != 2))
         throw InputError(file, "format_version", "expected 1 or 2");
     Dataset d;
-    const json& params = member(root, "parameters", file, "");
+    const json& params = get(root, "parameters", "");
     if (!params.is_object())
         throw InputError(file, "parameters", "expected an object {name: value}, e.g. {\"cores\": 8}");
     Coord c{};
     for (const auto& [name, value] : params.items()) {
         if (d.parameters.size() == k_max_parameters)
             throw InputError(file, "parameters", "expected 1 or 2 parameters");
-        c[d.parameters.size()] = json_number(value, file, "parameters." + name);
+        const std::string field = core::JsonKeys::member("parameters", name);
+        keys.mark(field);
+        c[d.parameters.size()] = core::check_profile_parameter(json_number(value, file, field), file, field);
         d.parameters.push_back(name);
     }
     check_parameter_count(d.parameters.size(), file, "parameters");
-    if (root.contains("run")) {
+    if (has(root, "run", "")) {
         const json& run = root.at("run");
-        RunCost cost{c, json_number(member(run, "wall_seconds", file, "run"), file, "run.wall_seconds"),
-                     json_number(member(run, "cores", file, "run"), file, "run.cores")};
-        if (!(cost.wall_seconds > 0) || !(cost.cores > 0))
-            throw InputError(file, "run", "expected positive wall_seconds and cores");
+        RunCost cost{c, json_number(get(run, "wall_seconds", "run"), file, "run.wall_seconds"),
+                     json_number(get(run, "cores", "run"), file, "run.cores")};
+        if (!(cost.wall_seconds > 0 && cost.wall_seconds <= core::k_profile_max_wall_seconds) ||
+            !(cost.cores > 0 && cost.cores <= core::k_profile_max_cores))
+            throw InputError(
+                file, "run",
+                fmt::format("expected positive wall_seconds (at most {:g}) and cores (at most {:g})",
+                            core::k_profile_max_wall_seconds, core::k_profile_max_cores));
         d.costs.push_back(cost);
+        // The launch, read by core::load_profile (version 2 writes it), is part of the format.
+        for (const char* key : {"ranks", "threads", "repetitions", "command", "exit_status"})
+            keys.mark_whole(core::JsonKeys::member("run", key));
     }
-    const json& funcs = member(root, "functions", file, "");
+    if (ver.get<int>() >= 2)
+        for (const char* key : {"backend", "backend_reason", "settings", "warnings"})
+            keys.mark_whole(key);
+    const json& funcs = get(root, "functions", "");
     if (!funcs.is_array())
         throw InputError(file, "functions", "expected an array of {name, metrics}");
     Builder b(d);
     for (std::size_t i = 0; i < funcs.size(); ++i) {
         const std::string f = fmt::format("functions[{}]", i);
-        const json& name = member(funcs[i], "name", file, f);
+        const json& name = get(funcs[i], "name", f);
         if (!name.is_string())
             throw InputError(file, f + ".name", "expected a string (the call path)");
-        const json& metrics = member(funcs[i], "metrics", file, f);
+        keys.mark_whole(core::JsonKeys::member(f, "kind"));
+        const json& metrics = get(funcs[i], "metrics", f);
         if (!metrics.is_object())
             throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
         for (const auto& [metric, m] : metrics.items()) {
             const std::string fm = fmt::format("{}.metrics.{}", f, metric);
+            keys.mark(fm);
+            for (const char* key : {"origin", "unit"}) // where the value came from, its unit: not for fitting
+                keys.mark_whole(core::JsonKeys::member(fm, key));
+            std::string how = "mean";
+            if (has(m, "aggregate", fm)) {
+                if (!m.at("aggregate").is_string())
+                    throw InputError(file, fm + ".aggregate", "expected one of sum, mean, max, min");
+                how = m.at("aggregate").get<std::string>();
+                if (how != "sum" && how != "mean" && how != "max" && how != "min")
+                    throw InputError(file, fm + ".aggregate",
+                                     fmt::format("expected one of sum, mean, max, min, got '{}'", how));
+            }
             std::vector<double> reps;
-            if (m.contains("repetitions")) {
+            const bool has_reps = has(m, "repetitions", fm);
+            const bool has_ranks = has(m, "per_rank", fm);
+            if (has_reps && has_ranks)
+                throw InputError(file, fm, "expected either 'repetitions' or 'per_rank', not both");
+            if (has_reps) {
                 reps = json_numbers(m.at("repetitions"), file, fm + ".repetitions");
-            } else if (m.contains("per_rank")) {
-                const std::string how = m.value("aggregate", std::string("mean"));
+                for (double v : reps)
+                    core::check_profile_value(v, file, fm + ".repetitions");
+            } else if (has_ranks) {
                 const json& pr = m.at("per_rank");
                 if (!pr.is_array() || pr.empty())
                     throw InputError(file, fm + ".per_rank", "expected [[value per rank] per repetition]");
                 for (std::size_t r = 0; r < pr.size(); ++r) {
                     const std::string fr = fmt::format("{}.per_rank[{}]", fm, r);
-                    reps.push_back(aggregate(json_numbers(pr[r], file, fr), how, file, fm + ".aggregate"));
+                    auto ranks = json_numbers(pr[r], file, fr);
+                    for (double v : ranks)
+                        core::check_profile_value(v, file, fr);
+                    reps.push_back(aggregate(ranks, how, file, fm + ".aggregate"));
                 }
             } else {
                 throw InputError(file, fm, "expected 'repetitions' [values] or 'per_rank' [[values]]");
@@ -546,16 +592,20 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file) 
         }
     }
     normalize(d);
+    if (unread_keys)
+        *unread_keys = keys.unread(root);
     return d;
 }
 
-Dataset read_any(const std::string& path) {
+Dataset read_any(const std::string& path, std::vector<std::string>* unread_keys) {
+    if (unread_keys)
+        unread_keys->clear();
     const std::string text = core::read_file(path);
     if (path.ends_with(".csv"))
         return read_csv(text, path);
     if (path.ends_with(".json")) {
         if (text.find("\"roofcast-profile\"") != std::string::npos)
-            return read_roofcast_profile(text, path);
+            return read_roofcast_profile(text, path, unread_keys);
         return read_extrap_json(text, path);
     }
     if (path.ends_with(".txt"))
@@ -589,13 +639,6 @@ void merge(Dataset& into, Dataset more, const std::string& file) {
     into.costs.insert(into.costs.end(), more.costs.begin(), more.costs.end());
     into.warnings.insert(into.warnings.end(), more.warnings.begin(), more.warnings.end());
     normalize(into);
-}
-
-Dataset read_profiles(const std::vector<std::string>& paths) {
-    Dataset d;
-    for (const auto& p : paths)
-        merge(d, read_any(p), p);
-    return d;
 }
 
 Coord parse_point(const std::string& text, const std::vector<std::string>& parameters) {

@@ -51,17 +51,18 @@ struct Dataset {
 
 // Reads one file, detecting the format: ".txt" Extra-P text, ".csv" CSV, ".json" either a roofcast
 // profile ("format": "roofcast-profile") or Extra-P JSON (new "measurements" map or old id-based).
-Dataset read_any(const std::string& path);
+// `unread_keys`, when given, receives the keys of a roofcast profile that its format does not read, as
+// paths (core::JsonKeys); it is left empty for the other formats, which name no keys of their own.
+Dataset read_any(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 Dataset read_extrap_text(const std::string& text, const std::string& file);
 Dataset read_extrap_json(const std::string& text, const std::string& file);
 Dataset read_csv(const std::string& text, const std::string& file);
-// One roofcast profile = one run at one point.
-Dataset read_roofcast_profile(const std::string& text, const std::string& file);
+// One roofcast profile = one run at one point; the ranges of its numbers are core::load_profile's.
+Dataset read_roofcast_profile(const std::string& text, const std::string& file,
+                              std::vector<std::string>* unread_keys = nullptr);
 
-// Reads and merges several files (e.g. one roofcast profile per run). Parameter names must agree.
-Dataset read_profiles(const std::vector<std::string>& paths);
-
-// Merges `more` into `into` (same parameters, else InputError naming `file`); then normalize().
+// Merges `more` into `into` (same parameters, else InputError naming `file`); then normalize(). Several
+// files (e.g. one roofcast profile per run) are read with read_any and merged one by one.
 void merge(Dataset& into, Dataset more, const std::string& file);
 
 // Sorts points, merges duplicate points as repetitions, drops non-finite values and empty points,

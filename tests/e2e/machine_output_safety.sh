@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End-to-end: `roofcast machine -o FILE` killed with SIGINT or SIGKILL at random moments, 50 times, leaves FILE
+# as it was (the old machine file, or absent when there was none) or as a complete new machine file, never a
+# partial one. The run is the shortest `machine` allows (one kernel, scalar ceilings, one thread, a 1 MiB
+# sweep, no MPI, no stream capacity: about a second on 2 cores), so 50 runs fit CI; half the kills land
+# anywhere in a run, half in its last fifth, where the file is written. A kill after the run ended still
+# checks the file (the new one, complete).
+# Usage: bash machine_output_safety.sh <roofcast-binary> <source-dir>
+set -euo pipefail
+source "$(dirname "$0")/lib/setup.sh" "$@"
+source "$(dirname "$0")/lib/kill.sh"
+fail() { echo "FAIL: $*"; exit 1; }
+
+fast=(machine --quick --kernels load --isa scalar --threads 1 --max-size 1MiB --no-mpi --no-stream-capacity)
+"$bin" "${fast[@]}" -o "$work/ref.yaml" >/dev/null 2>&1 || fail "the short machine run failed"
+"$bin" validate "$work/ref.yaml" >/dev/null || fail "the short machine run wrote a file that does not validate"
+# The writer's last line: a file that ends with it and validates is complete.
+last=$(tail -n 1 "$work/ref.yaml")
+cp "$src/data/machines/example-published.yaml" "$work/old.yaml"
+run_ms=$(ms_of "$bin" "${fast[@]}" -o "$work/timing.yaml")
+
+rounds=50
+olds=0 news=0 absent=0 delivered=0 leftovers=0
+for i in $(seq 1 "$rounds"); do
+    rm -f "$work/m.yaml"
+    had_old=$((i % 5 != 0)) # every fifth round starts without a file
+    ((had_old)) && cp "$work/old.yaml" "$work/m.yaml"
+    sig=KILL
+    ((i % 2)) && sig=INT
+    "$bin" "${fast[@]}" -o "$work/m.yaml" >/dev/null 2>&1 &
+    pid=$!
+    if ((i % 4 < 2)); then random_sleep "$run_ms"; else random_sleep "$run_ms" $((run_ms * 8 / 10)); fi
+    kill -s "$sig" "$pid" 2>/dev/null && delivered=$((delivered + 1))
+    wait "$pid" 2>/dev/null || true
+    if [[ ! -e "$work/m.yaml" ]]; then
+        ((had_old)) && fail "SIG$sig (round $i) removed the old machine file"
+        absent=$((absent + 1))
+    elif ((had_old)) && cmp -s "$work/m.yaml" "$work/old.yaml"; then
+        olds=$((olds + 1))
+    elif [[ $(tail -n 1 "$work/m.yaml") == "$last" ]] && "$bin" validate "$work/m.yaml" >/dev/null 2>&1; then
+        news=$((news + 1))
+    else
+        tail -n 3 "$work/m.yaml"
+        fail "machine -o killed with SIG$sig (round $i) left a partial file ($(wc -c <"$work/m.yaml") bytes)"
+    fi
+    # A killed writer may leave its hidden temporary (mkstemp's name beside the target); never the target.
+    for t in "$work"/.m.yaml.*; do
+        [[ -e "$t" ]] && leftovers=$((leftovers + 1)) && rm -f "$t"
+    done
+done
+echo "ok: $rounds killed machine runs (run ${run_ms} ms; $delivered signals delivered before exit) left the old" \
+    "file ($olds), no file where there was none ($absent) or a complete new file ($news);" \
+    "$leftovers hidden temporaries left beside it"
