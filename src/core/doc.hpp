@@ -21,22 +21,21 @@ inline constexpr double k_max_gflops = 1e7;                        // GFLOP/s (1
 inline constexpr double k_max_ghz = 100;                           // clock, GHz
 inline constexpr double k_max_seconds = 1e4;                       // a measured time, s
 
-// The ranges of a kernel's declaration (kernel files, results files): an iteration is at most what the
-// fastest node of the ranges above does in k_max_seconds, so a declaration beyond them describes no loop a
-// machine runs.
-inline constexpr double k_max_flops_per_iteration = k_max_gflops * 1e9 * k_max_seconds; // 1e20 flops
-inline constexpr double k_max_bytes_per_iteration = k_max_gbs * 1e9 * k_max_seconds;    // 1e19 bytes
+// The ranges of work and of whole runs (kernel, results and profile files). A run lasts at most about four
+// months, longer than any batch job; it counts at most 1e30 events (flops, bytes, accesses), where an
+// exascale machine (1e18 per second) over such a run counts 1e25. A kernel's iteration may stand for a whole
+// run (a profiled region is placed as one iteration), so its work has the same bound. A whole machine of
+// k_max_count nodes at the node bounds above measures at most k_max_count times their rates.
+inline constexpr double k_max_run_seconds = 1e7;
+inline constexpr double k_max_events = 1e30;
+inline constexpr double k_max_system_gflops = k_max_gflops * static_cast<double>(k_max_count); // 1.05e13
+inline constexpr double k_max_system_gbs = k_max_gbs * static_cast<double>(k_max_count);       // 1.05e12
 // Iterations of a kernel: a 64-bit loop counter (2^63).
 inline constexpr double k_max_iterations = 9223372036854775808.0;
 // One array, or the data a kernel touches on one node: 1 PiB, more memory than any node holds.
 inline constexpr std::int64_t k_max_array_bytes = std::int64_t{1} << 50;
 // One element of an array (array-count form, loop-nest element types): at most a 4 KiB page.
 inline constexpr double k_max_element_bytes = 4096;
-// Element accesses per iteration (array-count form): the bytes bound over the largest element, rounded down.
-inline constexpr double k_max_accesses_per_iteration = 1e15;
-// A ratio of two figures of one run (a fraction of a bound or a peak, a spread, a prediction over a
-// measurement): six orders of magnitude apart, one of the two figures is wrong.
-inline constexpr double k_max_ratio = 1e6;
 
 class YamlField {
 public:

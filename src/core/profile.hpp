@@ -8,6 +8,8 @@
 // the reader checks every field, bounds the sizes it accepts and throws core::InputError(file, field, ...).
 #pragma once
 
+#include "core/doc.hpp"
+
 #include <cstddef>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -23,15 +25,14 @@ inline constexpr int k_profile_format_version = 2;
 inline constexpr std::size_t k_profile_max_functions = 100000;
 inline constexpr std::size_t k_profile_max_ranks = 1 << 20;
 inline constexpr std::size_t k_profile_max_repetitions = 1000;
-// Ranges of the profile's numbers (docs/formats-profile.md). A run's wall time: about four months, longer
-// than any batch job runs; its cores (ranks x threads): 2^30, a hundred times the largest machine's.
-inline constexpr double k_profile_max_wall_seconds = 1e7;
+// Ranges of the profile's numbers (docs/formats-profile.md). A run's wall time: core::k_max_run_seconds; its
+// cores (ranks x threads): 2^30, a hundred times the largest machine's.
+inline constexpr double k_profile_max_wall_seconds = k_max_run_seconds;
 inline constexpr double k_profile_max_cores = 1073741824.0;
 // A parameter (ranks, a problem size): a value a program holds in a 64-bit integer, 2^63 in magnitude.
 inline constexpr double k_profile_max_parameter = 9223372036854775808.0;
-// A metric's value (a count, a time, flops, bytes): an exascale machine (10^18 events per second) for
-// k_profile_max_wall_seconds counts 10^25; 10^30 leaves room and refuses a mistyped exponent.
-inline constexpr double k_profile_max_value = 1e30;
+// A metric's value (a count, a time, flops, bytes): core::k_max_events.
+inline constexpr double k_profile_max_value = k_max_events;
 
 enum class MetricOrigin { counted, simulated, sampled, declared };
 std::string to_string(MetricOrigin o);

@@ -69,6 +69,13 @@ struct J {
             fail(fmt::format("expected a number from {:g} to {:g}, got {}", lo, hi, v.dump()));
         return d;
     }
+    // A finite number >= lo (a figure derived from two others, bounded by their ranges only from below).
+    double at_least(double lo) const {
+        const double d = num();
+        if (!(d >= lo))
+            fail(fmt::format("expected a number >= {:g}, got {}", lo, v.dump()));
+        return d;
+    }
     // A finite number in (0, hi].
     double positive_at_most(double hi) const {
         const double d = num();
@@ -88,6 +95,9 @@ struct J {
     }
     std::optional<double> opt_num_in(const std::string& key, double lo, double hi) const {
         return has(key) ? std::optional<double>((*this)[key].num_in(lo, hi)) : std::nullopt;
+    }
+    std::optional<double> opt_at_least(const std::string& key, double lo) const {
+        return has(key) ? std::optional<double>((*this)[key].at_least(lo)) : std::nullopt;
     }
     std::string str() const {
         if (!v.is_string())
@@ -171,34 +181,34 @@ std::string probe_kind(const J& f) {
     return k;
 }
 
-// Ranges (docs/formats.md, "Results file"): a prediction's figures are those of one iteration, which takes at
-// most k_max_seconds (the bound behind the kernel file's per-iteration limits); an error is a ratio in
-// percent.
-constexpr double k_max_error_pct = k_max_ratio * 100;
+// Ranges (docs/formats.md, "Results file"). A kernel may be a profile's region, whose one iteration is its
+// work over a whole run: declared work is bounded as a run's events (k_max_events) and measured rates as a
+// whole machine's. A model's rates come from the machine file and keep its bounds; times, intensities and
+// ratios derived from them are finite and signed only, as the machine's rates have no lower bound.
 
 Prediction prediction_from(const J& f) {
     Prediction p;
     p.model = f["model"].str();
-    p.seconds_per_iteration = f["seconds_per_iteration"].num_in(0, k_max_seconds);
+    p.seconds_per_iteration = f["seconds_per_iteration"].at_least(0);
     p.gflops = f["gflops"].num_in(0, k_max_gflops);
-    p.peak_fraction = f.opt_num_in("peak_fraction", 0, k_max_ratio).value_or(0);
+    p.peak_fraction = f.opt_at_least("peak_fraction", 0).value_or(0);
     p.bottleneck = f["bottleneck"].str();
     p.valid = f.has("valid") ? f["valid"].boolean() : true;
     p.notes = f.strings("notes");
     // (predicted - measured) / measured with a prediction >= 0: at least -100 %.
-    p.error_pct = f.opt_num_in("error_pct", -100, k_max_error_pct);
+    p.error_pct = f.opt_at_least("error_pct", -100);
     if (f.has("terms")) {
         J terms = f["terms"];
         for (std::size_t i = 0; i < terms.size(); ++i) {
             J t = terms.at(i);
             LevelTerm lt;
             lt.level = t["level"].str();
-            lt.bytes_per_iteration = t["bytes_per_iteration"].num_in(0, k_max_bytes_per_iteration);
-            lt.intensity = t.opt_num_in("intensity", 0, k_max_flops_per_iteration);
+            lt.bytes_per_iteration = t["bytes_per_iteration"].num_in(0, k_max_events);
+            lt.intensity = t.opt_at_least("intensity", 0);
             if (t.has("bandwidth_gbs"))
                 lt.bandwidth_gbs = t["bandwidth_gbs"].positive_at_most(k_max_gbs);
             lt.bandwidth_source = t.str_or("bandwidth_source", "");
-            lt.seconds_per_iteration = t.opt_num_in("seconds_per_iteration", 0, k_max_seconds);
+            lt.seconds_per_iteration = t.opt_at_least("seconds_per_iteration", 0);
             p.terms.push_back(lt);
         }
     }
@@ -298,24 +308,24 @@ KernelResult kernel_from(const J& k) {
     if (kr.precision != "double" && kr.precision != "single")
         k["precision"].fail("expected \"double\" or \"single\"");
     kr.threads = static_cast<int>(k.has("threads") ? k["threads"].whole_in(1, k_max_count) : 1);
-    kr.flops_per_iteration = k["flops_per_iteration"].num_in(0, k_max_flops_per_iteration);
+    kr.flops_per_iteration = k["flops_per_iteration"].num_in(0, k_max_events);
     kr.iterations = k.opt_num_in("iterations", 0, k_max_iterations).value_or(0); // 0: not known
     if (k.has("bytes_per_iteration")) {
         J b = k["bytes_per_iteration"];
         if (!b.v.is_object())
             b.fail("expected an object of level -> bytes");
         for (const auto& [level, v] : b.v.items())
-            kr.bytes_per_iteration[level] = b[level].num_in(0, k_max_bytes_per_iteration);
+            kr.bytes_per_iteration[level] = b[level].num_in(0, k_max_events);
     }
     if (k.has("measured")) {
         J m = k["measured"];
         // A kernel without flops measures 0 GFLOP/s; a call takes time.
         if (m.has("gflops"))
-            kr.measured_gflops = summary_from(m["gflops"], k_max_gflops, false);
+            kr.measured_gflops = summary_from(m["gflops"], k_max_system_gflops, false);
         if (m.has("gbs"))
-            kr.measured_gbs = summary_from(m["gbs"], k_max_gbs, false);
+            kr.measured_gbs = summary_from(m["gbs"], k_max_system_gbs, false);
         if (m.has("seconds"))
-            kr.measured_seconds = summary_from(m["seconds"], k_max_seconds, true);
+            kr.measured_seconds = summary_from(m["seconds"], k_max_run_seconds, true);
     }
     if (k.has("predictions")) {
         J ps = k["predictions"];
@@ -326,7 +336,7 @@ KernelResult kernel_from(const J& k) {
     // The slowest thread over the mean: at most the thread count.
     if (k.has("thread_imbalance"))
         kr.thread_imbalance = k["thread_imbalance"].positive_at_most(static_cast<double>(k_max_count));
-    kr.bound_fraction = k.opt_num_in("bound_fraction", 0, k_max_ratio);
+    kr.bound_fraction = k.opt_at_least("bound_fraction", 0);
     if (k.has("ceilings")) {
         J cs = k["ceilings"];
         for (std::size_t c = 0; c < cs.size(); ++c) {
@@ -356,15 +366,15 @@ KernelResult kernel_from(const J& k) {
     if (k.has("bound_fraction_rounds")) {
         J f = k["bound_fraction_rounds"];
         for (std::size_t e = 0; e < f.size(); ++e)
-            kr.bound_fraction_rounds.push_back(f.at(e).num_in(0, k_max_ratio));
+            kr.bound_fraction_rounds.push_back(f.at(e).at_least(0));
     }
-    kr.bound_fraction_median_round = k.opt_num_in("bound_fraction_median_round", 0, k_max_ratio);
+    kr.bound_fraction_median_round = k.opt_at_least("bound_fraction_median_round", 0);
     if (k.has("noise")) {
         J x = k["noise"];
         RowNoise n;
         n.probe = probe_kind(x["probe"]);
-        n.spread = x["spread"].num_in(0, k_max_ratio);
-        n.floor = x["floor"].num_in(0, k_max_ratio);
+        n.spread = x["spread"].at_least(0);
+        n.floor = x["floor"].at_least(0);
         (void)x.has("flagged"); // derived from spread and floor
         set_noise(kr, n);       // a summary read back keeps the run's verdict
     }
@@ -379,7 +389,7 @@ HostNoise host_noise_from(const J& h) {
         NoiseProbe p;
         p.kind = probe_kind(x["kind"]);
         p.kernel = x["kernel"].str();
-        p.floor = x["floor"].num_in(0, k_max_ratio);
+        p.floor = x["floor"].at_least(0);
         J g = x["gbs"];
         for (std::size_t e = 0; e < g.size(); ++e)
             p.gbs.push_back(g.at(e).num_in(0, k_max_gbs));
@@ -396,8 +406,8 @@ AccuracySummary accuracy_from(const J& a) {
     AccuracySummary s;
     s.model = a["model"].str();
     s.n = static_cast<std::size_t>(a.has("n") ? a["n"].whole_in(0, k_max_count) : 0);
-    s.median_abs_error_pct = a.opt_num_in("median_abs_error_pct", 0, k_max_error_pct);
-    s.max_abs_error_pct = a.opt_num_in("max_abs_error_pct", 0, k_max_error_pct);
+    s.median_abs_error_pct = a.opt_at_least("median_abs_error_pct", 0);
+    s.max_abs_error_pct = a.opt_at_least("max_abs_error_pct", 0);
     if (s.median_abs_error_pct && s.max_abs_error_pct && *s.median_abs_error_pct > *s.max_abs_error_pct)
         a["median_abs_error_pct"].fail("expected at most max_abs_error_pct");
     return s;

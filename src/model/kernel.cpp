@@ -296,7 +296,7 @@ double type_bytes(const std::string& type, const std::string& file, const std::s
 
 void check_kernel(const KernelSpec& k) {
     const std::string file = file_of(k);
-    check_count(k, "flops_per_iteration", k.flops_per_iteration, core::k_max_flops_per_iteration);
+    check_count(k, "flops_per_iteration", k.flops_per_iteration, core::k_max_events);
     if (k.precision != "double" && k.precision != "single")
         throw core::InputError(file, "precision", "expected double or single, got '" + k.precision + "'");
     if (k.iterations &&
@@ -313,7 +313,7 @@ void check_kernel(const KernelSpec& k) {
                                forms == 0 ? "expected one of bytes_per_iteration, arrays or loop"
                                           : "expected only one of bytes_per_iteration, arrays or loop");
     for (const auto& [level, v] : k.explicit_bytes)
-        check_count(k, "bytes_per_iteration." + level, v, core::k_max_bytes_per_iteration);
+        check_count(k, "bytes_per_iteration." + level, v, core::k_max_events);
     if (k.arrays) {
         if (!(std::isfinite(k.element_bytes) && k.element_bytes > 0 &&
               k.element_bytes <= core::k_max_element_bytes))
@@ -323,7 +323,7 @@ void check_kernel(const KernelSpec& k) {
         if (k.arrays->counts.empty())
             throw core::InputError(file, "arrays", "expected at least one count (MEM, L2, L1_short, ...)");
         for (const auto& [level, v] : k.arrays->counts)
-            check_count(k, "arrays." + level, v, core::k_max_accesses_per_iteration);
+            check_count(k, "arrays." + level, v, core::k_max_events);
     }
     if (k.loop)
         check_loop(k, *k.loop);
@@ -340,8 +340,7 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
     k.precision = root.get_string("precision", "double");
     if (k.precision != "double" && k.precision != "single")
         root["precision"].fail("expected double or single, got '" + k.precision + "'");
-    k.flops_per_iteration =
-        root["flops_per_iteration"].as_non_negative_at_most(core::k_max_flops_per_iteration);
+    k.flops_per_iteration = root["flops_per_iteration"].as_non_negative_at_most(core::k_max_events);
     if (auto it = root.optional("iterations"))
         k.iterations = it->as_positive_at_most(core::k_max_iterations);
     if (auto w = root.optional("working_set")) {
@@ -354,11 +353,11 @@ KernelSpec kernel_from_yaml(const core::YamlField& root) {
         k.nt_stores = nt->as_bool();
     if (auto b = root.optional("bytes_per_iteration"))
         for (const auto& level : b->keys())
-            k.explicit_bytes[level] = (*b)[level].as_non_negative_at_most(core::k_max_bytes_per_iteration);
+            k.explicit_bytes[level] = (*b)[level].as_non_negative_at_most(core::k_max_events);
     if (auto a = root.optional("arrays")) {
         ArrayCounts c;
         for (const auto& key : a->keys())
-            c.counts[key] = (*a)[key].as_non_negative_at_most(core::k_max_accesses_per_iteration);
+            c.counts[key] = (*a)[key].as_non_negative_at_most(core::k_max_events);
         k.arrays = c;
         if (auto e = root.optional("element_bytes"))
             k.element_bytes = e->as_positive_at_most(core::k_max_element_bytes);

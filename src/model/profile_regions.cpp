@@ -1,5 +1,6 @@
 #include "model/profile_regions.hpp"
 
+#include "core/doc.hpp"
 #include "core/stats.hpp"
 #include "model/kernel.hpp"
 #include "model/predict.hpp"
@@ -57,6 +58,14 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m) {
                                               f.name, flops->value, bytes->value));
             continue;
         }
+        // The run's totals, reduced over ranks, can pass what a run counts (docs/formats.md): a results file
+        // holding them could not be read back.
+        if (!(flops->value <= core::k_max_events) || !(bytes->value <= core::k_max_events)) {
+            out.omitted.push_back(
+                fmt::format("{}: {:g} flops over {:g} bytes is more than a run counts ({:g})", f.name,
+                            flops->value, bytes->value, core::k_max_events));
+            continue;
+        }
         KernelSpec k;
         k.name = f.name;
         k.flops_per_iteration = flops->value;
@@ -83,9 +92,22 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m) {
         v.intensity = flops->value / bytes->value;
         if (const auto t = f.metrics.find("time"); t != f.metrics.end()) {
             std::vector<double> per_rep;
-            for (std::size_t r = 0; r < t->second.per_rank.size(); ++r)
-                if (t->second.reduced(r) > 0)
-                    per_rep.push_back(flops->value / t->second.reduced(r) * 1e-9);
+            std::size_t beyond = 0;
+            for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
+                if (!(t->second.reduced(r) > 0))
+                    continue;
+                const double gflops = flops->value / t->second.reduced(r) * 1e-9;
+                // Faster than a whole machine: the declared flops or the time are wrong.
+                if (gflops <= core::k_max_system_gflops)
+                    per_rep.push_back(gflops);
+                else
+                    ++beyond;
+            }
+            if (beyond > 0)
+                out.omitted.push_back(
+                    fmt::format("{}: {} timed repetition(s) above {:g} GFLOP/s, faster than any "
+                                "machine, left out of its measured performance",
+                                f.name, beyond, core::k_max_system_gflops));
             if (auto s = core::summarize(per_rep)) {
                 kr.measured_gflops = s;
                 v.measured_gflops = s->median;

@@ -193,16 +193,16 @@ TEST(KernelFile, EveryNumericFieldHasARange) {
                "]\n  arrays: [{name: a, dims: [" + dims + "]}]\n  reads: [\"" + access + "\"]\n";
     };
     const std::pair<std::string, std::string> cases[] = {
-        {head + "1e21\n" + mem,
-         "k.yaml: field 'flops_per_iteration': expected a non-negative number at most 1e+20, got 1e21"},
+        {head + "1e31\n" + mem,
+         "k.yaml: field 'flops_per_iteration': expected a non-negative number at most 1e+30, got 1e31"},
         {head + "2\niterations: 1e19\n" + mem,
          "k.yaml: field 'iterations': expected a positive number at most 9.22337e+18, got 1e19"},
         {head + "2\nworking_set: 2048TiB\n" + mem,
          "k.yaml: field 'working_set': expected a size of at most 2^50 bytes (1 PiB), got 2048TiB"},
-        {head + "2\nbytes_per_iteration: {MEM: 1e20}\n",
-         "k.yaml: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+19, got 1e20"},
-        {head + "2\narrays: {MEM: 2e15}\n",
-         "k.yaml: field 'arrays.MEM': expected a non-negative number at most 1e+15, got 2e15"},
+        {head + "2\nbytes_per_iteration: {MEM: -8}\n",
+         "k.yaml: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+30, got -8"},
+        {head + "2\narrays: {MEM: 2e30}\n",
+         "k.yaml: field 'arrays.MEM': expected a non-negative number at most 1e+30, got 2e30"},
         {head + "2\narrays: {MEM: 2}\nelement_bytes: 8192\n",
          "k.yaml: field 'element_bytes': expected a positive number at most 4096, got 8192"},
         {loop("10, 0", "10, 10", "a[j][i]"),
@@ -228,16 +228,16 @@ TEST(KernelFile, EveryNumericFieldHasARange) {
     for (const auto& [text, message] : cases)
         EXPECT_EQ(test::input_error_of([&] { kernel_from(text); }), message) << text;
     // The largest values in range are accepted, and so is a subscript's offset of extent - 1.
-    EXPECT_NO_THROW(kernel_from(head + "1e20\niterations: 9.2e18\nbytes_per_iteration: {MEM: 1e19}\n"));
+    EXPECT_NO_THROW(kernel_from(head + "1e30\niterations: 9.2e18\nbytes_per_iteration: {MEM: 1e30}\n"));
     EXPECT_NO_THROW(kernel_from(loop("10, 10", "10, 10", "a[j-9][i+9]")));
     // Declarations in code (the built-in suite) are held to the same ranges by check_kernel.
     model::KernelSpec k;
     k.name = "code";
     k.flops_per_iteration = 2;
-    k.explicit_bytes["MEM"] = 2e19;
+    k.explicit_bytes["MEM"] = 2e30;
     EXPECT_EQ(
         test::input_error_of([&] { model::check_kernel(k); }),
-        "code: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+19, got 2e+19");
+        "code: field 'bytes_per_iteration.MEM': expected a non-negative number at most 1e+30, got 2e+30");
 }
 
 TEST(KernelFile, AMisspeltKeyIsNamedWithItsPath) {

@@ -1,11 +1,14 @@
 // Placing a profile's regions on the roofline: which are placed, their intensity and measured
-// performance, and that the verdict is the mixed model's prediction for the same flops and bytes.
+// performance, that the verdict is the mixed model's prediction for the same flops and bytes, and that
+// totals and rates no run reaches are left out with a note.
 #include "core/machine.hpp"
 #include "core/profile.hpp"
+#include "core/results.hpp"
 #include "model/predict.hpp"
 #include "model/profile_regions.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace roofcast::model {
 namespace {
@@ -63,6 +66,37 @@ TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
     ASSERT_EQ(out.omitted.size(), 2u);
     EXPECT_EQ(out.omitted[0], "main->halo: flops and bytes unknown");
     EXPECT_EQ(out.omitted[1], "kernel: flops unknown");
+}
+
+TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
+    // A big run's totals are placed as one iteration; totals beyond a run's events and repetitions faster
+    // than any machine (wrong declared work or times) are left out and said, so the results stay in range.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    core::ProfileFunction big{"big", "region", {}};
+    big.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e24});
+    big.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {1e24});
+    big.metrics["time"] = metric(core::MetricOrigin::counted, "max", {1e6});
+    big.metrics["time"].per_rank.push_back({1e-3}); // a second repetition: 1e18 GFLOP/s
+    core::ProfileFunction huge{"huge", "region", {}};
+    huge.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e30, 1e30});
+    huge.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {8});
+    p.functions = {big, huge};
+
+    const ProfilePlacement out = place_profile(p, m);
+    ASSERT_EQ(out.verdicts.size(), 1u);
+    ASSERT_TRUE(out.verdicts[0].measured_gflops);
+    EXPECT_DOUBLE_EQ(*out.verdicts[0].measured_gflops, 1e24 / 1e6 * 1e-9);
+    ASSERT_EQ(out.omitted.size(), 2u);
+    EXPECT_EQ(out.omitted[0],
+              "big: 1 timed repetition(s) above 1.04858e+13 GFLOP/s, faster than any machine, "
+              "left out of its measured performance");
+    EXPECT_EQ(out.omitted[1], "huge: 2e+30 flops over 8 bytes is more than a run counts (1e+30)");
+    std::vector<std::string> unread;
+    (void)core::results_from_json(core::results_to_json(out.results), "r.json", &unread);
+    EXPECT_TRUE(unread.empty());
 }
 
 } // namespace
