@@ -29,6 +29,14 @@ void expect_counts(const test::XmlNode& root,
         EXPECT_EQ(count_class(root, c), n) << "elements of class " << c;
 }
 
+// The texts of the elements of class `c`, each followed by ';'.
+std::string texts_of(const test::XmlNode& root, const std::string& c) {
+    std::string out;
+    for (const auto* l : root.by_class(c))
+        out += l->text + ";";
+    return out;
+}
+
 } // namespace
 
 TEST(Roofs, FixtureTwoThreads) {
@@ -236,12 +244,8 @@ TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
         EXPECT_LE(doc.width(), 1200);
         EXPECT_LE(doc.height(), 850);
         const auto root = parse_xml(doc.standalone());
-        std::string labels;
-        for (const auto* l : root->by_class("kernel-label"))
-            labels += l->text + ";";
-        std::string legend;
-        for (const auto* l : root->by_class("legend-label"))
-            legend += l->text + ";";
+        const std::string labels = texts_of(*root, "kernel-label");
+        const std::string legend = texts_of(*root, "legend-label");
         EXPECT_LE(root->by_class("legend-label").size(), 20u) << legend;
         EXPECT_EQ(root->by_class("family-label").size(), 1u);
         EXPECT_NE(legend.find("mixed family (30)"), std::string::npos) << legend;
@@ -272,12 +276,8 @@ TEST(RooflineChart, CalibrationSweepsAreSeriesJoinedAndLabelledOnce) {
     EXPECT_LE(doc.width(), 1200);
     EXPECT_LE(doc.height(), 850);
     const auto root = parse_xml(doc.standalone());
-    std::string labels;
-    for (const auto* l : root->by_class("kernel-label"))
-        labels += l->text + ";";
-    std::string legend;
-    for (const auto* l : root->by_class("legend-label"))
-        legend += l->text + ";";
+    const std::string labels = texts_of(*root, "kernel-label");
+    const std::string legend = texts_of(*root, "legend-label");
     EXPECT_EQ(root->by_class("family-label").size(), sweep_members.size()) << labels;
     EXPECT_EQ(root->by_class("family-line").size(), sweep_members.size());
     for (const auto& [sweep, n] : sweep_members) {
