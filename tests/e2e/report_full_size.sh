@@ -97,13 +97,18 @@ for chart in roofline roofline-hierarchical roofline-calibration; do
     check_page "$chart.svg" "$out/$chart.check.html" 40
 done
 
-# The report page itself, with every chart inlined (the collapsed calibration chart opened): the same
-# script appended before </body>.
-sed -e "s#</body>#<script>$(tr '\n' ' ' <"$work/measure.js" | sed 's/[&#\\]/\\&/g')</script></body>#" \
-    -e 's#<details id="calibration-chart">#<details id="calibration-chart" open="open">#' \
-    "$out/report/index.html" >"$out/report/index.check.html"
-grep -q 'id="calibration-chart" open' "$out/report/index.check.html" ||
+# The report page itself, with every chart inlined and the collapsed calibration chart opened (the pages
+# below run their scripts on this copy).
+sed 's#<details id="calibration-chart">#<details id="calibration-chart" open="open">#' \
+    "$out/report/index.html" >"$out/report/index.open.html"
+grep -q 'id="calibration-chart" open' "$out/report/index.open.html" ||
     { echo "FAIL: index.html has no calibration chart to open"; exit 1; }
+# with_script <script.js> <page>: the opened page with the script appended before </body>.
+with_script() {
+    sed "s#</body>#<script>$(tr '\n' ' ' <"$1" | sed 's/[&#\\]/\\&/g')</script></body>#" \
+        "$out/report/index.open.html" >"$2"
+}
+with_script "$work/measure.js" "$out/report/index.check.html"
 check_page "index.html" "$out/report/index.check.html" 100
 
 # The suite filter, as a person uses it: per checkbox, the elements of its suite that are rendered (have
@@ -130,9 +135,7 @@ cat >"$work/filter.js" <<'JS'
   document.body.appendChild(pre);
 })();
 JS
-sed -e "s#</body>#<script>$(tr '\n' ' ' <"$work/filter.js" | sed 's/[&#\\]/\\&/g')</script></body>#" \
-    -e 's#<details id="calibration-chart">#<details id="calibration-chart" open="open">#' \
-    "$out/report/index.html" >"$out/report/index.filter.html"
+with_script "$work/filter.js" "$out/report/index.filter.html"
 browse "$work/filter.dom" "$work/filter.err" --dump-dom "file://$out/report/index.filter.html"
 filtered=$(tr '\n' '\001' <"$work/filter.dom" | grep -o '<pre id="filtered">[^<]*</pre>' | tr '\001' '\n' |
     sed -e 's#<pre id="filtered">##' -e 's#</pre>##')
