@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/key_path.hpp"
 #include "core/nesting.hpp"
 #include "core/units.hpp"
 
@@ -39,7 +40,7 @@ YamlField YamlField::load_file(const std::string& path) {
 }
 
 void YamlField::mark(const std::string& key) const {
-    m_read->insert(m_path.empty() ? key : m_path + "." + key);
+    m_read->insert(member_path(m_path, key));
 }
 
 bool YamlField::has(const std::string& key) const {
@@ -50,7 +51,7 @@ bool YamlField::has(const std::string& key) const {
 }
 
 YamlField YamlField::operator[](const std::string& key) const {
-    const std::string child = m_path.empty() ? key : m_path + "." + key;
+    const std::string child = member_path(m_path, key);
     if (!m_node.IsMap())
         fail("expected a mapping containing '" + key + "'");
     mark(key);
@@ -69,7 +70,7 @@ std::optional<YamlField> YamlField::optional(const std::string& key) const {
 YamlField YamlField::at(std::size_t index) const {
     if (!m_node.IsSequence())
         fail("expected a list");
-    return YamlField(m_node[index], m_file, m_path + "[" + std::to_string(index) + "]", m_read);
+    return YamlField(m_node[index], m_file, element_path(m_path, index), m_read);
 }
 
 std::size_t YamlField::size() const {
@@ -96,7 +97,7 @@ void collect_unread(const YAML::Node& node, const std::string& path, const std::
     if (node.IsMap()) {
         for (const auto& kv : node) {
             const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
-            const std::string child = path.empty() ? key : path + "." + key;
+            const std::string child = member_path(path, key);
             if (!read.count(child))
                 out.push_back(child);
             else
@@ -104,7 +105,7 @@ void collect_unread(const YAML::Node& node, const std::string& path, const std::
         }
     } else if (node.IsSequence()) {
         for (std::size_t i = 0; i < node.size(); ++i)
-            collect_unread(node[i], path + "[" + std::to_string(i) + "]", read, out);
+            collect_unread(node[i], element_path(path, i), read, out);
     }
 }
 

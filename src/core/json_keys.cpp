@@ -1,25 +1,10 @@
 #include "core/json_keys.hpp"
 
+#include "core/key_path.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace roofcast::core {
-
-std::string JsonKeys::member(const std::string& path, const std::string& key) {
-    if (path.empty())
-        return key;
-    std::string out = path;
-    out += '.';
-    out += key;
-    return out;
-}
-
-std::string JsonKeys::element(const std::string& path, std::size_t index) {
-    std::string out = path;
-    out += '[';
-    out += std::to_string(index);
-    out += ']';
-    return out;
-}
 
 void JsonKeys::mark_whole(const std::string& path) {
     m_read.insert(path);
@@ -37,12 +22,12 @@ void JsonKeys::collect(const nlohmann::json& node, const std::string& path,
         return;
     if (const auto d = m_delegated.find(path); d != m_delegated.end()) {
         for (const auto& below : d->second)
-            out.push_back(below.starts_with('[') ? path + below : member(path, below));
+            out.push_back(below.starts_with('[') ? path + below : member_path(path, below));
         return;
     }
     if (node.is_object()) {
         for (const auto& [key, value] : node.items()) {
-            const std::string child = member(path, key);
+            const std::string child = member_path(path, key);
             if (!m_read.count(child))
                 out.push_back(child);
             else
@@ -51,7 +36,7 @@ void JsonKeys::collect(const nlohmann::json& node, const std::string& path,
     } else if (node.is_array()) {
         for (std::size_t i = 0; i < node.size(); ++i)
             if (node[i].is_structured()) // numbers and strings hold no keys: no path built for them
-                collect(node[i], element(path, i), out);
+                collect(node[i], element_path(path, i), out);
     }
 }
 

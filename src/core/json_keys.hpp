@@ -1,8 +1,7 @@
 // The keys of a JSON document that its reader asked for (the results file, the profiles). The JSON
 // counterpart of core::YamlField's record: a reader marks every member it looks at by its path
 // ("kernels[3].precision"), and unread() then lists the members of the document that no reader asked for,
-// so a misspelt key is named instead of dropped in silence. Paths follow YamlField's: `a.b` for a member,
-// `a[2]` for an element.
+// so a misspelt key is named instead of dropped in silence. Paths are core/key_path.hpp's, as YamlField's.
 #pragma once
 
 #include <map>
@@ -15,10 +14,6 @@ namespace roofcast::core {
 
 class JsonKeys {
 public:
-    // The path of member `key` below `path`, and of element `index` of the list at `path`.
-    static std::string member(const std::string& path, const std::string& key);
-    static std::string element(const std::string& path, std::size_t index);
-
     // The member at `path` was asked for (present or not); its own members are checked in turn.
     void mark(const std::string& path) { m_read.insert(path); }
     // The member at `path` is part of the format with everything below it (a value the reader passes on

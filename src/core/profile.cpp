@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_keys.hpp"
+#include "core/key_path.hpp"
 #include "core/nesting.hpp"
 
 #include <algorithm>
@@ -161,7 +162,7 @@ namespace {
 
 // A member asked for, marked in `keys` by its path.
 const json* member(const json& j, const std::string& key, const std::string& where, JsonKeys& keys) {
-    keys.mark(JsonKeys::member(where, key));
+    keys.mark(member_path(where, key));
     return j.is_object() && j.contains(key) ? &j.at(key) : nullptr;
 }
 
@@ -169,7 +170,7 @@ const json& required(const json& j, const std::string& key, const std::string& f
                      JsonKeys& keys) {
     const json* v = member(j, key, where, keys);
     if (!v)
-        bad(file, JsonKeys::member(where, key), "missing required field");
+        bad(file, member_path(where, key), "missing required field");
     return *v;
 }
 
@@ -284,7 +285,7 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
     if (!params.is_object() || params.empty() || params.size() > 2)
         bad(file, "parameters", "expected an object with 1 or 2 {name: value}, e.g. {\"ranks\": 8}");
     for (const auto& [k, v] : params.items()) {
-        const std::string field = JsonKeys::member("parameters", k);
+        const std::string field = member_path("parameters", k);
         keys.mark(field);
         p.parameters.emplace_back(k, check_profile_parameter(read_number(v, file, field), file, field));
     }
@@ -298,8 +299,8 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
             if (!s->is_object())
                 bad(file, "settings", "expected an object of strings");
             for (const auto& [k, v] : s->items()) {
-                keys.mark(JsonKeys::member("settings", k));
-                p.settings[k] = read_string(v, file, JsonKeys::member("settings", k));
+                keys.mark(member_path("settings", k));
+                p.settings[k] = read_string(v, file, member_path("settings", k));
             }
         }
         if (const json* w = member(j, "warnings", "", keys)) {
@@ -315,7 +316,7 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
     if (funcs.size() > k_profile_max_functions)
         bad(file, "functions", fmt::format("expected at most {} functions", k_profile_max_functions));
     for (std::size_t i = 0; i < funcs.size(); ++i) {
-        const std::string f = JsonKeys::element("functions", i);
+        const std::string f = element_path("functions", i);
         ProfileFunction pf;
         pf.name = read_string(required(funcs[i], "name", file, f, keys), file, f + ".name");
         if (const json* kind = member(funcs[i], "kind", f, keys))
@@ -324,7 +325,7 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
         if (!metrics.is_object())
             bad(file, f + ".metrics", "expected an object {metric: {...}}");
         for (const auto& [name, m] : metrics.items()) {
-            const std::string fm = JsonKeys::member(f + ".metrics", name);
+            const std::string fm = member_path(f + ".metrics", name);
             keys.mark(fm);
             pf.metrics[name] = read_metric(m, fm, p.format_version, file, keys);
         }

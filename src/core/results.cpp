@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_keys.hpp"
+#include "core/key_path.hpp"
 #include "core/nesting.hpp"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ struct J {
     J operator[](const std::string& key) const {
         if (!v.is_object())
             fail("expected an object containing '" + key + "'");
-        const std::string child = JsonKeys::member(path, key);
+        const std::string child = member_path(path, key);
         keys.mark(child);
         if (!v.contains(key) || v.at(key).is_null())
             throw InputError(file, child, "missing (required)");
@@ -45,10 +46,10 @@ struct J {
     bool has(const std::string& key) const {
         if (!v.is_object())
             return false;
-        keys.mark(JsonKeys::member(path, key));
+        keys.mark(member_path(path, key));
         return v.contains(key) && !v.at(key).is_null();
     }
-    J at(std::size_t i) const { return J{v.at(i), file, JsonKeys::element(path, i), keys}; }
+    J at(std::size_t i) const { return J{v.at(i), file, element_path(path, i), keys}; }
     std::size_t size() const {
         if (!v.is_array())
             fail("expected a list");

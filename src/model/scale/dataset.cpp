@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/json_keys.hpp"
+#include "core/key_path.hpp"
 #include "core/nesting.hpp"
 #include "core/profile.hpp"
 
@@ -492,11 +493,11 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     // Every member asked for is marked, so the keys the format lacks can be named (core::JsonKeys).
     core::JsonKeys keys;
     const auto get = [&](const json& j, const char* key, const std::string& where) -> const json& {
-        keys.mark(core::JsonKeys::member(where, key));
+        keys.mark(core::member_path(where, key));
         return member(j, key, file, where);
     };
     const auto has = [&](const json& j, const char* key, const std::string& where) {
-        keys.mark(core::JsonKeys::member(where, key));
+        keys.mark(core::member_path(where, key));
         return j.is_object() && j.contains(key);
     };
     const json& fmt_field = get(root, "format", "");
@@ -514,7 +515,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     for (const auto& [name, value] : params.items()) {
         if (d.parameters.size() == k_max_parameters)
             throw InputError(file, "parameters", "expected 1 or 2 parameters");
-        const std::string field = core::JsonKeys::member("parameters", name);
+        const std::string field = core::member_path("parameters", name);
         keys.mark(field);
         c[d.parameters.size()] = core::check_profile_parameter(json_number(value, file, field), file, field);
         d.parameters.push_back(name);
@@ -533,7 +534,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
         d.costs.push_back(cost);
         // The launch, read by core::load_profile (version 2 writes it), is part of the format.
         for (const char* key : {"ranks", "threads", "repetitions", "command", "exit_status"})
-            keys.mark_whole(core::JsonKeys::member("run", key));
+            keys.mark_whole(core::member_path("run", key));
     }
     if (ver.get<int>() >= 2)
         for (const char* key : {"backend", "backend_reason", "settings", "warnings"})
@@ -547,7 +548,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
         const json& name = get(funcs[i], "name", f);
         if (!name.is_string())
             throw InputError(file, f + ".name", "expected a string (the call path)");
-        keys.mark_whole(core::JsonKeys::member(f, "kind"));
+        keys.mark_whole(core::member_path(f, "kind"));
         const json& metrics = get(funcs[i], "metrics", f);
         if (!metrics.is_object())
             throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
@@ -555,7 +556,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
             const std::string fm = fmt::format("{}.metrics.{}", f, metric);
             keys.mark(fm);
             for (const char* key : {"origin", "unit"}) // where the value came from, its unit: not for fitting
-                keys.mark_whole(core::JsonKeys::member(fm, key));
+                keys.mark_whole(core::member_path(fm, key));
             std::string how = "mean";
             if (has(m, "aggregate", fm)) {
                 if (!m.at("aggregate").is_string())
