@@ -147,14 +147,11 @@ void run_threads(const ThreadsOptions& o) {
         targets.push_back(parse_target(p));
     ThreadsData data;
     if (!o.from.empty()) {
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(core::read_file(o.from));
-        } catch (const nlohmann::json::exception&) {
+        auto read = read_threads_text(core::read_file(o.from), o.from, false);
+        if (!read)
             throw core::InputError(
                 o.from, "", "expected a threads results file (JSON) written by roofcast threads --json");
-        }
-        data = data_from_json(j, o.from);
+        data = std::move(*read);
     } else {
         std::vector<std::string> args;
         if (!o.command.empty())

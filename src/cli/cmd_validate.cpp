@@ -26,8 +26,8 @@ std::string scale_input_summary(const model::scale::Dataset& d, const char* kind
 }
 
 // Recognises the kind of a roofcast data file from its extension or top-level keys and validates it fully.
-// Keys that the file's format does not read (machine, kernel, results and profile files) are warned about, or
-// with `strict` refused.
+// Keys that the file's format does not read (machine, kernel, results, profile and threads files) are warned
+// about, or with `strict` refused.
 std::string validate_file(const std::string& path, bool strict) {
     if (path.ends_with(".csv"))
         return scale_input_summary(model::scale::read_csv(core::read_file(path), path), "CSV profile");
@@ -38,6 +38,14 @@ std::string validate_file(const std::string& path, bool strict) {
     if (looks_like_json(text) && text.find("\"measurements\"") != std::string::npos &&
         text.find("\"roofcast-") == std::string::npos)
         return scale_input_summary(model::scale::read_extrap_json(text, path), "Extra-P JSON");
+    if (text.find("\"roofcast-threads\"") != std::string::npos)
+        if (const auto d = read_threads_text(text, path, strict)) {
+            std::size_t points = 0;
+            for (const auto& s : d->series)
+                points += s.points.size();
+            return fmt::format("threads results file, kernel {}, {} series, {} points", d->context.kernel,
+                               d->series.size(), points);
+        }
     if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
         std::vector<std::string> unread;
         const core::Results r = core::load_results(path, &unread);
@@ -70,7 +78,7 @@ std::string validate_file(const std::string& path, bool strict) {
     throw core::InputError(
         path, "",
         "not a roofcast data file (expected a machine file with 'compute' and "
-        "'levels', a kernel file with 'flops_per_iteration', a results or profile file, or "
+        "'levels', a kernel file with 'flops_per_iteration', a results, profile or threads file, or "
         "an Extra-P (.txt, JSON with 'measurements') or CSV (.csv) scaling input)");
 }
 

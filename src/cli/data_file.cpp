@@ -59,6 +59,20 @@ core::Profile read_profile_file(const std::string& path) {
     return p;
 }
 
+std::optional<model::threads::ThreadsData> read_threads_text(const std::string& text, const std::string& path,
+                                                             bool strict) {
+    if (!looks_like_json(text))
+        return std::nullopt;
+    core::check_nesting(text, path);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != "roofcast-threads")
+        return std::nullopt;
+    std::vector<std::string> unread;
+    auto data = model::threads::data_from_json(j, path, &unread);
+    check_unread_keys(path, unread, strict);
+    return data;
+}
+
 DataFile load_data_file(const std::string& path) {
     const std::string text = core::read_file(path);
     if (text.find('\0') != std::string::npos)

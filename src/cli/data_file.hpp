@@ -8,6 +8,7 @@
 #include "core/profile.hpp"
 #include "core/results.hpp"
 #include "model/kernel.hpp"
+#include "model/threads/data.hpp"
 
 #include <optional>
 #include <string>
@@ -32,6 +33,11 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
 core::Profile read_profile_file(const std::string& path);
+
+// The data of a threads results file (`roofcast threads --json`) held in `text`, its unknown keys warned
+// about (with `strict`: refused); nullopt when `text` is not one (not JSON, or another format).
+std::optional<model::threads::ThreadsData> read_threads_text(const std::string& text, const std::string& path,
+                                                             bool strict);
 
 // True when the text is a JSON object (first non-blank character '{'); roofcast's YAML files never are.
 bool looks_like_json(const std::string& text);

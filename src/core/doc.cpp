@@ -149,24 +149,26 @@ double YamlField::as_non_negative() const {
     return v;
 }
 
-double YamlField::as_positive_at_most(double max) const {
+double YamlField::as_in(const Range& range) const {
     const double v = as_double();
-    if (!(v > 0 && v <= max))
-        fail(fmt::format("expected a positive number at most {:g}, got {}", max, m_node.Scalar()));
+    if (!range.contains(v))
+        fail(range.expected(m_node.Scalar()));
     return v;
 }
 
+double YamlField::as_positive_at_most(double max) const {
+    return as_in(Range::positive_at_most(max));
+}
+
 double YamlField::as_non_negative_at_most(double max) const {
-    const double v = as_double();
-    if (!(v >= 0 && v <= max))
-        fail(fmt::format("expected a non-negative number at most {:g}, got {}", max, m_node.Scalar()));
-    return v;
+    return as_in(Range::non_negative_at_most(max));
 }
 
 std::int64_t YamlField::as_int_in(std::int64_t lo, std::int64_t hi) const {
     const std::int64_t v = as_int();
-    if (v < lo || v > hi)
-        fail(fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v));
+    const Range range = Range::whole(lo, hi);
+    if (!range.contains(static_cast<double>(v)))
+        fail(range.expected(std::to_string(v)));
     return v;
 }
 

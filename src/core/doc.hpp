@@ -3,6 +3,8 @@
 // one InputError line that names file, field and the expected type. NaN and infinities are rejected.
 #pragma once
 
+#include "core/range.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -59,6 +61,8 @@ public:
     double as_double() const;       // finite number
     double as_positive() const;     // finite, > 0
     double as_non_negative() const; // finite, >= 0
+    // A finite number in `range` (core/range.hpp), or an error in the range's one wording.
+    double as_in(const Range& range) const;
     // A finite number in (0, max]: a physical figure bounded by what a machine can have (limits below).
     double as_positive_at_most(double max) const;
     // A finite number in [0, max] (per-iteration counts: flops, bytes, accesses).

@@ -2,7 +2,9 @@
 
 #include "core/error.hpp"
 
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -76,7 +78,7 @@ fs::path resolve_target(const fs::path& path) {
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(path, ec)))
         return path;
-    const fs::path resolved = fs::weakly_canonical(path, ec);
+    fs::path resolved = fs::weakly_canonical(path, ec);
     if (ec)
         throw Error(
             fmt::format("cannot write '{}': cannot resolve the link: {}", path.string(), ec.message()));
@@ -100,6 +102,66 @@ std::string hidden_template(const fs::path& dir, const fs::path& name, std::stri
     leaf += name.string();
     leaf += suffix;
     return (dir / leaf).string();
+}
+
+// This host's name as it goes into a temporary name: letters, digits and '-' only, at most 32 characters.
+std::string host_tag() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0')
+        return "host";
+    std::string tag;
+    for (const char* c = buf; *c != '\0' && tag.size() < 32; ++c)
+        tag += std::isalnum(static_cast<unsigned char>(*c)) != 0 ? *c : '-';
+    return tag;
+}
+
+} // namespace
+
+std::string temporary_prefix(const fs::path& name) {
+    std::string tail(".tmp.");
+    tail += host_tag();
+    tail += '.';
+    std::string leaf(".");
+    leaf += name.string();
+    const std::size_t room = 255 - tail.size() - 10 - 7; // pid of up to 10 digits, ".XXXXXX"
+    if (leaf.size() > room)
+        leaf.resize(room);
+    return leaf + tail;
+}
+
+namespace {
+
+// A mkstemp/mkdtemp template for this process's temporary sibling of `name` in `dir`.
+std::string temp_template(const fs::path& dir, const fs::path& name) {
+    return (dir / fmt::format("{}{}.XXXXXX", temporary_prefix(name), ::getpid())).string();
+}
+
+// Removes the temporaries a killed run left in `dir`: entries `<prefix><pid>.XXXXXX`, where `prefix` ends
+// with this host's tag, made by a process that no longer exists. Another host's temporaries (a shared file
+// system) and a live process's are left alone; errors are ignored, as the leftovers are only clutter.
+void remove_stale_temps(const fs::path& dir, const std::string& prefix) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string leaf = it->path().filename().string();
+        if (!leaf.starts_with(prefix))
+            continue;
+        const std::string rest = leaf.substr(prefix.size()); // <pid>.XXXXXX
+        const auto dot = rest.find('.');
+        if (dot == 0 || dot == std::string::npos || rest.size() - dot - 1 != 6)
+            continue;
+        long pid = 0;
+        bool digits = dot <= 9;
+        for (std::size_t i = 0; digits && i < dot; ++i) {
+            digits = std::isdigit(static_cast<unsigned char>(rest[i])) != 0;
+            pid = pid * 10 + (rest[i] - '0');
+        }
+        if (!digits || pid <= 0 || pid == ::getpid())
+            continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+            continue; // alive, or not ours to ask about
+        std::error_code rm;
+        fs::remove_all(it->path(), rm); // a symlink is removed itself, never followed
+    }
 }
 
 } // namespace
@@ -162,8 +224,9 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
         mode = st.st_mode & 07777;
     }
     const fs::path dir = parent_or_dot(target);
+    remove_stale_temps(dir, temporary_prefix(target.filename()));
     // mkstemp: O_CREAT | O_EXCL under a random name, so nothing planted beforehand can be followed.
-    std::string tmpl = hidden_template(dir, target.filename(), ".tmp.XXXXXX");
+    std::string tmpl = temp_template(dir, target.filename());
     Fd fd(::mkstemp(tmpl.data()));
     if (fd.get() < 0)
         throw Error(fmt::format("cannot write '{}': {}", path.string(), errno_text(errno)));
@@ -218,7 +281,13 @@ fs::path make_temp_directory(std::string_view prefix) {
     fs::path base = fs::temp_directory_path(ec);
     if (ec)
         base = "/tmp";
-    std::string tmpl = (base / (std::string(prefix) + ".XXXXXX")).string();
+    // `<prefix>.<host>.<pid>.XXXXXX`, so that a later run removes what a killed one left.
+    std::string leaf(prefix);
+    leaf += '.';
+    leaf += host_tag();
+    leaf += '.';
+    remove_stale_temps(base, leaf);
+    std::string tmpl = (base / fmt::format("{}{}.XXXXXX", leaf, ::getpid())).string();
     if (::mkdtemp(tmpl.data()) == nullptr)
         throw Error(
             fmt::format("cannot create a temporary directory in '{}': {}", base.string(), errno_text(errno)));
@@ -274,7 +343,8 @@ void replace_directory(const fs::path& dir_in, const std::set<std::string>& own_
     std::error_code ec;
     const fs::path parent = parent_or_dot(dir);
     make_directories(parent);
-    std::string tmpl = hidden_template(parent, dir.filename(), ".tmp.XXXXXX");
+    remove_stale_temps(parent, temporary_prefix(dir.filename()));
+    std::string tmpl = temp_template(parent, dir.filename());
     if (::mkdtemp(tmpl.data()) == nullptr)
         throw Error(
             fmt::format("cannot create a directory beside '{}': {}", dir.string(), errno_text(errno)));

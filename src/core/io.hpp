@@ -24,6 +24,12 @@ inline constexpr std::uintmax_t k_max_input_bytes = std::uintmax_t{256} << 20;
 // Reads a whole regular file of at most `max_bytes`; throws InputError(path, "", why) otherwise.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = k_max_input_bytes);
 
+// The start of the name of every temporary sibling a write to `name` makes: `.name.tmp.<host>.`, followed
+// by `<pid>.XXXXXX`. The host and pid let a later writer tell a temporary left by a killed run (SIGKILL
+// cannot be caught) from one in use: write_file_atomic and replace_directory remove the ones made on this
+// host by processes that no longer exist. A long name is cut so that the whole stays within 255 bytes.
+std::string temporary_prefix(const std::filesystem::path& name);
+
 // Writes `content` as described above. Throws Error naming the path when the directory is missing or
 // unwritable or the target is a directory, block device or socket. Parent directories are not created.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
@@ -37,7 +43,8 @@ void check_output_writable(const std::filesystem::path& path, const std::string&
 void make_directories(const std::filesystem::path& dir);
 
 // A new private directory (mkdtemp, mode 0700) under the system's temporary directory, named
-// `<prefix>.XXXXXX`; throws Error when it cannot be made. The caller removes it.
+// `<prefix>.<host>.<pid>.XXXXXX`; throws Error when it cannot be made. The caller removes it; the next
+// call with the same prefix removes those of processes on this host that are gone (a run killed by SIGKILL).
 std::filesystem::path make_temp_directory(std::string_view prefix);
 
 // Removes a directory made by make_temp_directory when it goes out of scope.

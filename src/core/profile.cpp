@@ -5,6 +5,7 @@
 #include "core/json_keys.hpp"
 #include "core/key_path.hpp"
 #include "core/nesting.hpp"
+#include "core/range.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -177,8 +178,9 @@ const json& required(const json& j, const std::string& key, const std::string& f
 // A whole number in [lo, hi].
 long long whole_in(const json& v, long long lo, long long hi, const std::string& file,
                    const std::string& field) {
-    if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
-        bad(file, field, fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v.dump()));
+    const Range range = Range::whole(lo, hi);
+    if (!v.is_number_integer() || !range.contains(static_cast<double>(v.get<long long>())))
+        bad(file, field, range.expected(v.dump()));
     return v.get<long long>();
 }
 
@@ -187,17 +189,13 @@ void read_run(const json& run, Profile& p, const std::string& file, JsonKeys& ke
         bad(file, "run", "expected an object");
     if (const json* w = member(run, "wall_seconds", "run", keys)) {
         p.wall_seconds = read_number(*w, file, "run.wall_seconds");
-        if (!(*p.wall_seconds > 0 && *p.wall_seconds <= k_profile_max_wall_seconds))
-            bad(file, "run.wall_seconds",
-                fmt::format("expected a positive number at most {:g}, got {}", k_profile_max_wall_seconds,
-                            *p.wall_seconds));
+        if (const auto r = Range::positive_at_most(k_profile_max_wall_seconds); !r.contains(*p.wall_seconds))
+            bad(file, "run.wall_seconds", r.expected(fmt::format("{}", *p.wall_seconds)));
     }
     if (const json* c = member(run, "cores", "run", keys)) {
         p.cores = read_number(*c, file, "run.cores");
-        if (!(*p.cores > 0 && *p.cores <= k_profile_max_cores))
-            bad(file, "run.cores",
-                fmt::format("expected a positive number at most 2^30 = {:g}, got {}", k_profile_max_cores,
-                            *p.cores));
+        if (const auto r = Range::positive_at_most(k_profile_max_cores); !r.contains(*p.cores))
+            bad(file, "run.cores", r.expected(fmt::format("{}", *p.cores)));
     }
     const std::pair<const char*, std::pair<int*, long long>> counts[] = {
         {"ranks", {&p.ranks, static_cast<long long>(k_profile_max_ranks)}},

@@ -6,6 +6,7 @@
 #include "core/json_keys.hpp"
 #include "core/key_path.hpp"
 #include "core/nesting.hpp"
+#include "core/range.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,33 +64,18 @@ struct J {
             fail("expected a finite number");
         return d;
     }
-    // A finite number in [lo, hi] (docs/formats.md, "Results file").
-    double num_in(double lo, double hi) const {
+    // A finite number in `range` (docs/formats.md, "Results file").
+    double in(const Range& range) const {
         const double d = num();
-        if (!(d >= lo && d <= hi))
-            fail(fmt::format("expected a number from {:g} to {:g}, got {}", lo, hi, v.dump()));
+        if (!range.contains(d))
+            fail(range.expected(v.dump()));
         return d;
     }
-    // A finite number >= lo (a figure derived from two others, bounded by their ranges only from below).
-    double at_least(double lo) const {
-        const double d = num();
-        if (!(d >= lo))
-            fail(fmt::format("expected a number >= {:g}, got {}", lo, v.dump()));
-        return d;
-    }
-    // A finite number in (0, hi].
-    double positive_at_most(double hi) const {
-        const double d = num();
-        if (!(d > 0 && d <= hi))
-            fail(fmt::format("expected a positive number at most {:g}, got {}", hi, v.dump()));
-        return d;
-    }
-    // A whole number in [lo, hi].
+    double num_in(double lo, double hi) const { return in(Range::between(lo, hi)); }
+    double at_least(double lo) const { return in(Range::at_least(lo)); }
+    double positive_at_most(double hi) const { return in(Range::positive_at_most(hi)); }
     std::int64_t whole_in(std::int64_t lo, std::int64_t hi) const {
-        const double d = num();
-        if (!(d >= static_cast<double>(lo) && d <= static_cast<double>(hi) && d == std::floor(d)))
-            fail(fmt::format("expected a whole number from {} to {}, got {}", lo, hi, v.dump()));
-        return static_cast<std::int64_t>(d);
+        return static_cast<std::int64_t>(in(Range::whole(lo, hi)));
     }
     std::optional<double> opt_num(const std::string& key) const {
         return has(key) ? std::optional<double>((*this)[key].num()) : std::nullopt;

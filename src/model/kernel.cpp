@@ -1,6 +1,7 @@
 #include "model/kernel.hpp"
 
 #include "core/error.hpp"
+#include "core/range.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
@@ -38,9 +39,8 @@ std::string file_of(const KernelSpec& k) {
 void check_count(const KernelSpec& k, const std::string& field, double v, double max) {
     if (!std::isfinite(v))
         throw core::InputError(file_of(k), field, "expected a finite number, got " + fmt::format("{}", v));
-    if (!(v >= 0 && v <= max))
-        throw core::InputError(file_of(k), field,
-                               fmt::format("expected a non-negative number at most {:g}, got {}", max, v));
+    if (const auto range = core::Range::non_negative_at_most(max); !range.contains(v))
+        throw core::InputError(file_of(k), field, range.expected(fmt::format("{}", v)));
 }
 
 // The largest offset a subscript may carry: no array is longer than k_max_array_bytes, so an offset past

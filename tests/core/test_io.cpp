@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace roofcast::core;
@@ -176,4 +178,81 @@ TEST(Io, ReplaceDirectoryRefusesADirectoryWithForeignFiles) {
     }
     EXPECT_EQ(read_file(dir / "thesis.tex"), "precious");
     EXPECT_THROW(replace_directory(".", {}, [](const fs::path&) {}), Error);
+}
+
+namespace {
+
+// The pid of a process that has exited and been reaped: nothing runs under it.
+pid_t dead_pid() {
+    const pid_t child = ::fork();
+    if (child == 0)
+        ::_exit(0);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return child;
+}
+
+} // namespace
+
+TEST(Io, WritesRemoveTheTemporariesOfKilledWritersOnly) {
+    Scratch s;
+    const std::string prefix = temporary_prefix("a.txt");
+    ASSERT_TRUE(prefix.starts_with(".a.txt.tmp.")) << prefix;
+    const pid_t dead = dead_pid();
+    const fs::path stale_file = s / (prefix + std::to_string(dead) + ".Ab3dE9");
+    const fs::path stale_dir = s / (prefix + std::to_string(dead) + ".Zz0yX1");
+    const fs::path stale_link = s / (prefix + std::to_string(dead) + ".qQ7wW7");
+    const fs::path live = s / (prefix + std::to_string(::getppid()) + ".Ab3dE9");
+    const fs::path other_host = s / (".a.txt.tmp.some-other-host." + std::to_string(dead) + ".Ab3dE9");
+    const fs::path not_a_temp = s / (prefix + std::to_string(dead) + ".short");
+    const fs::path outside = s / "outside.txt";
+    write_file_atomic(outside, "keep");
+    for (const auto& p : {stale_file, live, other_host, not_a_temp})
+        write_file_atomic(p, "x");
+    fs::create_directories(stale_dir / "sub");
+    write_file_atomic(stale_dir / "sub" / "f", "x");
+    fs::create_symlink(outside, stale_link);
+
+    write_file_atomic(s / "a.txt", "new");
+    EXPECT_EQ(read_file(s / "a.txt"), "new");
+    EXPECT_FALSE(fs::exists(fs::symlink_status(stale_file)));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(stale_dir)));
+    EXPECT_FALSE(fs::exists(fs::symlink_status(stale_link))); // the link itself, not what it names
+    EXPECT_EQ(read_file(outside), "keep");
+    EXPECT_TRUE(fs::exists(live));       // a process that runs may still be writing it
+    EXPECT_TRUE(fs::exists(other_host)); // another host's pids say nothing here
+    EXPECT_TRUE(fs::exists(not_a_temp)); // not a name the writer makes
+}
+
+TEST(Io, ReplaceDirectoryRemovesTheStagingOfAKilledRun) {
+    Scratch s;
+    const fs::path stale = s / (temporary_prefix("report") + std::to_string(dead_pid()) + ".Ab3dE9");
+    fs::create_directories(stale);
+    write_file_atomic(stale / "a.txt", "half");
+    replace_directory(s / "report", {"a.txt"},
+                      [](const fs::path& st) { write_file_atomic(st / "a.txt", "1"); });
+    EXPECT_EQ(read_file(s / "report" / "a.txt"), "1");
+    EXPECT_EQ(entries(s.dir.path()), 1u);
+}
+
+TEST(Io, TemporaryNamesOfLongTargetsFitAFileName) {
+    const std::string name(250, 'n');
+    EXPECT_LE(temporary_prefix(name).size() + 10 + 7, 255u);
+    Scratch s;
+    write_file_atomic(s / name, "fits");
+    EXPECT_EQ(read_file(s / name), "fits");
+}
+
+TEST(Io, TempDirectoryRemovesThoseOfKilledRuns) {
+    // The host tag is the part of a sibling prefix after ".x.tmp.".
+    const std::string sibling = temporary_prefix("x");
+    const std::string host = sibling.substr(std::string(".x.tmp.").size());
+    const TempDirectory first("roofcast-io-stale-test");
+    const fs::path base = first.path().parent_path();
+    const fs::path stale = base / ("roofcast-io-stale-test." + host + std::to_string(dead_pid()) + ".Ab3dE9");
+    fs::create_directories(stale);
+    const TempDirectory second("roofcast-io-stale-test");
+    EXPECT_FALSE(fs::exists(stale));
+    EXPECT_TRUE(fs::exists(first.path())); // this process's own, still in use
+    EXPECT_NE(first.path(), second.path());
 }

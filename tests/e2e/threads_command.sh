@@ -68,6 +68,25 @@ grep -q "<svg" "$tmp/chart.svg" || { echo "no chart"; fail=1; }
 grep -q "held-out points" "$tmp/table.txt" || { echo "no hold-out in the table"; fail=1; }
 "$roofcast" report "$tmp/out.json" -o "$tmp/rep" >/dev/null || { echo "report failed"; fail=1; }
 grep -q "Threads: T(n, s)" "$tmp/rep/index.html" || { echo "no threads section in the report"; fail=1; }
+# The file is read whole: it passes validate --strict, a second report replaces the first (its chart is
+# threads-command.svg), a misspelt key is named, and an api that is not one of the three is refused.
+"$roofcast" validate --strict "$tmp/out.json" >/dev/null || { echo "the threads file fails validate --strict"; fail=1; }
+"$roofcast" report "$tmp/out.json" -o "$tmp/rep" >/dev/null || { echo "a second report into the directory failed"; fail=1; }
+[[ -f "$tmp/rep/threads-command.svg" ]] || { echo "no threads-command.svg in the report"; fail=1; }
+python3 - "$tmp/out.json" "$tmp/typo.json" "$tmp/api.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["series"][0]["measurements"][2]["sample"] = [1.0]
+json.dump(d, open(sys.argv[2], "w"))
+del d["series"][0]["measurements"][2]["sample"]
+d["series"][0]["api"] = "../../x"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+err=$("$roofcast" threads --from "$tmp/typo.json" 2>&1 >/dev/null) || { echo "--from refused a misspelt key: $err"; fail=1; }
+grep -q "unknown key 'series\[0\].measurements\[2\].sample'" <<<"$err" || { echo "no warning: $err"; fail=1; }
+err=$("$roofcast" report "$tmp/api.json" -o "$tmp/rep-api" 2>&1) && { echo "a bad api was accepted"; fail=1; }
+grep -q "series\[0\].api.*one of omp, pthread, command" <<<"$err" || { echo "api error: $err"; fail=1; }
+[[ -e "$tmp/rep-api" ]] && { echo "a refused report left a directory"; fail=1; }
 
 # A run that hangs is killed at --timeout and its point left out; the sweep goes on.
 cat >"$tmp/hang.sh" <<'PROG'

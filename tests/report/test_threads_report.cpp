@@ -1,6 +1,7 @@
 // The threads reporters: JSON in roofcast scale's prediction layout with models and regimes beside, a
 // well-formed SVG with one dot per measured point, one ring per size and one dashed line per cache in view,
 // and a table that names every model and the best thread count per size.
+#include "core/error.hpp"
 #include "report/threads_report.hpp"
 #include "xml.hpp"
 
@@ -58,6 +59,82 @@ TEST(ThreadsReport, JsonHasPredictionsModelsAndBest) {
     ASSERT_EQ(back.series[0].overhead.size(), 1u);
     EXPECT_EQ(back.series[0].overhead[0].s, 2);
     EXPECT_DOUBLE_EQ(back.series[0].overhead[0].seconds.median, 3.5e-6);
+}
+
+// What `threads --json` writes is read back whole: the analysis beside the measurements is part of the
+// format, so no key of the writer's own output is unknown to the reader.
+TEST(ThreadsFile, WrittenFileHasNoUnknownKeysAndKeepsItsHoldout) {
+    ThreadsData d = synthetic();
+    d.series.push_back(d.series.front());
+    d.series.back().api = "pthread";
+    const ThreadsAnalysis a = analyse(d, {{1e5, 3}}, 3);
+    const auto j = nlohmann::json::parse(report::threads_json(a));
+    std::vector<std::string> unread = {"not cleared"};
+    const ThreadsData back = data_from_json(j, "t.json", &unread);
+    EXPECT_TRUE(unread.empty()) << unread.front();
+    EXPECT_EQ(back.holdout, 3);
+    EXPECT_EQ(back.series.size(), 2u);
+    EXPECT_EQ(back.series[0].failures.size(), 1u);
+}
+
+TEST(ThreadsFile, MisspeltKeysAreNamedByTheirPath) {
+    auto j = nlohmann::json::parse(report::threads_json(analyse(synthetic(), {}, 0)));
+    j["context"]["bandwith_gbs"] = nlohmann::json::array();
+    j["series"][0]["measurements"][4]["sample"] = {1.0};
+    j["comment"] = "x";
+    std::vector<std::string> unread;
+    data_from_json(j, "t.json", &unread);
+    EXPECT_EQ(unread, (std::vector<std::string>{"comment", "context.bandwith_gbs",
+                                                "series[0].measurements[4].sample"}));
+}
+
+namespace {
+
+// The field and message of the error that reading `j` gives, or "" when it reads.
+std::string read_error(const nlohmann::json& j) {
+    try {
+        data_from_json(j, "t.json");
+    } catch (const core::InputError& e) {
+        return e.field() + ": " + e.message();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(ThreadsFile, ValuesOutsideTheirRangesAreRefusedNamingTheField) {
+    const auto good = nlohmann::json::parse(report::threads_json(analyse(synthetic(), {}, 0)));
+    ASSERT_EQ(read_error(good), "");
+    const auto with = [&](const nlohmann::json::json_pointer& at, const nlohmann::json& v) {
+        auto j = good;
+        j[at] = v;
+        return read_error(j);
+    };
+    using P = nlohmann::json::json_pointer;
+    EXPECT_NE(with(P("/context/cores"), 0).find("context.cores: expected a whole number from 1"),
+              std::string::npos);
+    EXPECT_NE(with(P("/context/hw_threads"), 1).find("context.hw_threads: expected a whole number from 2"),
+              std::string::npos); // fewer hardware threads than cores
+    EXPECT_NE(with(P("/context/caches/1/bytes"), 1e300).find("context.caches[1].bytes"), std::string::npos);
+    EXPECT_NE(
+        with(P("/context/kernel"), "stream").find("context.kernel: expected one of norm2, triad, command"),
+        std::string::npos);
+    // The api names the chart file of `roofcast report`: nothing but the three names may reach a path.
+    EXPECT_NE(
+        with(P("/series/0/api"), "../../etc/x").find("series[0].api: expected one of omp, pthread, command"),
+        std::string::npos);
+    EXPECT_NE(with(P("/series/0/measurements/7/s"), 2.5).find("series[0].measurements[7].s"),
+              std::string::npos);
+    EXPECT_NE(with(P("/series/0/measurements/2/samples/1"), 1e8).find("series[0].measurements[2].samples[1]"),
+              std::string::npos);
+    EXPECT_NE(with(P("/series/0/measurements/2/n"), -1).find("series[0].measurements[2].n"),
+              std::string::npos);
+    EXPECT_NE(with(P("/holdout"), 1).find("holdout: expected 0 or a whole number from 2 to 100"),
+              std::string::npos);
+    EXPECT_NE(with(P("/format_version"), 2).find("format_version"), std::string::npos);
+    auto twice = good;
+    twice["series"].push_back(good["series"][0]);
+    EXPECT_NE(read_error(twice).find("series[1].api: expected each api once"), std::string::npos);
 }
 
 TEST(ThreadsReport, SvgIsWellFormedAndMarksPointsBestAndCaches) {

@@ -61,12 +61,28 @@ struct Series {
 
 struct ThreadsData {
     Context context;
+    int holdout = 0;     // the sizes held out when the file was analysed (--holdout), 0: none
     std::string command; // the --command text, when a program was measured
     std::vector<Series> series;
 };
 
+// The ranges a threads results file is held to (docs/formats.md, "Threads results file").
+inline constexpr int k_max_threads = 1 << 20;        // threads, cores, hardware threads
+inline constexpr int k_max_holdout = 100;            // as --holdout
+inline constexpr double k_max_bytes_per_n = 1 << 30; // working-set bytes per unit of n
+inline constexpr double k_max_cache_bytes = 0x1p50;  // 1 PiB
+inline constexpr double k_max_gbs = 1e6;             // GB/s
+inline constexpr double k_max_n = 1e18;              // problem size
+inline constexpr double k_max_seconds = 1e7;         // one timed sample (about 116 days)
+inline constexpr std::size_t k_max_samples = 100'000;
+inline constexpr std::size_t k_max_text = 4096; // characters of a name, source or command
+
 nlohmann::json data_to_json(const ThreadsData& d);
-// Reads the "context", "command" and "series[].measurements" of a threads JSON file.
-ThreadsData data_from_json(const nlohmann::json& j, const std::string& file);
+// Reads a threads results file (`roofcast threads --json`): its context, command, holdout and each
+// series' measurements, failures and overhead samples; the analysis stored beside them is derived again
+// from the measurements. Every number is checked against its range above; the members the format does not
+// read are listed in `unread_keys` when given (a warning, or with validate --strict an error).
+ThreadsData data_from_json(const nlohmann::json& j, const std::string& file,
+                           std::vector<std::string>* unread_keys = nullptr);
 
 } // namespace roofcast::model::threads
