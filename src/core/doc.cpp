@@ -5,6 +5,7 @@
 #include "core/key_path.hpp"
 #include "core/nesting.hpp"
 #include "core/units.hpp"
+#include "core/unread_walk.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -92,28 +93,26 @@ std::vector<std::string> YamlField::keys() const {
 
 namespace {
 
-void collect_unread(const YAML::Node& node, const std::string& path, const std::set<std::string>& read,
-                    std::vector<std::string>& out) {
-    if (node.IsMap()) {
-        for (const auto& kv : node) {
-            const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
-            const std::string child = member_path(path, key);
-            if (!read.count(child))
-                out.push_back(child);
-            else
-                collect_unread(kv.second, child, read, out);
-        }
-    } else if (node.IsSequence()) {
-        for (std::size_t i = 0; i < node.size(); ++i)
-            collect_unread(node[i], element_path(path, i), read, out);
+// A YAML document for core::collect_unread: nothing is read whole; every map and list is entered.
+struct YamlTree {
+    static bool handled(const YAML::Node&, const std::string&, std::vector<std::string>&) { return false; }
+    template <class F> static void members(const YAML::Node& node, F f) {
+        if (node.IsMap())
+            for (const auto& kv : node)
+                f(kv.first.IsScalar() ? kv.first.Scalar() : std::string("?"), kv.second);
     }
-}
+    template <class F> static void elements(const YAML::Node& node, F f) {
+        if (node.IsSequence())
+            for (std::size_t i = 0; i < node.size(); ++i)
+                f(i, node[i]);
+    }
+};
 
 } // namespace
 
 std::vector<std::string> YamlField::unread_keys() const {
     std::vector<std::string> out;
-    collect_unread(m_node, m_path, *m_read, out);
+    collect_unread(YamlTree{}, m_node, m_path, *m_read, out);
     return out;
 }
 

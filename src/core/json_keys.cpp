@@ -1,6 +1,7 @@
 #include "core/json_keys.hpp"
 
 #include "core/key_path.hpp"
+#include "core/unread_walk.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,33 +17,43 @@ void JsonKeys::delegate(const std::string& path, std::vector<std::string> unread
     m_delegated[path] = std::move(unread);
 }
 
-void JsonKeys::collect(const nlohmann::json& node, const std::string& path,
-                       std::vector<std::string>& out) const {
-    if (m_whole.count(path))
-        return;
-    if (const auto d = m_delegated.find(path); d != m_delegated.end()) {
+namespace {
+
+// A JSON document for core::collect_unread: a member read whole is not entered, and one read by another
+// reader is settled by the keys that reader found unread below it. Elements that are numbers or strings
+// hold no keys and are not entered.
+struct JsonTree {
+    const std::set<std::string>& whole;
+    const std::map<std::string, std::vector<std::string>>& delegated;
+
+    bool handled(const nlohmann::json&, const std::string& path, std::vector<std::string>& out) const {
+        if (whole.count(path))
+            return true;
+        const auto d = delegated.find(path);
+        if (d == delegated.end())
+            return false;
         for (const auto& below : d->second)
             out.push_back(below.starts_with('[') ? path + below : member_path(path, below));
-        return;
+        return true;
     }
-    if (node.is_object()) {
-        for (const auto& [key, value] : node.items()) {
-            const std::string child = member_path(path, key);
-            if (!m_read.count(child))
-                out.push_back(child);
-            else
-                collect(value, child, out);
-        }
-    } else if (node.is_array()) {
-        for (std::size_t i = 0; i < node.size(); ++i)
-            if (node[i].is_structured()) // numbers and strings hold no keys: no path built for them
-                collect(node[i], element_path(path, i), out);
+    template <class F> void members(const nlohmann::json& node, F f) const {
+        if (node.is_object())
+            for (const auto& [key, value] : node.items())
+                f(key, value);
     }
-}
+    template <class F> void elements(const nlohmann::json& node, F f) const {
+        if (node.is_array())
+            for (std::size_t i = 0; i < node.size(); ++i)
+                if (node[i].is_structured())
+                    f(i, node[i]);
+    }
+};
+
+} // namespace
 
 std::vector<std::string> JsonKeys::unread(const nlohmann::json& root) const {
     std::vector<std::string> out;
-    collect(root, "", out);
+    collect_unread(JsonTree{m_whole, m_delegated}, root, "", m_read, out);
     return out;
 }
 

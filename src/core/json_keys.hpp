@@ -28,7 +28,6 @@ public:
     std::vector<std::string> unread(const nlohmann::json& root) const;
 
 private:
-    void collect(const nlohmann::json& node, const std::string& path, std::vector<std::string>& out) const;
     std::set<std::string> m_read;
     std::set<std::string> m_whole;
     std::map<std::string, std::vector<std::string>> m_delegated;
