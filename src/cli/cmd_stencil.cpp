@@ -268,7 +268,9 @@ void run_stencil(StencilArgs a) {
         q.steps = 1;
         co.sweep_constant_s = 0;
         ms::machine_costs(p, *machine, co); // a machine file the model cannot use fails before any launch
-        co.sweep_constant_s = launch(probe, q, {1}).sweep_overhead_s.median;
+        const ms::MeasuredStencil once = launch(probe, q, {1});
+        co.sweep_constant_s = once.sweep_overhead_s.median;
+        co.exchange_latency_s = once.exchange_latency_s;
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
     } else if (!a.sweep_k.empty()) {
@@ -281,6 +283,7 @@ void run_stencil(StencilArgs a) {
     std::vector<ms::KPrediction> predictions;
     if (machine) {
         co.sweep_constant_s = m.sweep_overhead_s.median;
+        co.exchange_latency_s = m.exchange_latency_s;
         mc = ms::machine_costs(p, *machine, co);
         h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
                            "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};

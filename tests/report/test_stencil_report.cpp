@@ -15,7 +15,9 @@ ms::MeasuredStencil measured() {
     for (int k = 1; k <= 2; ++k) {
         ms::MeasuredK r;
         r.k = k;
+        r.seconds_per_step.min = k == 1 ? 1.8e-5 : 0.9e-5;
         r.seconds_per_step.median = k == 1 ? 2e-5 : 1e-5;
+        r.seconds_per_step.max = k == 1 ? 2.5e-5 : 1.4e-5;
         r.seconds_per_step.n = 3;
         for (const auto& name : ms::k_phase_names)
             r.phase_seconds_per_block[name].median = 1e-6;
@@ -46,7 +48,8 @@ TEST(StencilReport, SweepJsonHasThePromisedFields) {
     ASSERT_EQ(j["sweep"].size(), 2u);
     EXPECT_EQ(j["sweep"][1]["k"], 2);
     EXPECT_DOUBLE_EQ(j["sweep"][1]["predicted_seconds_per_step"].get<double>(), 0.5);
-    EXPECT_DOUBLE_EQ(j["sweep"][1]["measured_seconds_per_step"].get<double>(), 1e-5);
+    EXPECT_DOUBLE_EQ(j["sweep"][1]["measured_seconds_per_step"].get<double>(), 0.9e-5); // the fastest
+    EXPECT_DOUBLE_EQ(j["sweep"][1]["measured_seconds_per_step_median"].get<double>(), 1e-5);
     EXPECT_TRUE(j["sweep"][0]["phase_seconds_per_block"].contains("mpi"));
     EXPECT_EQ(j["best_predicted_k"], 2);
     EXPECT_EQ(j["best_measured_k"], 2);

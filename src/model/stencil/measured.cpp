@@ -44,6 +44,13 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
         m.library = j["library"].get<std::string>();
     m.sweep_overhead_s =
         summary_of(j.value("sweep_overhead_seconds", nlohmann::json()), label, "sweep_overhead_seconds");
+    if (j.contains("exchange_overhead_seconds")) {
+        const auto& e = j["exchange_overhead_seconds"];
+        m.exchange_overhead_s = summary_of(e, label, "exchange_overhead_seconds");
+        if (!e.contains("mean") || !e["mean"].is_number() || !(e["mean"].get<double>() >= 0))
+            throw core::InputError(label, "exchange_overhead_seconds.mean", "expected a time >= 0 s");
+        m.exchange_latency_s = e["mean"].get<double>();
+    }
     if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
         throw core::InputError(label, "runs", "expected a non-empty list of runs");
     for (std::size_t i = 0; i < j["runs"].size(); ++i) {
@@ -76,11 +83,11 @@ KComparison compare(const MeasuredStencil& m, const std::vector<KPrediction>& pr
             if (p.k == row.k)
                 row.predicted = p;
         c.rows.push_back(std::move(row));
-        if (m.runs[i].seconds_per_step.median < m.runs[best_m].seconds_per_step.median)
+        if (m.runs[i].seconds_per_step.min < m.runs[best_m].seconds_per_step.min)
             best_m = i;
     }
     c.best_measured_k = m.runs[best_m].k;
-    const double best_time = m.runs[best_m].seconds_per_step.median;
+    const double best_time = m.runs[best_m].seconds_per_step.min;
     std::optional<std::size_t> best_p;
     for (std::size_t i = 0; i < c.rows.size(); ++i)
         if (c.rows[i].predicted &&
@@ -88,7 +95,7 @@ KComparison compare(const MeasuredStencil& m, const std::vector<KPrediction>& pr
             best_p = i;
     if (best_p) {
         c.best_predicted_k = c.rows[*best_p].k;
-        const double t = c.rows[*best_p].measured.seconds_per_step.median;
+        const double t = c.rows[*best_p].measured.seconds_per_step.min;
         c.predicted_best_excess = best_time > 0 ? t / best_time - 1 : 0.0;
         c.hit = *c.best_predicted_k == c.best_measured_k || *c.predicted_best_excess <= k_hit_tolerance;
     }

@@ -1,7 +1,9 @@
 // What roofcast-stencil measured, read from the JSON document it writes (docs/stencil.md), and the
 // comparison of the model with it. Contract: stencil_run_from_json() accepts exactly the runner's format
 // and throws core::InputError naming the file and field otherwise; compare() pairs each measured k with its
-// prediction and says whether the predicted best k is the measured best or within 5 % of its time.
+// prediction and says whether the predicted best k is the measured best or within 5 % of its time. A k's
+// measured time is its fastest repetition: on a shared host interference only adds time, and the model
+// predicts the undisturbed run (the verdicts of `bench` use the best epoch likewise, docs/noise.md).
 #pragma once
 
 #include "core/stats.hpp"
@@ -31,6 +33,10 @@ struct MeasuredStencil {
     int steps = 1;
     std::string library;
     core::Summary sweep_overhead_s;
+    // One exchange of one-value messages with every neighbour (the runner's exchange_overhead_seconds),
+    // and its mean: the per-exchange latency the model uses. Absent in files of older runners.
+    std::optional<core::Summary> exchange_overhead_s;
+    std::optional<double> exchange_latency_s;
     std::vector<MeasuredK> runs;
 };
 
@@ -48,7 +54,7 @@ struct KComparison {
     std::vector<Row> rows;
     int best_measured_k = 1;
     std::optional<int> best_predicted_k;
-    // Measured time of the predicted best over the measured best, minus one.
+    // Measured time of the predicted best over the measured best (fastest repetitions), minus one.
     std::optional<double> predicted_best_excess;
     std::optional<bool> hit; // predicted best == measured best, or within k_hit_tolerance of its time
 };

@@ -4,7 +4,9 @@
 //   T_inner(k)    = sum over sweeps s of |inner_s| t_cell + (calls) c_sweep
 //   T_boundary(k) = sum over sweeps s of |extended_s \ inner_s| t_cell + (calls) c_sweep
 //   T_pack(k), T_unpack(k) = 2 * halo bytes / B_copy   (read and write of each halo value)
-//   T_comm(k)     = sum over the rank's messages of (alpha + m / beta)   (Hockney, one port)
+//   T_comm(k)     = sum over the rank's messages of (alpha + m / beta)   (Hockney, one port), or, where
+//                   the runner measured one exchange of one-value messages with every neighbour (L),
+//                   L + sum of m / beta: the start-up times as they are paid together, waits included
 //   t_block(k)    = T_pack + max(T_inner, T_comm) + T_unpack + T_boundary
 // and the time of a run is the sum over its ceil(steps / k) blocks (the last one may be shorter), for the
 // slowest rank. The paper's t = max(T_inner, T_G2C + T_MPI + T_C2G) + T_boundary hides the copies behind
@@ -34,6 +36,9 @@ struct CostInputs {
     double sweep_constant_s = 0;      // fork-join and loop start-up of one sweep call
     double copy_bytes_per_second = 0; // pack / unpack bandwidth of one rank
     double alpha_s = 0;               // Hockney start-up time of one message
+    // Measured time of one exchange of one-value messages with every neighbour; > 0 replaces the sum of
+    // the messages' alpha (0: not measured).
+    double exchange_latency_s = 0;
     double beta_bytes_per_second = 0; // Hockney asymptotic bandwidth
     double element_bytes = 8;
 };
@@ -80,7 +85,8 @@ struct MachineCostOptions {
     int ranks_per_node = 1;
     std::optional<double> alpha_s;
     std::optional<double> beta_gbs;
-    std::optional<double> sweep_constant_s; // measured by the runner; else the machine's thread overhead
+    std::optional<double> sweep_constant_s;   // measured by the runner; else the machine's thread overhead
+    std::optional<double> exchange_latency_s; // measured by the runner; else the sum of alpha per message
     std::string machine_file;
 };
 struct MachineCosts {

@@ -112,6 +112,26 @@ TEST(StencilModel, LatencyMakesDeepHalosPay) {
     EXPECT_DOUBLE_EQ(slow.gain_over_k1, (448.0 - 284.0) / 448.0);
 }
 
+TEST(StencilModel, AMeasuredExchangeReplacesTheStartUpTimes) {
+    const auto p = slab_problem(4);
+    const auto g = ms::rank_geometry(p.n, p.dims, {0, 0, 0});
+    // One message of 200 B at k = 1: the measured exchange (50) stands for alpha (10), the transfer stays:
+    // comm = 50 + 200 / 100 = 52, beyond the inner 27, so the block takes 0.5 + 52 + 0.5 + 9 = 62.
+    auto c = unit_costs(10);
+    c.exchange_latency_s = 50;
+    const auto t1 = ms::block_times(p, g, c, 1);
+    EXPECT_DOUBLE_EQ(t1.comm, 52);
+    EXPECT_DOUBLE_EQ(t1.block(), 62);
+    // k = 2: 50 + 400 / 100 = 54 against inner 45: 1 + 54 + 1 + 36 = 92 per two steps (46) beats 62.
+    const auto ch = ms::choose_k(p, c, 2);
+    EXPECT_DOUBLE_EQ(ch.all[1].seconds_per_step, 46);
+    EXPECT_EQ(ch.best_k, 2);
+    // A rank without neighbours exchanges nothing and pays no start-up.
+    auto alone = p;
+    alone.dims = {1, 1, 1};
+    EXPECT_DOUBLE_EQ(ms::block_times(alone, ms::rank_geometry(alone.n, alone.dims, {0, 0, 0}), c, 1).comm, 0);
+}
+
 TEST(StencilModel, ShortLastBlock) {
     // 3 steps at k = 2: one block of 2 sweeps and one of 1.
     const auto p = slab_problem(3);
@@ -126,7 +146,8 @@ TEST(StencilModel, CompareCountsAHitWithinFivePercent) {
     for (int k = 1; k <= 3; ++k) {
         ms::MeasuredK r;
         r.k = k;
-        r.seconds_per_step.median = k == 1 ? 10 : k == 2 ? 9 : 9.3;
+        r.seconds_per_step.min = k == 1 ? 10 : k == 2 ? 9 : 9.3;
+        r.seconds_per_step.median = k == 2 ? 20 : 12; // medians do not decide: the fastest repetition does
         m.runs.push_back(r);
     }
     std::vector<ms::KPrediction> pred(3);
@@ -139,7 +160,7 @@ TEST(StencilModel, CompareCountsAHitWithinFivePercent) {
     EXPECT_EQ(*c.best_predicted_k, 3);
     EXPECT_NEAR(*c.predicted_best_excess, 9.3 / 9 - 1, 1e-12);
     EXPECT_TRUE(*c.hit);
-    m.runs[2].seconds_per_step.median = 9.6; // 6.7 % slower than the best
+    m.runs[2].seconds_per_step.min = 9.6; // 6.7 % slower than the best
     c = ms::compare(m, pred);
     EXPECT_FALSE(*c.hit);
     EXPECT_FALSE(ms::compare(m, {}).hit.has_value());
@@ -159,6 +180,20 @@ TEST(StencilModel, RunnerOutputIsChecked) {
     } catch (const roofcast::core::InputError& e) {
         EXPECT_EQ(e.field(), "runs");
     }
+    // The exchange's start-up: its mean is the model's per-exchange latency; a file without it still reads.
+    j["runs"] = {{{"k", 1},
+                  {"seconds_per_step", {{"median", 1e-3}, {"min", 1e-3}, {"max", 1e-3}, {"n", 1}}},
+                  {"phase_seconds_per_block", nlohmann::json::object()}}};
+    for (const auto& ph : ms::k_phase_names)
+        j["runs"][0]["phase_seconds_per_block"][ph] = {{"median", 0}, {"min", 0}, {"max", 0}, {"n", 1}};
+    EXPECT_FALSE(ms::stencil_run_from_json(j, "x.json").exchange_latency_s.has_value());
+    j["exchange_overhead_seconds"] = {
+        {"median", 4e-6}, {"min", 3e-6}, {"max", 6e-4}, {"mean", 5.4e-5}, {"n", 41}};
+    const auto m = ms::stencil_run_from_json(j, "x.json");
+    EXPECT_DOUBLE_EQ(*m.exchange_latency_s, 5.4e-5);
+    EXPECT_DOUBLE_EQ(m.exchange_overhead_s->median, 4e-6);
+    j["exchange_overhead_seconds"].erase("mean");
+    EXPECT_THROW(ms::stencil_run_from_json(j, "x.json"), roofcast::core::InputError);
 }
 
 TEST(StencilModel, MachineCosts) {
