@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end: `roofcast machine -o FILE` killed with SIGINT or SIGKILL at random moments, 50 times, leaves FILE
+# End-to-end: `roofcast machine -o FILE` killed with SIGINT or SIGKILL at random moments while it runs, 50 times, leaves FILE
 # as it was (the old machine file, or absent when there was none) or as a complete new machine file, never a
 # partial one. The run is the shortest `machine` allows (one kernel, scalar ceilings, one thread, a 1 MiB
 # sweep, no MPI, no stream capacity: about a second on 2 cores), so 50 runs fit CI; half the kills land
@@ -17,11 +17,14 @@ fast=(machine --quick --kernels load --isa scalar --threads 1 --max-size 1MiB --
 # The writer's last line: a file that ends with it and validates is complete.
 last=$(tail -n 1 "$work/ref.yaml")
 cp "$src/data/machines/example-published.yaml" "$work/old.yaml"
-run_ms=$(ms_of "$bin" "${fast[@]}" -o "$work/timing.yaml")
+# The shortest of three runs: the first run of a process may pay for what later ones find cached.
+run_ms=$(for _ in 1 2 3; do ms_of "$bin" "${fast[@]}" -o "$work/timing.yaml"; done | sort -n | head -1)
 
-rounds=50
-olds=0 news=0 absent=0 delivered=0 leftovers=0
-for i in $(seq 1 "$rounds"); do
+olds=0 news=0 absent=0 delivered=0 leftovers=0 i=0
+# Rounds go on until 50 signals have reached a running `machine` (a kill after the run ended does not count).
+while ((delivered < 50)); do
+    i=$((i + 1))
+    ((i <= 300)) || fail "only $delivered of 300 kills reached a running machine -o"
     rm -f "$work/m.yaml"
     had_old=$((i % 5 != 0)) # every fifth round starts without a file
     ((had_old)) && cp "$work/old.yaml" "$work/m.yaml"
@@ -47,7 +50,7 @@ for i in $(seq 1 "$rounds"); do
     # write removes those of processes that are gone.
     (($(find "$work" -maxdepth 1 -name '.m.yaml.tmp.*' | wc -l) > 0)) && leftovers=$((leftovers + 1))
 done
-echo "ok: $rounds killed machine runs (run ${run_ms} ms; $delivered signals delivered before exit) left the old" \
+echo "ok: $delivered machine runs killed while running in $i rounds (run ${run_ms} ms) left the old" \
     "file ($olds), no file where there was none ($absent) or a complete new file ($news);" \
     "a hidden temporary of a killed run beside it after $leftovers rounds"
 "$bin" "${fast[@]}" -o "$work/m.yaml" >/dev/null 2>&1 || fail "the machine run after the kills failed"

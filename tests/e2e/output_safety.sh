@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end: outputs never destroy what they land on and are never half-written.
-#  - `report` and `plot --png` killed (SIGINT and SIGKILL) at random moments, 60 times in all: the report
+#  - `report` and `plot --png` killed (SIGINT and SIGKILL) at random moments, 50 times each: the report
 #    directory is the old complete set or the new one, a chart the old file or the new one, never a mix;
 #  - a symlink target: the file it names is replaced, the link stays, nothing else changes;
 #  - a FIFO and a character device as -o: written in place or refused, never replaced by a file;
@@ -33,7 +33,11 @@ kills=0
 staged=0
 olds=0
 news=0
-for i in $(seq 1 40); do
+# Rounds go on until 50 signals have reached a running report (a kill after the run ended does not count).
+i=0
+while ((kills < 50)); do
+    i=$((i + 1))
+    ((i <= 200)) || fail "only $kills of 200 kills reached a running report"
     rm -rf "$work/rep"
     cp -r "$work/ref-old" "$work/rep"
     sig=KILL
@@ -53,7 +57,7 @@ for i in $(seq 1 40); do
     fi
     (($(find "$work" -maxdepth 1 -name '.rep.tmp.*' | wc -l) > 0)) && staged=$((staged + 1))
 done
-echo "ok: 40 killed reports (run ${report_ms} ms; $kills signals delivered before exit) left the old set ($olds) or the new one ($news)"
+echo "ok: $kills reports killed while running in $i rounds (run ${report_ms} ms) left the old set ($olds) or the new one ($news)"
 # Staging directories of runs killed by SIGKILL stay beside the report until the next run removes them.
 "$bin" report "$work/new.json" -o "$work/rep" >/dev/null 2>&1 || fail "the report after the kills failed"
 left=$(find "$work" -maxdepth 1 -name '.rep.*')
@@ -65,7 +69,10 @@ if command -v rsvg-convert >/dev/null 2>&1; then
     "$bin" plot "$work/old.json" -o "$work/ref-old.svg" --png >/dev/null 2>&1
     "$bin" plot "$data/machine.yaml" -o "$work/ref-new.svg" --png >/dev/null 2>&1
     plot_ms=$(ms_of "$bin" plot "$data/machine.yaml" -o "$work/timing.svg" --png)
-    for i in $(seq 1 20); do
+    i=0 kills=0
+    while ((kills < 50)); do
+        i=$((i + 1))
+        ((i <= 200)) || fail "only $kills of 200 kills reached a running plot --png"
         cp "$work/ref-old.svg" "$work/c.svg"
         cp "$work/ref-old.png" "$work/c.png"
         sig=KILL
@@ -73,14 +80,14 @@ if command -v rsvg-convert >/dev/null 2>&1; then
         "$bin" plot "$data/machine.yaml" -o "$work/c.svg" --png >/dev/null 2>&1 &
         pid=$!
         random_sleep "$plot_ms"
-        kill -s "$sig" "$pid" 2>/dev/null || true
+        kill -s "$sig" "$pid" 2>/dev/null && kills=$((kills + 1))
         wait "$pid" 2>/dev/null || true
         for ext in svg png; do
             cmp -s "$work/c.$ext" "$work/ref-old.$ext" || cmp -s "$work/c.$ext" "$work/ref-new.$ext" ||
                 fail "plot --png killed with SIG$sig (round $i) left a partial $ext"
         done
     done
-    echo "ok: 20 killed plot --png runs left the old or the new chart"
+    echo "ok: $kills plot --png runs killed while running in $i rounds (run ${plot_ms} ms) left the old or the new chart"
     "$bin" plot "$data/machine.yaml" -o "$work/c.svg" --png >/dev/null 2>&1 || fail "plot after the kills failed"
     left=$(find "$work" -maxdepth 1 -name '.c.*')
     [[ -z $left ]] || fail "the next plot --png left the killed runs' temporaries: $left"
