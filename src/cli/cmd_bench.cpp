@@ -72,7 +72,7 @@ void run_bench_command(const BenchArgs& a) {
     });
     if (tty)
         fmt::print(stderr, "\n");
-    fmt::print("{}", report::format_bench_table(rep));
+    fmt::print("{}", core::terminal_text(report::format_bench_table(rep)));
     if (!a.json.empty())
         core::save_results(a.json, rep.results);
     if (a.calibrate) {

@@ -28,7 +28,7 @@ void run_inspect(const InspectArgs& a) {
     if (a.json)
         fmt::print("{}\n", report::inspection_json(r).dump(2));
     else
-        fmt::print("{}", report::format_inspection_table(r));
+        fmt::print("{}", core::terminal_text(report::format_inspection_table(r)));
 }
 
 } // namespace

@@ -63,7 +63,8 @@ void run_machine(const MachineArgs& a) {
     if (a.json)
         fmt::print("{}\n", core::machine_to_json(m).dump(2));
     else
-        fmt::print("{}\nwritten: {}\n", report::format_machine_table(m), a.output);
+        fmt::print("{}\nwritten: {}\n", core::terminal_text(report::format_machine_table(m)),
+                   core::terminal_safe(a.output));
     // A host that did not settle: the file is complete and says so (roof_choice.settled); the run names the
     // roofs, and --strict makes it a failure.
     if (const std::string unsettled = report::unsettled_roofs_text(m); !unsettled.empty()) {

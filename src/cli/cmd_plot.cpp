@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <string>
+#include <vector>
 
 namespace roofcast::cli {
 
@@ -59,7 +61,7 @@ DataFile profile_as_results(const PlotOptions& o) {
     if (!machine)
         throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
     const auto placement = model::place_profile(read_profile_file(o.file), *machine);
-    fmt::print("{}", report::region_verdicts(placement));
+    fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
     DataFile d;
     d.results = placement.results;
     return d;
@@ -96,11 +98,14 @@ void run_plot(const PlotOptions& o) {
     fs::path png_path = fs::path(o.output).replace_extension(".png");
     if (o.png && fs::path(o.output).extension() == ".png")
         svg_path = fs::path(o.output).replace_extension(".svg");
-    core::ensure_distinct_output(svg_path, {o.file}, "--output");
+    std::vector<std::string> inputs{o.file};
+    if (!o.machine.empty())
+        inputs.push_back(o.machine);
+    core::ensure_distinct_output(svg_path, inputs, "--output");
     if (o.png)
-        core::ensure_distinct_output(png_path, {o.file}, "--output");
+        core::ensure_distinct_output(png_path, inputs, "--output");
     core::write_file_atomic(svg_path, svg_text);
-    fmt::print("wrote {}\n", svg_path.string());
+    fmt::print("wrote {}\n", core::terminal_safe(svg_path.string()));
     if (o.png) {
         render_png(svg_path, png_path);
         fmt::print("wrote {}\n", png_path.string());

@@ -77,9 +77,9 @@ void run_predict(const PredictArgs& a) {
         return;
     }
     if (a.explain)
-        fmt::print("{}", report::format_explanation(an));
+        fmt::print("{}", core::terminal_text(report::format_explanation(an)));
     else
-        fmt::print("{}", report::format_prediction_tables(an));
+        fmt::print("{}", core::terminal_text(report::format_prediction_tables(an)));
     if (verdict)
         fmt::print("\n{}", report::format_measured_verdict(*verdict));
 }

@@ -40,7 +40,7 @@ void add_report_command(CLI::App& app) {
             if (!machine)
                 throw core::InputError(opts->machine, "machine", "expected a machine file");
             auto placement = model::place_profile(read_profile_file(opts->file), *machine);
-            fmt::print("{}", report::region_verdicts(placement));
+            fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
             placement.results.notes = placement.omitted;
             report::write_report_dir(opts->dir, placement.results);
             fmt::print("report written to {}/index.html\n", opts->dir);

@@ -113,7 +113,7 @@ void run_main_job(const RunArgs& a) {
     if (!results.machine)
         results.machine = machine;
     report::write_report_dir(a.output, results);
-    fmt::print("{}", report::format_run_summary(results));
+    fmt::print("{}", core::terminal_text(report::format_run_summary(results)));
     fmt::print("\nreport written to {}/index.html (charts: roofline.svg, bandwidth.svg; data: results.json, "
                "machine.yaml)\n",
                a.output);

@@ -5,6 +5,7 @@
 #include "model/scale/forecast.hpp"
 #include "report/scale_report.hpp"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <omp.h>
@@ -30,6 +31,15 @@ struct ScaleOptions {
 void run_scale(const ScaleOptions& o) {
     using namespace model::scale;
     const Selection sel = parse_selection(o.select);
+    if (!o.plot_dir.empty()) { // checked before any fitting: the directory exists (made now) and takes files
+        std::error_code ec;
+        std::filesystem::create_directories(o.plot_dir, ec);
+        if (ec || !std::filesystem::is_directory(o.plot_dir))
+            throw core::InputError(o.plot_dir, "--plot-dir",
+                                   "expected a directory (or a name for a new one): " +
+                                       (ec ? ec.message() : std::string("it exists and is not a directory")));
+        core::check_output_writable(std::filesystem::path(o.plot_dir) / "chart.svg", "--plot-dir");
+    }
     // Each file read on its own, so that a roofcast profile's unknown keys are named with its path.
     Dataset data;
     std::vector<std::string> unread;
@@ -77,9 +87,9 @@ void run_scale(const ScaleOptions& o) {
     if (o.json)
         fmt::print("{}", report::scale_json(r));
     else if (o.csv)
-        fmt::print("{}", report::scale_csv(r));
+        fmt::print("{}", core::terminal_text(report::scale_csv(r)));
     else
-        fmt::print("{}", report::scale_text(r));
+        fmt::print("{}", core::terminal_text(report::scale_text(r)));
 }
 
 } // namespace

@@ -198,6 +198,12 @@ void run_stencil(StencilArgs a) {
     const bool auto_k = a.k == "auto";
     const int fixed_k = auto_k ? 1 : parse_positive(a.k, "--k", "expected k >= 1 or auto");
     const int top_k = a.sweep_k.empty() ? fixed_k : parse_sweep(a.sweep_k);
+    if (top_k > std::min(a.steps, ms::k_max_depth))
+        throw core::InputError(
+            "", a.sweep_k.empty() ? "--k" : "--sweep-k",
+            fmt::format("expected k from 1 to {} (the steps, --steps {}; a block never holds "
+                        "more than every step, and k is at most {}), got {}",
+                        std::min(a.steps, ms::k_max_depth), a.steps, ms::k_max_depth, top_k));
     if (!a.sweep_k.empty() && (auto_k || a.k != "1"))
         throw core::InputError("", "--sweep-k", "expected either --k or --sweep-k, not both");
     if ((auto_k || a.simulate) && a.machine.empty())
@@ -249,7 +255,7 @@ void run_stencil(StencilArgs a) {
         if (a.json)
             fmt::print("{}\n", report::stencil_simulation_json(sim).dump(2));
         else
-            fmt::print("{}", report::format_stencil_simulation(sim));
+            fmt::print("{}", core::terminal_text(report::format_stencil_simulation(sim)));
         return;
     }
 
@@ -301,7 +307,7 @@ void run_stencil(StencilArgs a) {
     if (a.json)
         fmt::print("{}\n", report::stencil_sweep_json(h, m, c).dump(2));
     else
-        fmt::print("{}", report::format_stencil_sweep(h, m, c));
+        fmt::print("{}", core::terminal_text(report::format_stencil_sweep(h, m, c)));
     if (check_failed)
         throw core::Error("stencil: --check: the field differs from the serial reference");
 }

@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
+#include "cli/threads_report.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
@@ -134,6 +135,13 @@ void run_threads(const ThreadsOptions& o) {
     if (o.holdout < 0 || o.holdout == 1 || o.holdout > 100)
         throw core::InputError("", "--holdout",
                                "expected 0 (fit on everything) or k in 2..100 (hold out every k-th point)");
+    // Bounded so that a typo cannot start a sweep of days: every point is run this many times.
+    if (o.repetitions < 1 || o.repetitions > 1000)
+        throw core::InputError("", "--repetitions",
+                               fmt::format("expected 1 to 1000 runs per point, got {}", o.repetitions));
+    if (o.epochs < 1 || o.epochs > 1000)
+        throw core::InputError("", "--epochs",
+                               fmt::format("expected 1 to 1000 epochs per point, got {}", o.epochs));
     if (!(std::isfinite(o.timeout) && o.timeout >= 0))
         throw core::InputError("", "--timeout", "expected seconds >= 0 (0 = no limit)");
     for (const std::string& input : {o.from, o.machine}) {
@@ -205,7 +213,7 @@ void run_threads(const ThreadsOptions& o) {
                 throw core::InputError("", "--api",
                                        fmt::format("expected omp, pthread or both, got '{}'", o.api));
             measure::HarnessOptions h;
-            h.epochs = std::max(1, o.epochs);
+            h.epochs = o.epochs;
             h.min_epoch_seconds = 0.005;
             // θ(s) on its own, as Doda measures it: an empty parallel region / create and join s threads.
             fmt::print(stderr, "roofcast threads: timing the thread overhead θ(s)\n");
@@ -224,14 +232,15 @@ void run_threads(const ThreadsOptions& o) {
             }
         }
     }
-    const ThreadsAnalysis a = analyse(std::move(data), targets, o.holdout);
+    const ThreadsAnalysis a = o.from.empty() ? analyse(std::move(data), targets, o.holdout)
+                                             : analyse_file(std::move(data), targets, o.holdout, o.from);
     if (!o.output.empty())
         for (std::size_t i = 0; i < a.series.size(); ++i) {
             const std::string path = chart_path(o.output, i, a.series[i].api);
             core::write_file_atomic(path, report::threads_svg(a, i));
             fmt::print(stderr, "roofcast threads: wrote {}\n", path);
         }
-    fmt::print("{}", o.json ? report::threads_json(a) : report::threads_text(a));
+    fmt::print("{}", o.json ? report::threads_json(a) : core::terminal_text(report::threads_text(a)));
 }
 
 } // namespace

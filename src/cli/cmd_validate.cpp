@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
+#include "core/nesting.hpp"
 #include "core/profile.hpp"
 #include "core/results.hpp"
 #include "model/kernel.hpp"
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace roofcast::cli {
@@ -53,15 +55,24 @@ std::string validate_file(const std::string& path, bool strict) {
         return fmt::format("results file, {} kernels{}", r.kernels.size(),
                            r.machine ? ", machine '" + r.machine->name + "'" : "");
     }
-    const core::YamlField root = core::YamlField::load_file(path);
-    if (root.has("format") && root["format"].as_string() == "roofcast-profile") {
-        const auto d = model::scale::read_roofcast_profile(core::read_file(path), path);
+    const auto profile_summary = [&] {
+        const auto d = model::scale::read_roofcast_profile(text, path);
         std::vector<std::string> unread;
         const core::Profile p = core::load_profile(path, &unread); // origins, backend, per-rank shapes (v2)
         check_unread_keys(path, unread, strict);
         return fmt::format("roofcast profile v{}, {} series{}", p.format_version, d.series.size(),
                            p.backend.empty() ? "" : ", backend " + p.backend);
+    };
+    // A JSON profile is recognised as JSON: YAML takes no keys over 1024 characters, which JSON allows.
+    if (looks_like_json(text)) {
+        core::check_nesting(text, path);
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        if (!j.is_discarded() && j.is_object() && j.contains("format") && j["format"] == "roofcast-profile")
+            return profile_summary();
     }
+    const core::YamlField root = core::YamlField::load_file(path);
+    if (root.has("format") && root["format"].as_string() == "roofcast-profile")
+        return profile_summary();
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);
         check_unread_keys(path, root.unread_keys(), strict);
@@ -96,7 +107,8 @@ void add_validate_command(CLI::App& app) {
                   "error (default: a warning)");
     cmd->callback([files, strict] {
         for (const auto& f : *files)
-            fmt::print("{}: ok ({})\n", f, validate_file(f, *strict));
+            fmt::print("{}: ok ({})\n", core::terminal_safe(f),
+                       core::terminal_text(validate_file(f, *strict)));
     });
 }
 

@@ -85,7 +85,7 @@ DataFile load_data_file(const std::string& path) {
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
             throw core::InputError(path, "", std::string("malformed JSON: ") + e.what());
         }
         std::vector<std::string> unread;

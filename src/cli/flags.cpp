@@ -39,9 +39,10 @@ std::string flag_for_field(std::string_view field) {
 }
 
 std::string describe(const core::InputError& e) {
+    // One terminal line whatever the file holds: a hostile name or a 200 KB token is escaped and cut.
     if (!e.file().empty())
-        return e.what();
-    return core::InputError("", flag_for_field(e.field()), e.message()).what();
+        return core::terminal_safe(e.what());
+    return core::terminal_safe(core::InputError("", flag_for_field(e.field()), e.message()).what());
 }
 
 } // namespace roofcast::cli

@@ -15,11 +15,23 @@
 
 namespace roofcast::cli {
 
+model::threads::ThreadsAnalysis analyse_file(model::threads::ThreadsData data,
+                                             const std::vector<model::threads::Target>& targets, int holdout,
+                                             const std::string& file) {
+    try {
+        return model::threads::analyse(std::move(data), targets, holdout);
+    } catch (const core::InputError& e) {
+        if (!e.file().empty())
+            throw;
+        throw core::InputError(file, "series[].measurements", e.message());
+    }
+}
+
 bool write_threads_report(const std::string& file, const std::string& dir) {
     const auto data = read_threads_text(core::read_file(file), file, false);
     if (!data)
         return false;
-    const auto a = model::threads::analyse(*data, {}, data->holdout);
+    const auto a = analyse_file(*data, {}, data->holdout, file);
     // Rendered first, then swapped in whole like the main report (core::replace_directory).
     std::vector<std::pair<std::string, std::string>> files;
     for (std::size_t i = 0; i < a.series.size(); ++i)

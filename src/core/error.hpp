@@ -41,4 +41,9 @@ public:
 // or a hostile name never floods or drives the terminal.
 std::string terminal_safe(std::string_view text, std::size_t max_chars = 400);
 
+// A command's text output (tables, summaries) made safe for a terminal: control characters other than
+// newline and tab written as \xNN, so a name read from a file (a kernel, a function, a command) cannot
+// drive the terminal with escape sequences. Nothing is cut.
+std::string terminal_text(std::string_view text);
+
 } // namespace roofcast::core

@@ -72,27 +72,31 @@ void write_in_place(const fs::path& path, std::string_view content) {
         throw Error(fmt::format("cannot write '{}': {}", path.string(), errno_text(err)));
 }
 
+fs::path parent_or_dot(const fs::path& p) {
+    return p.has_parent_path() ? p.parent_path() : fs::path(".");
+}
+
 // The file a write to `path` should replace: the end of a symlink chain, so that the link survives and
 // the temporary file is made beside the real target, never through the link.
 fs::path resolve_target(const fs::path& path) {
     std::error_code ec;
-    if (!fs::is_symlink(fs::symlink_status(path, ec)))
-        return path;
-    fs::path resolved = fs::weakly_canonical(path, ec);
-    if (ec)
-        throw Error(
-            fmt::format("cannot write '{}': cannot resolve the link: {}", path.string(), ec.message()));
-    return resolved;
+    fs::path target = path;
+    // Followed link by link (not weakly_canonical, which stops at a dangling link and would have it
+    // replaced): a link to a file that does not exist yet names the file to create.
+    for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+        const fs::path next = fs::read_symlink(target, ec);
+        if (ec || hops == 40)
+            throw Error(fmt::format("cannot write '{}': cannot resolve the link{}", path.string(),
+                                    ec ? ": " + ec.message() : std::string(" (more than 40 links)")));
+        target = next.is_absolute() ? next : parent_or_dot(target) / next;
+    }
+    return target;
 }
 
 void sync_directory(const fs::path& dir) {
     Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() >= 0)
         ::fsync(fd.get());
-}
-
-fs::path parent_or_dot(const fs::path& p) {
-    return p.has_parent_path() ? p.parent_path() : fs::path(".");
 }
 
 // `dir/.name<suffix>`: a hidden sibling name template for mkstemp/mkdtemp (built by appending: g++ 12

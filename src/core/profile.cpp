@@ -340,7 +340,7 @@ Profile load_profile(const std::string& path, std::vector<std::string>* unread_k
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         bad(path, "", std::string("not valid JSON (") + e.what() + ")");
     }
     return profile_from_json(j, path, unread_keys);

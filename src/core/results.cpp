@@ -446,7 +446,7 @@ Results load_results(const std::string& path, std::vector<std::string>* unread_k
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw InputError(path, "", std::string("malformed JSON: ") + e.what());
     }
     return results_from_json(j, path, unread_keys);

@@ -256,3 +256,18 @@ TEST(Io, TempDirectoryRemovesThoseOfKilledRuns) {
     EXPECT_TRUE(fs::exists(first.path())); // this process's own, still in use
     EXPECT_NE(first.path(), second.path());
 }
+
+TEST(Io, ADanglingLinkNamesTheFileToCreateAndStays) {
+    Scratch s;
+    fs::create_directories(s / "real");
+    fs::create_symlink("real/new.svg", s / "dl.svg");  // relative, to a file not there yet
+    fs::create_symlink(s / "dl.svg", s / "chain.svg"); // a link to the link
+    write_file_atomic(s / "chain.svg", "chart");
+    EXPECT_TRUE(fs::is_symlink(s / "dl.svg"));
+    EXPECT_TRUE(fs::is_symlink(s / "chain.svg"));
+    EXPECT_EQ(read_file(s / "real" / "new.svg"), "chart");
+    fs::create_symlink(s / "loop-b", s / "loop-a");
+    fs::create_symlink(s / "loop-a", s / "loop-b");
+    EXPECT_THROW(write_file_atomic(s / "loop-a", "x"), Error);
+    EXPECT_TRUE(fs::is_symlink(s / "loop-a"));
+}

@@ -40,3 +40,9 @@ TEST(TerminalSafe, EscapesControlCharactersAndCuts) {
     EXPECT_EQ(terminal_safe(std::string(10, 'x'), 4), "xxxx ... [6 more characters]");
     EXPECT_EQ(terminal_safe("plain"), "plain");
 }
+
+TEST(TerminalSafe, TextOutputKeepsLinesAndTabsOnly) {
+    EXPECT_EQ(roofcast::core::terminal_text("a\tb\n\x1b[31mred\x07\r\n"), "a\tb\n\\x1b[31mred\\x07\\x0d\n");
+    const std::string long_table(100000, 'x');
+    EXPECT_EQ(roofcast::core::terminal_text(long_table), long_table); // nothing is cut
+}

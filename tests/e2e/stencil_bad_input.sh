@@ -12,6 +12,10 @@ expect_error stencil "use k <= 2" --kernel jacobi7 --grid 12x12x12 --ranks 4 --k
 expect_error stencil "the halo width k*r = 4" --kernel himeno --grid 12x12x12 --ranks 4 --sweep-k 1..4
 expect_error stencil "too thin for a halo" --kernel jacobi7 --grid 8x8x8 --ranks 9 --decomp z
 expect_error stencil "expected k >= 1" --kernel jacobi7 --grid 8x8x8 --k 0
+# k beyond the steps (or 1024) is refused at once, not evaluated: one rank has no halo to bound it.
+expect_error stencil "expected k from 1 to 20" --kernel jacobi7 --grid 100x100x100 --simulate \
+    --machine "$src/data/machines/example-caches.yaml" --alpha 1e-6 --beta 10 --sweep-k 2000000000
+expect_error stencil "expected k from 1 to 1024" --kernel jacobi7 --grid 100x100x100 --steps 5000 --k 2000
 expect_error stencil "expected k >= 1" --kernel jacobi7 --grid 8x8x8 --k -2
 expect_error stencil "expected jacobi7 or himeno" --kernel heat5 --grid 8x8x8
 expect_error stencil "expected z or 3d" --kernel jacobi7 --grid 8x8x8 --decomp 2d

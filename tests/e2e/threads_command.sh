@@ -105,4 +105,7 @@ expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time
 expect_error threads "'--sizes'" --command "sh $tmp/prog.sh {n} {s}" --sizes 0,100 --threads 1,2,3
 expect_error threads "'--predict'" --command "sh $tmp/prog.sh {n} {s}" --predict n=-1,s=2
 expect_error threads "'--kernel'" --kernel daxpy --sizes 100 --threads 1
+expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 1000000000 --sizes 1000 --threads 1,2,3
+expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 0 --sizes 1000 --threads 1,2,3
+expect_error threads "'--epochs': expected 1 to 1000" --epochs 0 --sizes 1000 --threads 1,2,3
 exit $fail

@@ -33,7 +33,7 @@ MarkerFile parse_marker_file(const std::string& text, const std::string& file) {
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw core::InputError(file, "", std::string("not valid JSON (") + e.what() + ")");
     }
     if (!j.is_object() || j.value("format", std::string()) != "roofcast-marker")

@@ -219,7 +219,7 @@ json parse_json(const std::string& text, const std::string& file) {
     core::check_nesting(text, file);
     try {
         return json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw InputError(file, "", fmt::format("not valid JSON ({})", e.what()));
     }
 }

@@ -111,7 +111,7 @@ KPrediction predict_k(const StencilProblem& p, const CostInputs& c, int k) {
 
 KChoice choose_k(const StencilProblem& p, const CostInputs& c, int kmax) {
     KChoice ch;
-    const int top = std::min(kmax, max_k(p));
+    const int top = std::min({kmax, max_k(p), std::max(p.steps, 1), k_max_depth});
     if (top < 1)
         throw std::invalid_argument("choose_k: no k fits the blocks");
     for (int k = 1; k <= top; ++k)

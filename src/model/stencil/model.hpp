@@ -55,6 +55,10 @@ struct KPrediction {
     double seconds_per_step = 0;
 };
 
+// The deepest blocking roofcast considers: a halo of 1024 sweeps is far past any that pays, and the cost
+// of choosing k grows with the square of the deepest tried.
+inline constexpr int k_max_depth = 1024;
+
 // Bytes of one element of the kernel's field; throws InputError for an unknown kernel.
 double element_bytes(const std::string& kernel);
 double flops_per_point(const std::string& kernel);
@@ -68,7 +72,8 @@ PhaseTimes block_times(const StencilProblem& p, const RankGeometry& g, const Cos
 // The run at blocking depth k, for the slowest rank. Throws std::invalid_argument when k < 1 or k > max_k.
 KPrediction predict_k(const StencilProblem& p, const CostInputs& c, int k);
 
-// Every k in 1..kmax (capped by max_k) and the best one (the smallest time; the smallest k on a tie).
+// Every k in 1..kmax (capped by max_k, the steps and k_max_depth: a block never holds more than every
+// step) and the best one (the smallest time; the smallest k on a tie).
 struct KChoice {
     std::vector<KPrediction> all;
     int best_k = 1;
