@@ -587,6 +587,19 @@ def outside_strings(text, matches, fmt="json"):
     return keep_
 
 
+def cut_member(text, a, b, blanks):
+    """text without the member text[a:b] and one comma: the one after it, or (the last member) the one before."""
+    if b < len(text) and text[b] == ",":
+        b += 1
+    else:
+        j = a - 1
+        while j >= 0 and text[j] in blanks:
+            j -= 1
+        if j >= 0 and text[j] == ",":
+            a = j
+    return text[:a] + text[b:]
+
+
 def value_end(text, i):
     """End of a JSON/flow-YAML value starting at i: the next ',' or closing bracket at depth 0."""
     depth = 0
@@ -638,17 +651,7 @@ def mutate(text, fmt, op):
                     return text[:m.start(1)] + new + text[m.end(1):], f"key '{key}' -> '{new}'"
                 if op == "duplicate key":
                     return text[:m.start()] + f'"{key}": 0, ' + text[m.start():], f"key '{key}' twice"
-                end = value_end(text, m.end())
-                a, b = m.start(), end
-                if b < len(text) and text[b] == ",":
-                    b += 1
-                else:  # the last member: drop the comma before it
-                    j = a - 1
-                    while j >= 0 and text[j] in " \t\n":
-                        j -= 1
-                    if j >= 0 and text[j] == ",":
-                        a = j
-                return text[:a] + text[b:], f"key '{key}' deleted"
+                return cut_member(text, m.start(), value_end(text, m.end()), " \t\n"), f"key '{key}' deleted"
         elif fmt == "yaml":
             keys = [("block", m) for m in YAML_BLOCK_KEY.finditer(text)]
             keys += [("flow", m) for m in YAML_FLOW_KEY.finditer(text)]
@@ -671,17 +674,7 @@ def mutate(text, fmt, op):
                     return (text[:line_start] + " " * indent + f"{key}: 0\n" + text[line_start:],
                             f"key '{key}' twice")
                 if kind == "flow":
-                    end = value_end(text, m.end(g) + 1)
-                    a, b = m.start(g), end
-                    if b < len(text) and text[b] == ",":
-                        b += 1
-                    else:
-                        j = a - 1
-                        while j >= 0 and text[j] in " \t":
-                            j -= 1
-                        if j >= 0 and text[j] == ",":
-                            a = j
-                    return text[:a] + text[b:], f"key '{key}' deleted"
+                    return cut_member(text, m.start(g), value_end(text, m.end(g) + 1), " \t"), f"key '{key}' deleted"
                 # A block key: its line and the lines indented below it (a list item's first key: the key
                 # alone, so the item stays).
                 line_start = text.rfind("\n", 0, m.start(g)) + 1
