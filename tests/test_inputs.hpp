@@ -1,10 +1,11 @@
 // Helpers shared by the unit tests of every layer: the message of the InputError a call throws, a
-// machine file read from YAML text, and the hand-written machine of docs/formats.md (peak 128,
-// effective 112.6 GFLOP/s; L1 512, L2 146, MEM 46 GB/s).
+// machine file read from YAML text, a profile with every field, and the hand-written machine of
+// docs/formats.md (peak 128, effective 112.6 GFLOP/s; L1 512, L2 146, MEM 46 GB/s).
 #pragma once
 
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/profile.hpp"
 
 #include <string>
 
@@ -34,5 +35,31 @@ levels:
   - {name: L2, bandwidth_gbs: 146}
   - {name: MEM, bandwidth_gbs: 46}
 )";
+
+// A version-2 profile with every field `roofcast profile` writes (two ranks, one function with a
+// simulated L1_DCM metric), for the profile readers of every layer.
+inline core::Profile full_profile() {
+    using namespace core;
+    Profile p;
+    p.parameters = {{"ranks", 2}};
+    p.backend = "cachegrind";
+    p.backend_reason = "requested";
+    p.ranks = 2;
+    p.wall_seconds = 1.5;
+    p.cores = 2;
+    p.exit_status = 0;
+    p.command = {"./app", "--n", "10"};
+    p.settings["caches"] = "D1 49152 B";
+    p.warnings = {"a warning"};
+    ProfileFunction f{"main->dot", "region", {}};
+    ProfileMetric m;
+    m.origin = MetricOrigin::simulated;
+    m.aggregate = "sum";
+    m.unit = "count";
+    m.per_rank = {{1, 2}, {3, 4}};
+    f.metrics["L1_DCM"] = m;
+    p.functions.push_back(f);
+    return p;
+}
 
 } // namespace roofcast::test

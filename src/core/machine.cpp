@@ -4,6 +4,7 @@
 #include "core/io.hpp"
 #include "core/machine_noise.hpp"
 #include "core/machine_sections.hpp"
+#include "core/range.hpp"
 #include "core/stream_catalogue.hpp"
 
 #include <algorithm>
@@ -118,12 +119,8 @@ YAML::Node point_to_yaml(const BandwidthPoint& p) {
 
 std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
     std::string s = f.as_string();
-    if (!allowed.count(s)) {
-        std::string list;
-        for (const auto& a : allowed)
-            list += (list.empty() ? "" : ", ") + a;
-        f.fail("expected one of " + list + ", got '" + s + "'");
-    }
+    if (!allowed.count(s))
+        f.fail(expected_one_of(allowed, s));
     return s;
 }
 

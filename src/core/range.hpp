@@ -1,4 +1,5 @@
-// The range a number read from a file must lie in, and the one message that says so. Every reader checks
+// The range a number read from a file must lie in, and the one message that says so; likewise the names an
+// enum field may take. Every reader checks
 // its numeric fields with these (core::YamlField for machine and kernel files, the results, profile and
 // threads readers for JSON), so the same range reads the same in every error: "expected a positive number
 // at most 1e+06, got 1e308". The ranges themselves are listed in docs/formats.md.
@@ -62,5 +63,17 @@ private:
     double m_lo;
     double m_hi;
 };
+
+// "expected one of a, b, c, got 'x'": the one wording of a field that takes one of a few names (an enum),
+// for every reader; `allowed` is any range of names, listed in its order.
+template <class Names> std::string expected_one_of(const Names& allowed, std::string_view got) {
+    std::string list;
+    for (const auto& name : allowed) {
+        if (!list.empty())
+            list += ", ";
+        list += name;
+    }
+    return fmt::format("expected one of {}, got '{}'", list, got);
+}
 
 } // namespace roofcast::core

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 namespace roofcast::core {
@@ -94,6 +95,13 @@ struct J {
     std::string str_or(const std::string& key, const std::string& fallback) const {
         return has(key) ? (*this)[key].str() : fallback;
     }
+    // One of a few names (an enum field).
+    std::string one_of(std::initializer_list<const char*> allowed) const {
+        std::string s = str();
+        if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
+            fail(expected_one_of(allowed, s));
+        return s;
+    }
     bool boolean() const {
         if (!v.is_boolean())
             fail("expected true or false");
@@ -160,13 +168,6 @@ json prediction_to_json(const Prediction& p) {
 }
 
 namespace {
-
-std::string probe_kind(const J& f) {
-    std::string k = f.str();
-    if (k != "memory" && k != "core")
-        f.fail("expected \"memory\" or \"core\"");
-    return k;
-}
 
 // Ranges (docs/formats.md, "Results file"). A kernel may be a profile's region, whose one iteration is its
 // work over a whole run: declared work is bounded as a run's events (k_max_events) and measured rates as a
@@ -288,12 +289,9 @@ KernelResult kernel_from(const J& k) {
     KernelResult kr;
     kr.name = k["name"].str();
     kr.suite = k.str_or("suite", "user");
-    kr.role = k.str_or("role", kr.suite == "calibrate" ? "calibration" : "validation");
-    if (kr.role != "validation" && kr.role != "untuned" && kr.role != "calibration")
-        k["role"].fail("expected \"validation\", \"untuned\" or \"calibration\"");
-    kr.precision = k.str_or("precision", "double");
-    if (kr.precision != "double" && kr.precision != "single")
-        k["precision"].fail("expected \"double\" or \"single\"");
+    kr.role = k.has("role") ? k["role"].one_of({"validation", "untuned", "calibration"})
+                            : (kr.suite == "calibrate" ? "calibration" : "validation");
+    kr.precision = k.has("precision") ? k["precision"].one_of({"double", "single"}) : "double";
     kr.threads = static_cast<int>(k.has("threads") ? k["threads"].whole_in(1, k_max_count) : 1);
     kr.flops_per_iteration = k["flops_per_iteration"].num_in(0, k_max_events);
     kr.iterations = k.opt_num_in("iterations", 0, k_max_iterations).value_or(0); // 0: not known
@@ -330,9 +328,7 @@ KernelResult kernel_from(const J& k) {
             J x = cs.at(c);
             Ceiling ce;
             ce.name = x["name"].str();
-            ce.kind = x["kind"].str();
-            if (ce.kind != "compute" && ce.kind != "bandwidth")
-                x["kind"].fail("expected \"compute\" or \"bandwidth\"");
+            ce.kind = x["kind"].one_of({"compute", "bandwidth"});
             ce.gflops = x["gflops"].num_in(0, k_max_gflops);
             ce.above = x.has("above") && x["above"].boolean();
             kr.ceilings.push_back(std::move(ce));
@@ -359,7 +355,7 @@ KernelResult kernel_from(const J& k) {
     if (k.has("noise")) {
         J x = k["noise"];
         RowNoise n;
-        n.probe = probe_kind(x["probe"]);
+        n.probe = x["probe"].one_of({"memory", "core"});
         n.spread = x["spread"].at_least(0);
         n.floor = x["floor"].at_least(0);
         (void)x.has("flagged"); // derived from spread and floor
@@ -374,7 +370,7 @@ HostNoise host_noise_from(const J& h) {
     for (std::size_t i = 0; i < probes.size(); ++i) {
         J x = probes.at(i);
         NoiseProbe p;
-        p.kind = probe_kind(x["kind"]);
+        p.kind = x["kind"].one_of({"memory", "core"});
         p.kernel = x["kernel"].str();
         p.floor = x["floor"].at_least(0);
         J g = x["gbs"];

@@ -1,6 +1,7 @@
 // The roofcast profile file (version 2): round trip, version-1 compatibility and rejected input.
 #include "core/error.hpp"
 #include "core/profile.hpp"
+#include "test_inputs.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,26 +10,7 @@ namespace roofcast::core {
 namespace {
 
 Profile sample() {
-    Profile p;
-    p.parameters = {{"ranks", 2}};
-    p.backend = "cachegrind";
-    p.backend_reason = "requested";
-    p.ranks = 2;
-    p.wall_seconds = 1.5;
-    p.cores = 2;
-    p.exit_status = 0;
-    p.command = {"./app", "--n", "10"};
-    p.settings["caches"] = "D1 49152 B";
-    p.warnings = {"a warning"};
-    ProfileFunction f{"main->dot", "region", {}};
-    ProfileMetric m;
-    m.origin = MetricOrigin::simulated;
-    m.aggregate = "sum";
-    m.unit = "count";
-    m.per_rank = {{1, 2}, {3, 4}};
-    f.metrics["L1_DCM"] = m;
-    p.functions.push_back(f);
-    return p;
+    return test::full_profile();
 }
 
 TEST(Profile, RoundTripsThroughJson) {

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace roofcast::core;
 
@@ -16,6 +19,15 @@ Prediction pred(const std::string& model, double err, bool valid) {
     p.valid = valid;
     p.error_pct = err;
     return p;
+}
+
+// A kernel row of 2 flops per iteration measured at `gflops` (samples).
+KernelResult measured_kernel(const std::string& name, std::vector<double> gflops) {
+    KernelResult k;
+    k.name = name;
+    k.flops_per_iteration = 2;
+    k.measured_gflops = *summarize(std::move(gflops));
+    return k;
 }
 } // namespace
 
@@ -34,13 +46,10 @@ TEST(Results, AccuracyUsesValidPredictionsOnly) {
 
 TEST(Results, JsonRoundTrip) {
     Results r;
-    KernelResult k;
-    k.name = "stream_triad";
+    KernelResult k = measured_kernel("stream_triad", {1.0, 1.1, 0.9});
     k.suite = "stream";
-    k.flops_per_iteration = 2;
     k.iterations = 1e6;
     k.bytes_per_iteration = {{"L1", 24}, {"MEM", 32}};
-    k.measured_gflops = *summarize({1.0, 1.1, 0.9});
     Prediction p = pred("roofline", 5.0, true);
     p.terms.push_back({"MEM", 32, 2.0 / 32, 30.0, "entered", 32 / 30e9});
     k.predictions.push_back(p);
@@ -68,11 +77,8 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     // Spread 20 % of a fixed-threshold summary is NOISY; the run's probe said the host moved as much, so
     // the row is not flagged, and reading the file back keeps the run's verdict.
     Results r;
-    KernelResult k;
-    k.name = "norm2";
-    k.flops_per_iteration = 2;
+    KernelResult k = measured_kernel("norm2", {2.0, 1.666, 2.0});
     k.measured_seconds = *summarize({1.0, 1.2, 1.0});
-    k.measured_gflops = *summarize({2.0, 1.666, 2.0});
     ASSERT_TRUE(k.measured_seconds->noisy);
     k.noise = RowNoise{"memory", 0.1, 0.15};
     k.bound_fraction_rounds = {0.8, 0.9, 0.85};
@@ -200,10 +206,7 @@ TEST(Results, NumericFieldsHaveRanges) {
 
 TEST(Results, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
     Results r;
-    KernelResult k;
-    k.name = "triad";
-    k.flops_per_iteration = 2;
-    k.measured_gflops = *summarize({1.0, 1.1, 0.9});
+    KernelResult k = measured_kernel("triad", {1.0, 1.1, 0.9});
     k.predictions.push_back(pred("roofline", 5.0, true));
     r.kernels.assign(4, k);
     Machine m;

@@ -139,21 +139,7 @@ TEST(ScaleReaders, RoofcastProfile) {
 TEST(ScaleReaders, RoofcastProfileKeysAndRangesAreThoseOfTheFormat) {
     // A version-2 profile with every field roofcast writes: scale ignores the launch, the backend and the
     // origins, but they are part of the format, so none is reported; a misspelt key is, with its path.
-    roofcast::core::Profile p;
-    p.parameters = {{"ranks", 2}};
-    p.backend = "cachegrind";
-    p.backend_reason = "requested";
-    p.wall_seconds = 1.5;
-    p.cores = 2;
-    p.exit_status = 0;
-    p.command = {"./app"};
-    p.settings["caches"] = "D1 49152 B";
-    p.warnings = {"a warning"};
-    roofcast::core::ProfileMetric m;
-    m.origin = roofcast::core::MetricOrigin::simulated;
-    m.unit = "count";
-    m.per_rank = {{1, 2}};
-    p.functions.push_back({"main", "region", {{"L1_DCM", m}}});
+    const roofcast::core::Profile p = roofcast::test::full_profile();
     auto j = roofcast::core::profile_to_json(p);
     std::vector<std::string> unread{"stale"};
     (void)read_roofcast_profile(j.dump(), "p.json", &unread);

@@ -6,6 +6,7 @@
 #include "core/machine.hpp"
 #include "core/range.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <initializer_list>
@@ -68,14 +69,9 @@ struct Reader {
     std::string one_of(const json& j, const std::string& where, const char* key,
                        std::initializer_list<const char*> allowed) {
         std::string v = text(j, where, key);
-        std::string list;
-        for (const char* a : allowed) {
-            if (v == a)
-                return v;
-            list += list.empty() ? "" : ", ";
-            list += a;
-        }
-        fail(member_path(where, key), fmt::format("one of {}, got \"{}\"", list, v));
+        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+            throw core::InputError(file, member_path(where, key), core::expected_one_of(allowed, v));
+        return v;
     }
     // An array of at most `most` elements at `path`.
     const json& array(const json& v, const std::string& path, std::size_t most, const char* what) {
