@@ -351,12 +351,12 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape) {
 // iteration (2 flops):
 //  - L1 (what the core loads and stores): per k the micro-kernel loads MR elements of A and NR of B for
 //    MR NR iterations, 8 (MR + NR) / (MR NR); the MR x NR block of C is loaded and stored once per kc,
-//    16 / kc; packing loads and stores A once per call, 16 / n, and the B panel once per call and thread
-//    (every thread packs its own), 16 threads / n;
+//    16 / kc; packing loads and stores A and B once per call (the threads pack the shared B panel
+//    together), 32 / n;
 //  - L2: the A micro-panel streams from L2 once per NR columns, 8 / NR; the B micro-panel comes in once per
-//    mc rows, 8 / mc; the C block, 16 / kc; the packing, 16 (1 + threads) / n;
-//  - L3: the B micro-panel when the thread's B panel overflows half of L2, the C block (C overflows half
-//    of L2), the packing sources, 8 (1 + threads) / n;
+//    mc rows, 8 / mc; the C block, 16 / kc; the packing, 32 / n;
+//  - L3: the B micro-panel when the B panel overflows half of a thread's L2, the C block (C overflows half
+//    of L2), the packing sources, 16 / n;
 //  - beyond a level that holds A, B, C and the packing buffers in half its capacity: nothing.
 // The zero rows and columns that pad partial micro-panels are not counted (the useful flops are 2 n^3).
 SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, std::size_t n) {
@@ -373,7 +373,7 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     const double blocks_per_thread = std::ceil(rows_per_thread / mc_l2);
     const double mc = std::ceil(rows_per_thread / blocks_per_thread / mr) * mr;
     const double b_pack = kc * std::ceil(nn / nr) * nr * 8.0;
-    const double all = 3.0 * nn * nn * 8.0 + th * (b_pack + mc * kc * 8.0);
+    const double all = 3.0 * nn * nn * 8.0 + b_pack + th * mc * kc * 8.0;
     SuiteKernel k;
     k.name = "matmul-blocked-tuned";
     k.suite = "apps";
@@ -382,12 +382,11 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     for (const auto& l : m.levels) {
         double bytes = 0;
         if (l.name == "L1")
-            bytes = 8.0 * (mr + nr) / (mr * nr) + 16.0 / kc + 16.0 * (1.0 + th) / nn;
+            bytes = 8.0 * (mr + nr) / (mr * nr) + 16.0 / kc + 32.0 / nn;
         else if (l.name == "L2")
-            bytes = 8.0 / nr + 8.0 / mc + 16.0 / kc + 16.0 * (1.0 + th) / nn;
+            bytes = 8.0 / nr + 8.0 / mc + 16.0 / kc + 32.0 / nn;
         else if (!resident)
-            bytes =
-                (b_pack <= k_default_safety_factor * l2 ? 0.0 : 8.0 / mc) + 16.0 / kc + 8.0 * (1.0 + th) / nn;
+            bytes = (b_pack <= k_default_safety_factor * l2 ? 0.0 : 8.0 / mc) + 16.0 / kc + 16.0 / nn;
         k.spec.explicit_bytes[l.name] = bytes;
         const CacheLevel* c = find_cache(s.caches, l.name);
         if (c && l.name != "L1" && all <= k_default_safety_factor * c->per_thread(threads) * threads)

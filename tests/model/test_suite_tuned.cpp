@@ -349,7 +349,8 @@ TEST_F(SuiteTuned, MatmulPackedCountsAndResult) {
 
 TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     // kc x NR doubles of B in half of L1, mc x kc of A in half of L2, mc a multiple of MR: the
-    // declared L1 bytes follow from them (8 (MR + NR) / (MR NR) + 16 / kc + 16 (1 + threads) / n).
+    // declared L1 bytes follow from them (8 (MR + NR) / (MR NR) + 16 / kc + 32 / n: A and the shared B
+    // packed once per call).
     const SuiteKernel& k = kernel(cat, "matmul-blocked-tuned");
     const sw::GemmTile tile = sw::gemm_tile();
     EXPECT_EQ(tile.mr, sw::k_gemm_mr);
@@ -364,7 +365,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     EXPECT_NEAR(l1, 8 * (mr + nr) / (mr * nr) + 16 / kc + 32 / n, 1e-12);
     EXPECT_LE(kc * nr * 8, 0.5 * 4096);
     // Two threads on a core with 32 KiB L1 and 512 KiB L2: mc, read back from the declared L2 bytes
-    // (8/NR + 8/mc + 16/kc + 16 (1 + T)/n), is a multiple of MR, its A block fits half of L2, and the row
+    // (8/NR + 8/mc + 16/kc + 32/n), is a multiple of MR, its A block fits half of L2, and the row
     // blocks split evenly between the threads.
     core::Machine real = tiny_machine();
     real.topology->cores = 2;
@@ -375,7 +376,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     const SuiteKernel& k2 = kernel(cat2, "matmul-blocked-tuned");
     const double kc2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
     const double l2 = derive_traffic(k2.spec, real, 2).bytes.at("L2");
-    const double mc = std::round(8 / (l2 - 8 / nr - 16 / kc2 - 48 / n));
+    const double mc = std::round(8 / (l2 - 8 / nr - 16 / kc2 - 32 / n));
     EXPECT_EQ(std::fmod(mc, mr), 0.0) << mc;
     EXPECT_LE(mc * kc2 * 8, 0.5 * 524288);
     EXPECT_EQ(static_cast<int>(std::ceil(n / mc)) % 2, 0) << mc;

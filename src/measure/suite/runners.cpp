@@ -487,14 +487,18 @@ Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, con
     double* a = ws.array<double>(0, n * n);
     double* b = ws.array<double>(1, n * n);
     double* c = ws.array<double>(2, n * n);
-    double* packs = ws.array<double>(3, static_cast<std::size_t>(threads) * (a_pack + b_pack));
-    const std::size_t row_blocks = (n + mc - 1) / mc;
+    double* a_packs = ws.array<double>(3, static_cast<std::size_t>(threads) * a_pack);
+    double* b_shared = ws.array<double>(4, b_pack);
+    const std::size_t row_blocks = (n + mc - 1) / mc, col_panels = b_pack / (nr * kc);
 #pragma omp parallel num_threads(threads)
     {
         // First touch: each thread's rows of A and C (the body's static schedule of row blocks), B in the
-        // same partition, and the thread's own packing buffers.
-        double* mine = packs + static_cast<std::size_t>(omp_get_thread_num()) * (a_pack + b_pack);
-        std::fill(mine, mine + a_pack + b_pack, 0.0);
+        // same partition, the thread's own buffer for A and its share of the micro-panels of B.
+        double* mine = a_packs + static_cast<std::size_t>(omp_get_thread_num()) * a_pack;
+        std::fill(mine, mine + a_pack, 0.0);
+#pragma omp for schedule(static)
+        for (std::size_t jp = 0; jp < col_panels; ++jp)
+            std::fill(b_shared + jp * nr * kc, b_shared + (jp + 1) * nr * kc, 0.0);
 #pragma omp for schedule(static)
         for (std::size_t rb = 0; rb < row_blocks; ++rb) {
             for (std::size_t x = rb * mc * n; x < std::min(n, (rb + 1) * mc) * n; ++x) {
@@ -505,8 +509,8 @@ Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, con
         }
     }
     Measurement m = time_team(opt, [&] {
-        double* mine = packs + static_cast<std::size_t>(omp_get_thread_num()) * (a_pack + b_pack);
-        gemm_packed_body(c, a, b, n, mc, kc, mine, mine + a_pack);
+        gemm_packed_body(c, a, b, n, mc, kc,
+                         a_packs + static_cast<std::size_t>(omp_get_thread_num()) * a_pack, b_shared);
     });
     m.checksum = c[n + 1];
     return m;

@@ -212,13 +212,13 @@ void gemm_pack_a(T* __restrict out, const T* __restrict a, std::size_t n, std::s
                 *out = r0 + r < rows ? a[(i0 + r0 + r) * n + p0 + p] : T(0);
 }
 
-// Packs rows [p0, p0+kc) x all n columns of B into micro-panels of NR columns, zero-padded.
+// Packs rows [p0, p0+kc) x columns [j0, j0+NR) of B into one micro-panel, zero-padded beyond column n.
 template <int NR, class T>
-void gemm_pack_b(T* __restrict out, const T* __restrict bm, std::size_t n, std::size_t p0, std::size_t kc) {
-    for (std::size_t j0 = 0; j0 < n; j0 += NR)
-        for (std::size_t p = 0; p < kc; ++p)
-            for (std::size_t c = 0; c < NR; ++c, ++out)
-                *out = j0 + c < n ? bm[(p0 + p) * n + j0 + c] : T(0);
+void gemm_pack_b_panel(T* __restrict out, const T* __restrict bm, std::size_t n, std::size_t p0,
+                       std::size_t kc, std::size_t j0) {
+    for (std::size_t p = 0; p < kc; ++p)
+        for (std::size_t c = 0; c < NR; ++c, ++out)
+            *out = j0 + c < n ? bm[(p0 + p) * n + j0 + c] : T(0);
 }
 
 // The portable form of the micro-kernel (any value type, e.g. the tests' counting type): the same loop
@@ -290,23 +290,24 @@ void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double
             cm[r * ldc + c] = acc[r][c / W][c % W];
 }
 
-// C += A B. Threads share C's rows in blocks of mc (static schedule); each thread packs the panel of B it
-// needs into its own buffer `b_pack` (kc x n rounded up to NR columns) and its blocks of A into `a_pack`
-// (mc x kc, rounded up to MR rows), so no thread reads what another writes. kc_block: the k block.
+// C += A B. Threads share C's rows in blocks of mc (static schedule) and pack the k block's panel of B
+// together into the one shared buffer `b_pack` (kc x n rounded up to NR columns, each thread its share of
+// the micro-panels, as BLIS packs B cooperatively: Smith et al., IPDPS 2014), then each packs its
+// blocks of A into its own `a_pack` (mc x kc, rounded up to MR rows). kc_block: the k block. Two barriers
+// per k block: B is complete before any thread reads it, and read by all before the next block replaces it.
+// Called by every thread of a team (or by one thread outside a parallel region).
 template <class T>
 void gemm_packed_body(T* __restrict cm, const T* __restrict am, const T* __restrict bm, std::size_t n,
                       std::size_t mc, std::size_t kc_block, T* __restrict a_pack, T* __restrict b_pack) {
     constexpr int MR = k_gemm_mr, NR = k_gemm_nr;
-    const std::size_t row_blocks = (n + mc - 1) / mc;
+    const std::size_t row_blocks = (n + mc - 1) / mc, col_panels = (n + NR - 1) / NR;
     for (std::size_t p0 = 0; p0 < n; p0 += kc_block) {
         const std::size_t kc = std::min(kc_block, n - p0);
-        bool packed_b = false;
-#pragma omp for schedule(static) nowait
+#pragma omp for schedule(static)
+        for (std::size_t jp = 0; jp < col_panels; ++jp)
+            gemm_pack_b_panel<NR>(b_pack + jp * kc * NR, bm, n, p0, kc, jp * NR);
+#pragma omp for schedule(static)
         for (std::size_t rb = 0; rb < row_blocks; ++rb) {
-            if (!packed_b) { // only threads with rows to update pack B
-                gemm_pack_b<NR>(b_pack, bm, n, p0, kc);
-                packed_b = true;
-            }
             const std::size_t i0 = rb * mc, rows = std::min(mc, n - i0);
             gemm_pack_a<MR>(a_pack, am, n, i0, rows, p0, kc);
             for (std::size_t j0 = 0; j0 < n; j0 += NR) {
