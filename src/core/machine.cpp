@@ -362,6 +362,14 @@ Machine machine_from_yaml(const YamlField& root) {
             c.best = (*rc)["best"].as_size();
             c.tolerance = (*rc)["tolerance"].as_non_negative();
             c.settled = (*rc)["settled"].as_bool();
+            if (auto v = rc->optional("visits"))
+                c.visits = static_cast<std::size_t>(v->as_int_in(0, 1000000));
+            if (auto w = rc->optional("window_seconds"))
+                c.window_seconds = w->as_non_negative_at_most(86400.0);
+            if (auto g = rc->optional("visit_gbs"))
+                c.visit_gbs = summary_from_yaml(*g);
+            if ((c.visits > 0) != c.visit_gbs.has_value())
+                (*rc)["visits"].fail("expected visits > 0 exactly when visit_gbs is given");
             lv.roof_choice = c;
         }
         if (auto e = l.optional("effective_bandwidth_gbs"))
@@ -553,6 +561,12 @@ std::string machine_to_yaml(const Machine& m) {
             ln["roof_choice"]["best"] = l.roof_choice->best;
             ln["roof_choice"]["tolerance"] = l.roof_choice->tolerance;
             ln["roof_choice"]["settled"] = l.roof_choice->settled;
+            if (l.roof_choice->visits > 0) {
+                ln["roof_choice"]["visits"] = l.roof_choice->visits;
+                ln["roof_choice"]["window_seconds"] = l.roof_choice->window_seconds;
+            }
+            if (l.roof_choice->visit_gbs)
+                ln["roof_choice"]["visit_gbs"] = summary_to_yaml(*l.roof_choice->visit_gbs);
         }
         if (l.effective_bandwidth_gbs)
             ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;

@@ -85,10 +85,15 @@ struct BandwidthPoint {
 // How a level's roof was chosen from its samples (docs/machine-file.md, `roof_choice`).
 struct RoofChoice {
     std::string method;     // "best_k_median": median of the `best` fastest epochs
-    std::size_t epochs = 0; // epochs measured (every one kept in `bandwidth.samples`)
+    std::size_t epochs = 0; // epochs the roof was chosen from: `bandwidth.samples` and `visit_gbs.samples`
     std::size_t best = 0;   // k
     double tolerance = 0;   // agreement asked of the best k (relative)
     bool settled = false;   // the best k agreed before the cap
+    // Roofs over the run's window (measure/roof_visits.hpp): the roof kernel measured again between the
+    // run's other measurements; 0 visits = the level's own epochs only.
+    std::size_t visits = 0;
+    double window_seconds = 0;        // first visit's start to the last's end
+    std::optional<Summary> visit_gbs; // every visit's epochs, in time order
 };
 
 // Bandwidth as a function of x (working-set or access volume, bytes): piecewise-linear points or

@@ -109,12 +109,19 @@ json level_json(const Level& l) {
         ln["bandwidth_kernel"] = l.bandwidth_kernel;
     if (l.bandwidth)
         ln["bandwidth"] = summary_json(*l.bandwidth);
-    if (l.roof_choice)
+    if (l.roof_choice) {
         ln["roof_choice"] = json{{"method", l.roof_choice->method},
                                  {"epochs", num(static_cast<double>(l.roof_choice->epochs))},
                                  {"best", num(static_cast<double>(l.roof_choice->best))},
                                  {"tolerance", num(l.roof_choice->tolerance)},
                                  {"settled", l.roof_choice->settled}};
+        if (l.roof_choice->visits > 0) {
+            ln["roof_choice"]["visits"] = num(static_cast<double>(l.roof_choice->visits));
+            ln["roof_choice"]["window_seconds"] = num(l.roof_choice->window_seconds);
+        }
+        if (l.roof_choice->visit_gbs)
+            ln["roof_choice"]["visit_gbs"] = summary_json(*l.roof_choice->visit_gbs);
+    }
     if (l.effective_bandwidth_gbs)
         ln["effective_bandwidth_gbs"] = num(*l.effective_bandwidth_gbs);
     if (l.effective_bandwidth_half_width_gbs)

@@ -377,6 +377,8 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
         best = std::max(best, m.ceiling.gflops.max);
         res.ceilings.push_back(std::move(m.ceiling));
         res.best_flops_per_cycle.push_back(m.flops_per_cycle);
+        if (opt.between)
+            opt.between();
     }
     guard.restore_openmp_team(*std::max_element(threads.begin(), threads.end()));
     if (all_clock.empty())

@@ -44,6 +44,7 @@ struct ComputeOptions {
     std::vector<int> threads; // empty = {1, number of cores}
     bool quick = false;       // quick: fewer epochs, shorter epochs; whole compute part < ~8 s
     std::function<void(const std::string&)> progress; // may be empty
+    std::function<void()> between;                    // called after every ceiling; may be empty
 };
 
 struct ComputeResult {

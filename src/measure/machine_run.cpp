@@ -10,6 +10,7 @@
 #include "measure/mpi.hpp"
 #include "measure/overhead.hpp"
 #include "measure/plateaus.hpp"
+#include "measure/roof_visits.hpp"
 #include "measure/stream.hpp"
 #include "measure/stream_capacity.hpp"
 #include "measure/topology.hpp"
@@ -22,6 +23,7 @@
 #include <ctime>
 #include <fmt/format.h>
 #include <omp.h>
+#include <optional>
 #include <unistd.h>
 
 namespace roofcast::measure {
@@ -54,6 +56,11 @@ struct Plan {
     HarnessOptions sweep_harness;
     HarnessOptions level_harness;
     HarnessOptions overhead_harness;
+    // Roofs over the run's window: the roof kernel (the first of core::roof_kernel_preference() measured
+    // at the levels; empty: no visits), its harness per visit and the visits' schedule.
+    std::string roof_kernel;
+    HarnessOptions visit_harness;
+    RoofVisitOptions visit_options;
 };
 
 std::vector<std::string> default_kernels(bool quick) {
@@ -137,6 +144,17 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
     p.sweep_harness.epochs = 3;
     p.sweep_harness.min_epoch_seconds = opt.quick ? 0.002 : 0.005;
     p.level_harness = level_harness_for(opt.quick);
+    for (const auto& pref : core::roof_kernel_preference())
+        if (std::find(p.level_kernels.begin(), p.level_kernels.end(), pref) != p.level_kernels.end()) {
+            p.roof_kernel = pref;
+            break;
+        }
+    // A visit: two epochs per level, as long as the level measurement's; at most every 0.25 s (quick) or
+    // 1 s, and at most an eighth of the time (docs/design.md, "roofs over the run's window").
+    p.visit_harness.epochs = 2;
+    p.visit_harness.min_epoch_seconds = p.level_harness.min_epoch_seconds;
+    p.visit_options.interval_seconds = opt.quick ? 0.25 : 1.0;
+    p.visit_options.max_share = 0.125;
     p.overhead_harness.epochs = opt.quick ? 5 : 9;
     p.overhead_harness.min_epoch_seconds = opt.quick ? 0.001 : 0.004;
     return p;
@@ -188,21 +206,6 @@ core::Machine measure_machine(const MachineOptions& opt) {
     m.name = fmt::format("{} ({})", host_name(), topo.cpu_model);
     const Plan plan = make_plan(opt, topo);
 
-    // Compute ceilings and clock (25 % of the progress bar).
-    progress(0.0, "compute ceilings");
-    ComputeOptions co;
-    co.isas = opt.isas;
-    co.threads = plan.threads;
-    co.quick = opt.quick;
-    co.progress = [&](const std::string& what) { progress(0.1, what); };
-    const ComputeResult cr = measure_compute(co);
-    m.ceilings = cr.ceilings;
-    m.clock_ghz = cr.clock_ghz;
-    m.tsc_ghz = cr.tsc_ghz;
-    m.clock_drift = cr.clock_drift;
-    m.peak_gflops = cr.peak_gflops;
-    m.notes = cr.notes;
-
     // Working-set sweep, 4 KiB to 4x the reported last-level cache (45 %).
     const std::uint64_t llc = topo.caches.empty()
                                   ? 64 * k_mib
@@ -226,9 +229,41 @@ core::Machine measure_machine(const MachineOptions& opt) {
     const double per_thread_count = 1.0 / static_cast<double>(plan.threads.size());
     const double sweep_jobs = static_cast<double>(plan.sweep_kernels.size() * sizes.size());
     const double level_jobs = static_cast<double>(plan.level_kernels.size() * m.levels.size());
+    // Roofs over the run's window (measure/roof_visits.hpp): the roof kernel of every level at the roof's
+    // thread count (the largest) is visited between the run's other measurements, on buffers of its own,
+    // from the moment the levels' working sets are known (after the first sweep, which finds the effective
+    // last level) to the end of the compute ceilings and thread overheads.
+    const int roof_threads = plan.threads.back();
+    std::optional<StreamBuffers> visit_buffers;
+    std::optional<RoofVisits> visits;
+    auto begin_visits = [&] {
+        if (plan.roof_kernel.empty() || visits)
+            return;
+        const auto level_sets = level_working_sets(topo, roof_threads, plan.cap);
+        std::uint64_t largest = 0;
+        for (const auto& ls : level_sets)
+            largest = std::max(largest, ls.bytes);
+        visit_buffers.emplace(roof_threads, largest);
+        // The first visit calibrates each level's repetitions; later ones reuse them (no calibration calls).
+        visits.emplace(
+            level_sets.size(),
+            [&, level_sets, reps = std::vector<std::uint64_t>(level_sets.size(), 0)](std::size_t li) mutable {
+                HarnessOptions h = plan.visit_harness;
+                h.fixed_repetitions = reps[li];
+                return measure_stream(stream_kernel(plan.roof_kernel), level_sets[li].bytes, l1_per_thread, h,
+                                      *visit_buffers, &reps[li])
+                    .gbs.samples;
+            },
+            plan.visit_options);
+        visits->visit();
+    };
+    auto maybe_visit = [&] {
+        if (visits)
+            visits->maybe_visit();
+    };
     for (std::size_t ti = 0; ti < plan.threads.size(); ++ti) {
         const int t = plan.threads[ti];
-        const double base = 0.25 + 0.65 * per_thread_count * static_cast<double>(ti);
+        const double base = 0.65 * per_thread_count * static_cast<double>(ti);
         const auto stat_before = read_proc_stat();
         // One set of buffers per thread count, first-touched once, for the sweep and the levels.
         const StreamBuffers buffers(t, std::max(sizes.back(), plan.cap));
@@ -239,16 +274,25 @@ core::Machine measure_machine(const MachineOptions& opt) {
                          fmt::format("sweep {} {}T {}", k, t, core::format_size(static_cast<double>(s))));
                 m.sweep.push_back(
                     measure_stream(stream_kernel(k), s, l1_per_thread, plan.sweep_harness, buffers));
+                maybe_visit();
             }
         // Effective last-level cache from the first (one-thread) sweep: load, else the first kernel swept.
         if (ti == 0 && !plan.sweep_kernels.empty()) {
             const auto has_load = std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), "load");
             const std::string k = has_load != plan.sweep_kernels.end() ? "load" : plan.sweep_kernels.front();
-            if (apply_effective_llc(topo, curve_of(m.sweep, k, t)))
+            // The edge narrowed by extra points of the same kernel between the two sweep points around it
+            // (kept in the sweep).
+            const auto measure_at = [&](double bytes) {
+                m.sweep.push_back(measure_stream(stream_kernel(k), static_cast<std::uint64_t>(bytes),
+                                                 l1_per_thread, plan.sweep_harness, buffers));
+                return m.sweep.back().gbs.max;
+            };
+            if (apply_effective_llc(topo, curve_of(m.sweep, k, t), measure_at))
                 m.notes.push_back(topo.caches.back().name + ": " + topo.caches.back().note);
             for (std::size_t li = 0; li < topo.caches.size(); ++li)
                 m.levels[li].size_bytes = topo.caches[li].usable_bytes();
         }
+        begin_visits();
         // Per-level measurements at working sets chosen from the (effective) topology.
         const auto sets = level_working_sets(topo, t, plan.cap);
         done = 0;
@@ -257,6 +301,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
             for (const auto& k : plan.level_kernels) {
                 progress(base + 0.65 * per_thread_count * (0.7 + 0.3 * done++ / level_jobs),
                          fmt::format("{} {} {}T", level.name, k, t));
+                maybe_visit();
                 core::BandwidthPoint p = measure_stream(stream_kernel(k), sets[li].bytes, l1_per_thread,
                                                         plan.level_harness, buffers);
                 // Cross-check against the sweep: a level value far from the swept curve at the same
@@ -314,6 +359,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
                     setup.streams = capacity_streams(opt.quick);
                     setup.harness = capacity_harness(opt.quick);
                     m.stream_capacity.push_back(measure_stream_capacity(setup, buffers));
+                    maybe_visit();
                 }
             const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - capacity_start;
             m.notes.push_back(
@@ -331,40 +377,80 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                 "available (/proc/stat unreadable)",
                                 t));
     }
+    // Compute ceilings and clock (25 % of the progress bar), visited between ceilings.
+    progress(0.65, "compute ceilings");
+    ComputeOptions co;
+    co.isas = opt.isas;
+    co.threads = plan.threads;
+    co.quick = opt.quick;
+    co.progress = [&](const std::string& what) { progress(0.75, what); };
+    co.between = maybe_visit;
+    const ComputeResult cr = measure_compute(co);
+    m.ceilings = cr.ceilings;
+    m.clock_ghz = cr.clock_ghz;
+    m.tsc_ghz = cr.tsc_ghz;
+    m.clock_drift = cr.clock_drift;
+    m.peak_gflops = cr.peak_gflops;
+    m.notes.insert(m.notes.end(), cr.notes.begin(), cr.notes.end());
+
+    // Thread overhead, 1 ... 4x cores (10 %).
+    maybe_visit();
+    progress(0.9, "thread overhead");
+    m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
+    if (visits) {
+        visits->visit(); // the window's last
+        m.notes.push_back(fmt::format(
+            "roofs over the run's window: {} visits to every level's {} at {} thread{} over {:.1f} s "
+            "({:.2f} s in visits)",
+            visits->visits(), plan.roof_kernel, roof_threads, roof_threads == 1 ? "" : "s",
+            visits->window_seconds(), visits->spent_seconds()));
+    }
     // The roof the models use: the first kernel of core::roof_kernel_preference() measured, largest thread
     // count.
-    const int roof_threads = plan.threads.back();
-    for (auto& level : m.levels)
+    for (std::size_t li = 0; li < m.levels.size(); ++li) {
+        auto& level = m.levels[li];
         for (const auto& k : core::roof_kernel_preference()) {
             const auto it = std::find_if(
                 level.measurements.begin(), level.measurements.end(),
                 [&](const core::BandwidthPoint& p) { return p.kernel == k && p.threads == roof_threads; });
             if (it == level.measurements.end())
                 continue;
-            level.bandwidth_gbs = roof_value(*it);
-            level.bandwidth = it->gbs;
             core::RoofChoice rc;
             rc.method = "best_k_median";
-            rc.epochs = it->gbs.n;
             rc.best = k_roof_best;
             rc.tolerance = k_roof_tolerance;
-            // Settled exactly when the harness stopped adding epochs before its cap: recomputed from the
-            // kept samples (times are the reciprocals of the rates).
+            // The level's own epochs and, for the visited kernel, every visit's: the best epochs over the
+            // run's window.
+            std::vector<double> rates = it->gbs.samples;
+            if (visits && k == plan.roof_kernel && li < visits->levels() && !visits->samples(li).empty()) {
+                const auto& extra = visits->samples(li);
+                rc.visits = visits->visits();
+                rc.window_seconds = visits->window_seconds();
+                rc.visit_gbs = core::summarize(extra);
+                rates.insert(rates.end(), extra.begin(), extra.end());
+            }
+            level.bandwidth_gbs = core::best_k_median(rates, k_roof_best).value_or(it->gbs.median);
+            level.bandwidth = it->gbs;
+            rc.epochs = rates.size();
+            // Settled when the best k epochs agree (times are the reciprocals of the rates); without visits
+            // exactly when the harness stopped adding epochs before its cap.
             std::vector<double> times;
-            for (double g : it->gbs.samples)
+            for (double g : rates)
                 times.push_back(1.0 / g);
             rc.settled = best_agree(times, k_roof_best, k_roof_tolerance);
             level.roof_choice = rc;
+            const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
             if (!rc.settled)
                 m.notes.push_back(fmt::format(
                     "{} roof ({} {}T): the best {} of {} epochs did not agree within {:.0f} % before the cap "
                     "(epochs {:.1f} - {:.1f} GB/s): the host was busy; the roof is the median of the best {}",
-                    level.name, k, roof_threads, k_roof_best, it->gbs.n, 100 * k_roof_tolerance, it->gbs.min,
-                    it->gbs.max, k_roof_best));
+                    level.name, k, roof_threads, k_roof_best, rates.size(), 100 * k_roof_tolerance, *lo, *hi,
+                    k_roof_best));
             level.bandwidth_kernel = k;
             level.source = core::Provenance::measured;
             break;
         }
+    }
     // Each level's bandwidth-versus-working-set curve: the sweep of the roof's kernel (else the first
     // kernel swept) at the roof's thread count, medians in requested bytes like the roof, over the
     // working sets the level serves.
@@ -384,9 +470,6 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                       roof_threads == 1 ? "" : "s"));
     }
 
-    // Thread overhead, 1 ... 4x cores (10 %).
-    progress(0.9, "thread overhead");
-    m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
     // MPI latency and bandwidth between two ranks (a few seconds, mostly mpirun's start-up).
     if (opt.mpi) {
         progress(0.95, "MPI ping-pong");

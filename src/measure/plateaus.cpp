@@ -99,17 +99,29 @@ std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> pts, double 
     if (!last_above)
         return std::nullopt;
     const double below = pts[*last_above].first, above = pts[*last_above + 1].first;
-    return Edge{std::sqrt(below * above), below, above};
+    return Edge{std::sqrt(below * above), below, above, threshold};
 }
 
-bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve) {
+Edge refine_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
+    for (int step = 0; step < max_steps && e.above > max_ratio * e.below; ++step) {
+        const double mid = std::sqrt(e.below * e.above);
+        (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;
+    }
+    e.bytes = std::sqrt(e.below * e.above);
+    return e;
+}
+
+bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve,
+                         const std::function<double(double)>& measure) {
     if (topo.caches.empty())
         return false;
     const double previous =
         topo.caches.size() > 1 ? static_cast<double>(topo.caches[topo.caches.size() - 2].size_bytes) : 0.0;
-    const auto edge = llc_edge(curve, previous);
+    auto edge = llc_edge(curve, previous);
     if (!edge)
         return false;
+    if (measure)
+        edge = refine_edge(*edge, measure, k_edge_ratio, k_edge_steps);
     const double drop = edge->bytes;
     core::CacheInfo& llc = topo.caches.back();
     const double reported = static_cast<double>(llc.size_bytes);

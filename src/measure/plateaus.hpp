@@ -8,6 +8,7 @@
 #include "core/machine.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -49,8 +50,17 @@ std::optional<double> last_drop_bytes(const std::vector<Plateau>& plateaus);
 struct Edge {
     double bytes = 0;            // the geometric mean of the two points around it
     double below = 0, above = 0; // those two points: the edge lies between them
+    double threshold_gbs = 0;    // 90 % of the cache bandwidth: a point at or above it is still in the cache
 };
 std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> curve, double previous_level_bytes);
+
+// Narrows an edge by geometric bisection (issue 22 section 3: a sweep's x1.5 or x1.2 step turned a small move
+// of the usable cache into a whole step of the reported size): `measure` gives the best bandwidth at a
+// working set; the geometric middle of below and above replaces `below` when it is still at or above the
+// threshold, else `above`; until above / below <= max_ratio or `max_steps` measurements. Returns the narrowed
+// edge.
+Edge refine_edge(Edge edge, const std::function<double(double bytes)>& measure, double max_ratio,
+                 int max_steps);
 
 // The reported last-level cache size is kept when the measured edge lies at or above this fraction of it.
 inline constexpr double k_reported_edge_fraction = 0.85;
@@ -59,8 +69,13 @@ inline constexpr double k_reported_edge_fraction = 0.85;
 // happens before k_reported_edge_fraction of the reported size (or after twice it), records the measured size
 // as the cache's effective_size_bytes with the sweep points around it (effective_size_range_bytes) and a
 // note, and returns true. An edge that is not clearly the last level's (none found, or below twice the
-// previous level's size) changes nothing.
-bool apply_effective_llc(core::Topology& topo,
-                         const std::vector<std::pair<double, double>>& one_thread_curve);
+// previous level's size) changes nothing. With `measure` (best GB/s at a working set, one thread, the curve's
+// kernel) the edge is first narrowed to a bracket of at most k_edge_ratio (refine_edge).
+bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& one_thread_curve,
+                         const std::function<double(double bytes)>& measure = {});
+
+// The bracket refine_edge narrows the last level's edge to, and the measurements it may spend.
+inline constexpr double k_edge_ratio = 1.05;
+inline constexpr int k_edge_steps = 4;
 
 } // namespace roofcast::measure

@@ -179,7 +179,7 @@ std::uint64_t StreamBuffers::max_working_set_bytes() const {
 
 core::BandwidthPoint measure_stream(const StreamDescriptor& d, std::uint64_t working_set_bytes,
                                     std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt,
-                                    const StreamBuffers& buffers) {
+                                    const StreamBuffers& buffers, std::uint64_t* repetitions) {
     const int threads = buffers.threads();
     const std::uint64_t n = stream_elements_per_thread(d, threads, working_set_bytes);
     if (array_stride_bytes(n) * static_cast<std::uint64_t>(d.arrays) > buffers.bytes_per_thread())
@@ -201,6 +201,8 @@ core::BandwidthPoint measure_stream(const StreamDescriptor& d, std::uint64_t wor
         }
     };
     const Timing timing = time_repeated(body, opt);
+    if (repetitions)
+        *repetitions = timing.repetitions;
     const std::uint64_t elements = n * static_cast<std::uint64_t>(threads);
     core::BandwidthPoint p;
     p.kernel = std::string(d.name);

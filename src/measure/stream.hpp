@@ -68,10 +68,11 @@ private:
 
 // Measures one kernel with the buffers' pinned threads over a total working set (at most the
 // buffers' maximum); gbs counts requested bytes (decimal GB/s), moved_per_requested the
-// write-allocate factor at this size.
+// write-allocate factor at this size. `repetitions`, when given, receives the calls per epoch (to fix them in
+// a later measurement of the same point: HarnessOptions::fixed_repetitions).
 core::BandwidthPoint measure_stream(const StreamDescriptor& d, std::uint64_t working_set_bytes,
                                     std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt,
-                                    const StreamBuffers& buffers);
+                                    const StreamBuffers& buffers, std::uint64_t* repetitions = nullptr);
 // The same with buffers allocated for this one measurement.
 core::BandwidthPoint measure_stream(const StreamDescriptor& d, int threads, std::uint64_t working_set_bytes,
                                     std::uint64_t l1_bytes_per_thread, const HarnessOptions& opt);

@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 #include "report/noise_text.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace roofcast::report {
@@ -211,8 +212,15 @@ std::string unsettled_roofs_text(const core::Machine& m) {
             continue;
         if (!out.empty())
             out += ", ";
-        out += fmt::format("{} ({:.1f}-{:.1f} GB/s over {} epochs)", l.name, l.bandwidth->min,
-                           l.bandwidth->max, l.bandwidth->n);
+        // The epochs the roof was chosen from: the level's own and its visits' (roofs over the run's window).
+        double lo = l.bandwidth->min, hi = l.bandwidth->max;
+        std::size_t n = l.bandwidth->n;
+        if (const auto& v = l.roof_choice->visit_gbs) {
+            lo = std::min(lo, v->min);
+            hi = std::max(hi, v->max);
+            n += v->n;
+        }
+        out += fmt::format("{} ({:.1f}-{:.1f} GB/s over {} epochs)", l.name, lo, hi, n);
     }
     return out;
 }

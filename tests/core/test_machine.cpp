@@ -195,6 +195,36 @@ TEST(MachineFile, EffectiveSizeRangeRoundTripsAndMustHoldTheSize) {
               std::string::npos);
 }
 
+TEST(MachineFile, RoofVisitsRoundTripAndComeWithTheirEpochs) {
+    // roof_choice.visits, window_seconds and visit_gbs (roofs over the run's window), in YAML and JSON.
+    const std::string head = "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\nlevels:\n"
+                             "  - name: MEM\n    bandwidth_gbs: 50\n    roof_choice: {method: best_k_median, "
+                             "epochs: 7, best: 3, tolerance: 0.02, settled: true";
+    const Machine m =
+        machine_from(head + ", visits: 2, window_seconds: 6.5, visit_gbs: {samples: [40, 50, 45, "
+                            "49]}}\n");
+    const RoofChoice& rc = *m.levels[0].roof_choice;
+    EXPECT_EQ(rc.visits, 2u);
+    EXPECT_DOUBLE_EQ(rc.window_seconds, 6.5);
+    ASSERT_TRUE(rc.visit_gbs);
+    EXPECT_EQ(rc.visit_gbs->samples, (std::vector<double>{40, 50, 45, 49}));
+    const Machine back = machine_from(machine_to_yaml(m));
+    EXPECT_EQ(back.levels[0].roof_choice->visits, 2u);
+    EXPECT_DOUBLE_EQ(back.levels[0].roof_choice->window_seconds, 6.5);
+    EXPECT_EQ(back.levels[0].roof_choice->visit_gbs->samples, rc.visit_gbs->samples);
+    const auto j = machine_to_json(m);
+    EXPECT_EQ(j["levels"][0]["roof_choice"]["visits"], 2);
+    EXPECT_EQ(j["levels"][0]["roof_choice"]["visit_gbs"]["samples"].size(), 4u);
+    EXPECT_EQ(machine_from_json(j, "x.json").levels[0].roof_choice->visit_gbs->samples,
+              rc.visit_gbs->samples);
+    // Visits without their epochs, or epochs without visits: one line naming the field.
+    EXPECT_NE(error_of(head + ", visits: 2}\n").find("roof_choice.visits"), std::string::npos);
+    EXPECT_NE(error_of(head + ", visit_gbs: {samples: [40]}}\n").find("roof_choice.visits"),
+              std::string::npos);
+    EXPECT_NE(error_of(head + ", visits: -1, visit_gbs: {samples: [40]}}\n").find("roof_choice.visits"),
+              std::string::npos);
+}
+
 TEST(MachineFile, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
     // A misspelt level key (bandwith_gbs) and an unknown top-level key; the derived statistics written beside
     // a summary's samples (median, spread, noisy) are part of the format.

@@ -167,3 +167,62 @@ TEST(EffectiveCache, DropBelowThePreviousLevelIsNotTrusted) {
     core::Topology t = fake_topology(260 * 1024 * 1024);
     EXPECT_FALSE(apply_effective_llc(t, pts));
 }
+
+TEST(EffectiveCache, RefinementNarrowsTheEdgeToItsBracket) {
+    // A x1.5 sweep (quick) around an edge at 20.3 MiB (beyond the cache side, 4x to 8x the 2 MiB L2): the
+    // sweep points bracket it one step wide; four bisection points of the same curve bring the bracket to at
+    // most 1.05 and keep the edge inside.
+    const double edge_at = 20.3 * k_mib;
+    const auto bw = [&](double x) { return x <= edge_at ? 40.0 : 15.0; };
+    std::vector<std::pair<double, double>> pts;
+    for (auto s : sweep_sizes(4096, 1024 * 1024 * 1024, 1.5)) {
+        const double x = static_cast<double>(s);
+        pts.emplace_back(x, x <= 48 * k_kib ? 400 : x <= 2 * k_mib ? 150 : bw(x));
+    }
+    const auto coarse = llc_edge(pts, 2 * k_mib);
+    ASSERT_TRUE(coarse);
+    EXPECT_NEAR(coarse->above / coarse->below, 1.5, 0.01);
+    EXPECT_DOUBLE_EQ(coarse->threshold_gbs, 0.9 * 40);
+    int calls = 0;
+    const Edge fine = refine_edge(
+        *coarse,
+        [&](double x) {
+            ++calls;
+            return bw(x);
+        },
+        k_edge_ratio, k_edge_steps);
+    EXPECT_EQ(calls, 4); // 1.5^(1/16) = 1.026 <= 1.05 after four halvings of the log-width
+    EXPECT_LE(fine.above / fine.below, k_edge_ratio);
+    EXPECT_LE(fine.below, edge_at);
+    EXPECT_GT(fine.above, edge_at);
+    EXPECT_DOUBLE_EQ(fine.bytes, std::sqrt(fine.below * fine.above));
+    // Through apply_effective_llc: the recorded range is the narrowed bracket.
+    core::Topology t = fake_topology(32 * 1024 * 1024);
+    ASSERT_TRUE(apply_effective_llc(t, pts, [&](double x) { return bw(x); }));
+    const auto [lo, hi] = *t.caches[2].effective_size_range_bytes;
+    EXPECT_LE(static_cast<double>(hi) / static_cast<double>(lo), k_edge_ratio + 1e-6);
+    EXPECT_LE(static_cast<double>(lo), edge_at);
+    EXPECT_GT(static_cast<double>(hi), edge_at);
+}
+
+TEST(EffectiveCache, ASlowedRefinementPointCanOnlyLowerTheEdge) {
+    // A neighbour slows the first bisection point, inside the cache, below the threshold: the bracket moves
+    // below the true edge (a smaller usable cache, working sets further inside it), never above it.
+    const double edge_at = 12.3 * k_mib;
+    Edge e{0, 10.0 * k_mib, 15.0 * k_mib, 36};
+    int call = 0;
+    const Edge fine = refine_edge(
+        e,
+        [&](double x) {
+            const double clean = x <= edge_at ? 40.0 : 15.0;
+            return ++call == 1 ? clean * 0.5 : clean;
+        },
+        1.05, 4);
+    EXPECT_LT(fine.above, edge_at);
+    EXPECT_GE(fine.below, 10.0 * k_mib);
+    // A bracket already narrow enough spends nothing.
+    int spent = 0;
+    refine_edge(
+        Edge{0, 10.0 * k_mib, 10.4 * k_mib, 36}, [&](double) { return ++spent, 40.0; }, 1.05, 4);
+    EXPECT_EQ(spent, 0);
+}

@@ -170,6 +170,11 @@ TEST(MachineTable, UnsettledRoofsAreNamedWithTheirRange) {
     m.levels.push_back(mem);
     EXPECT_EQ(report::unsettled_roofs_text(m),
               "L1 (90.0-110.0 GB/s over 3 epochs), MEM (40.6-78.3 GB/s over 3 epochs)");
+    // Visits over the run's window count with the level's own epochs.
+    m.levels.back().roof_choice->visits = 2;
+    m.levels.back().roof_choice->visit_gbs = summary({30.5, 81, 60, 70});
+    EXPECT_EQ(report::unsettled_roofs_text(m),
+              "L1 (90.0-110.0 GB/s over 3 epochs), MEM (30.5-81.0 GB/s over 7 epochs)");
 }
 
 TEST(NoiseText, ARowAloneShowsItsInterquartileSpreadBesideItsRange) {
