@@ -39,17 +39,24 @@ std::optional<MetricOrigin> metric_origin_from_string(const std::string& s) {
     return std::nullopt;
 }
 
-double ProfileMetric::reduced(std::size_t repetition) const {
-    const auto& v = per_rank.at(repetition);
+bool is_rank_aggregate(std::string_view how) {
+    return std::find(k_rank_aggregates.begin(), k_rank_aggregates.end(), how) != k_rank_aggregates.end();
+}
+
+double reduce_ranks(const std::vector<double>& v, std::string_view how) {
     if (v.empty())
         return 0.0;
-    if (aggregate == "mean")
+    if (how == "mean")
         return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-    if (aggregate == "max")
+    if (how == "max")
         return *std::max_element(v.begin(), v.end());
-    if (aggregate == "min")
+    if (how == "min")
         return *std::min_element(v.begin(), v.end());
     return std::accumulate(v.begin(), v.end(), 0.0);
+}
+
+double ProfileMetric::reduced(std::size_t repetition) const {
+    return reduce_ranks(per_rank.at(repetition), aggregate);
 }
 
 double ProfileMetric::reduced_mean() const {
@@ -231,8 +238,8 @@ ProfileMetric read_metric(const json& m, const std::string& fm, int version, con
         pm.aggregate = read_string(*a, file, fm + ".aggregate");
     else
         pm.aggregate = "mean";
-    if (pm.aggregate != "sum" && pm.aggregate != "mean" && pm.aggregate != "max" && pm.aggregate != "min")
-        bad(file, fm + ".aggregate", "expected one of sum, mean, max, min");
+    if (!is_rank_aggregate(pm.aggregate))
+        bad(file, fm + ".aggregate", expected_one_of(k_rank_aggregates, pm.aggregate));
     if (const json* u = member(m, "unit", fm, keys))
         pm.unit = read_string(*u, file, fm + ".unit");
     const json* per_rank = member(m, "per_rank", fm, keys);

@@ -10,11 +10,13 @@
 
 #include "core/doc.hpp"
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,13 @@ inline constexpr double k_profile_max_cores = 1073741824.0;
 inline constexpr double k_profile_max_parameter = 9223372036854775808.0;
 // A metric's value (a count, a time, flops, bytes): core::k_max_events.
 inline constexpr double k_profile_max_value = k_max_events;
+
+// How a metric's ranks are reduced to one value per repetition (`aggregate`, docs/formats-profile.md): the
+// one list of names every reader of per-rank values checks against (core::expected_one_of).
+inline constexpr std::array<std::string_view, 4> k_rank_aggregates{"sum", "mean", "max", "min"};
+bool is_rank_aggregate(std::string_view how);
+// One repetition's per-rank values reduced with `how` (one of k_rank_aggregates); 0 for no values.
+double reduce_ranks(const std::vector<double>& values, std::string_view how);
 
 enum class MetricOrigin { counted, simulated, sampled, declared };
 std::string to_string(MetricOrigin o);

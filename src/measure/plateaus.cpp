@@ -103,6 +103,13 @@ std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> pts, double 
 }
 
 Edge refine_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
+    // The point above the edge again first: a neighbour's burst during the sweep can only have slowed it, so
+    // when it now reaches the threshold the edge lies further out, one step of the sweep at a time.
+    const double step = e.above / e.below;
+    for (int up = 0; up < k_edge_up_steps && step > 1 && measure(e.above) >= e.threshold_gbs; ++up) {
+        e.below = e.above;
+        e.above *= step;
+    }
     for (int step = 0; step < max_steps && e.above > max_ratio * e.below; ++step) {
         const double mid = std::sqrt(e.below * e.above);
         (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;

@@ -56,9 +56,10 @@ std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> curve, doubl
 
 // Narrows an edge by geometric bisection (issue 22 section 3: a sweep's x1.5 or x1.2 step turned a small move
 // of the usable cache into a whole step of the reported size): `measure` gives the best bandwidth at a
-// working set; the geometric middle of below and above replaces `below` when it is still at or above the
-// threshold, else `above`; until above / below <= max_ratio or `max_steps` measurements. Returns the narrowed
-// edge.
+// working set. First the point above the edge is measured again: while it reaches the threshold (the sweep
+// saw it slowed by a neighbour) the bracket moves up one step, at most k_edge_up_steps times. Then the
+// geometric middle of below and above replaces `below` when it is still at or above the threshold, else
+// `above`; until above / below <= max_ratio or `max_steps` measurements. Returns the narrowed edge.
 Edge refine_edge(Edge edge, const std::function<double(double bytes)>& measure, double max_ratio,
                  int max_steps);
 
@@ -77,5 +78,6 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
 // The bracket refine_edge narrows the last level's edge to, and the measurements it may spend.
 inline constexpr double k_edge_ratio = 1.05;
 inline constexpr int k_edge_steps = 4;
+inline constexpr int k_edge_up_steps = 3;
 
 } // namespace roofcast::measure

@@ -191,7 +191,7 @@ TEST(EffectiveCache, RefinementNarrowsTheEdgeToItsBracket) {
             return bw(x);
         },
         k_edge_ratio, k_edge_steps);
-    EXPECT_EQ(calls, 4); // 1.5^(1/16) = 1.026 <= 1.05 after four halvings of the log-width
+    EXPECT_EQ(calls, 5); // the point above again, then 1.5^(1/16) = 1.026 <= 1.05 after four halvings
     EXPECT_LE(fine.above / fine.below, k_edge_ratio);
     EXPECT_LE(fine.below, edge_at);
     EXPECT_GT(fine.above, edge_at);
@@ -215,14 +215,31 @@ TEST(EffectiveCache, ASlowedRefinementPointCanOnlyLowerTheEdge) {
         e,
         [&](double x) {
             const double clean = x <= edge_at ? 40.0 : 15.0;
-            return ++call == 1 ? clean * 0.5 : clean;
+            return ++call == 2 ? clean * 0.5 : clean; // call 1 checks the upper point again
         },
         1.05, 4);
     EXPECT_LT(fine.above, edge_at);
     EXPECT_GE(fine.below, 10.0 * k_mib);
-    // A bracket already narrow enough spends nothing.
+    // A bracket already narrow enough spends only the check of its upper point (here beyond the cache).
     int spent = 0;
     refine_edge(
-        Edge{0, 10.0 * k_mib, 10.4 * k_mib, 36}, [&](double) { return ++spent, 40.0; }, 1.05, 4);
-    EXPECT_EQ(spent, 0);
+        Edge{0, 10.0 * k_mib, 10.4 * k_mib, 36}, [&](double) { return ++spent, 15.0; }, 1.05, 4);
+    EXPECT_EQ(spent, 1);
+}
+
+TEST(EffectiveCache, ASweepSlowedBeyondTheTrueEdgeIsCorrectedUpwards) {
+    // The sweep saw the cache end at 4.65 MiB (a neighbour slowed the points from there on); measured again
+    // the points up to the true edge at 12.3 MiB reach the cache bandwidth: the bracket moves up one x1.5
+    // step at a time (4.65 -> 7.0 -> 10.5 -> 15.7 MiB), then bisection narrows it around 12.3 MiB.
+    const double edge_at = 12.3 * k_mib;
+    const Edge e{0, 3.1 * k_mib, 4.65 * k_mib, 36};
+    const Edge fine = refine_edge(
+        e, [&](double x) { return x <= edge_at ? 40.0 : 15.0; }, k_edge_ratio, k_edge_steps);
+    EXPECT_LE(fine.below, edge_at);
+    EXPECT_GT(fine.above, edge_at);
+    EXPECT_LE(fine.above / fine.below, k_edge_ratio);
+    // At most k_edge_up_steps steps up: an edge further out is not chased.
+    const Edge capped = refine_edge(
+        e, [](double) { return 40.0; }, k_edge_ratio, 0);
+    EXPECT_NEAR(capped.above / e.above, std::pow(1.5, k_edge_up_steps), 1e-6);
 }

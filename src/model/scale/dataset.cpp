@@ -6,6 +6,7 @@
 #include "core/key_path.hpp"
 #include "core/nesting.hpp"
 #include "core/profile.hpp"
+#include "core/range.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -344,19 +345,12 @@ std::vector<std::string> split_csv(std::string_view line) {
     return out;
 }
 
+// One repetition's ranks reduced with `how` (already checked against core::k_rank_aggregates).
 double aggregate(const std::vector<double>& ranks, const std::string& how, const std::string& file,
                  const std::string& field) {
     if (ranks.empty())
         throw InputError(file, field, "expected at least one value per rank");
-    if (how == "sum")
-        return std::accumulate(ranks.begin(), ranks.end(), 0.0);
-    if (how == "mean")
-        return std::accumulate(ranks.begin(), ranks.end(), 0.0) / static_cast<double>(ranks.size());
-    if (how == "max")
-        return *std::max_element(ranks.begin(), ranks.end());
-    if (how == "min")
-        return *std::min_element(ranks.begin(), ranks.end());
-    throw InputError(file, field, fmt::format("expected one of sum, mean, max, min, got '{}'", how));
+    return core::reduce_ranks(ranks, how);
 }
 
 } // namespace
@@ -560,11 +554,13 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
             std::string how = "mean";
             if (has(m, "aggregate", fm)) {
                 if (!m.at("aggregate").is_string())
-                    throw InputError(file, fm + ".aggregate", "expected one of sum, mean, max, min");
-                how = m.at("aggregate").get<std::string>();
-                if (how != "sum" && how != "mean" && how != "max" && how != "min")
                     throw InputError(file, fm + ".aggregate",
-                                     fmt::format("expected one of sum, mean, max, min, got '{}'", how));
+                                     core::expected_one_of(core::k_rank_aggregates,
+                                                           m.at("aggregate").dump().substr(0, 40)));
+                how = m.at("aggregate").get<std::string>();
+                if (!core::is_rank_aggregate(how))
+                    throw InputError(file, fm + ".aggregate",
+                                     core::expected_one_of(core::k_rank_aggregates, how));
             }
             std::vector<double> reps;
             const bool has_reps = has(m, "repetitions", fm);
