@@ -50,15 +50,18 @@ std::string validate_file(const std::string& path, bool strict) {
         }
     if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
         std::vector<std::string> unread;
-        const core::Results r = core::load_results(path, &unread);
+        const core::Results r = core::results_from_text(text, path, &unread);
         check_unread_keys(path, unread, strict);
         return fmt::format("results file, {} kernels{}", r.kernels.size(),
                            r.machine ? ", machine '" + r.machine->name + "'" : "");
     }
-    const auto profile_summary = [&] {
+    // `parsed`: the document when it was parsed as JSON here already.
+    const auto profile_summary = [&](const nlohmann::json* parsed) {
         const auto d = model::scale::read_roofcast_profile(text, path);
         std::vector<std::string> unread;
-        const core::Profile p = core::load_profile(path, &unread); // origins, backend, per-rank shapes (v2)
+        // origins, backend, per-rank shapes (v2)
+        const core::Profile p = parsed ? core::profile_from_json(*parsed, path, &unread)
+                                       : core::profile_from_text(text, path, &unread);
         check_unread_keys(path, unread, strict);
         return fmt::format("roofcast profile v{}, {} series{}", p.format_version, d.series.size(),
                            p.backend.empty() ? "" : ", backend " + p.backend);
@@ -68,11 +71,11 @@ std::string validate_file(const std::string& path, bool strict) {
         core::check_nesting(text, path);
         const auto j = nlohmann::json::parse(text, nullptr, false);
         if (!j.is_discarded() && j.is_object() && j.contains("format") && j["format"] == "roofcast-profile")
-            return profile_summary();
+            return profile_summary(&j);
     }
-    const core::YamlField root = core::YamlField::load_file(path);
+    const core::YamlField root = core::YamlField::load_text(text, path);
     if (root.has("format") && root["format"].as_string() == "roofcast-profile")
-        return profile_summary();
+        return profile_summary(nullptr);
     if (root.has("levels") || root.has("compute")) {
         const core::Machine m = core::machine_from_yaml(root);
         check_unread_keys(path, root.unread_keys(), strict);

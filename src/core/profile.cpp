@@ -341,16 +341,20 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
     return p;
 }
 
-Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys) {
-    const std::string text = read_file(path);
-    check_nesting(text, path);
+Profile profile_from_text(const std::string& text, const std::string& file,
+                          std::vector<std::string>* unread_keys) {
+    check_nesting(text, file);
     json j;
     try {
         j = json::parse(text);
     } catch (const json::exception& e) {
-        bad(path, "", std::string("not valid JSON (") + e.what() + ")");
+        bad(file, "", std::string("not valid JSON (") + e.what() + ")");
     }
-    return profile_from_json(j, path, unread_keys);
+    return profile_from_json(j, file, unread_keys);
+}
+
+Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys) {
+    return profile_from_text(read_file(path), path, unread_keys);
 }
 
 } // namespace roofcast::core

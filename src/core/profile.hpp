@@ -87,6 +87,9 @@ nlohmann::json profile_to_json(const Profile& p);
 // receives the keys of the document that the format does not read, as paths ("functions[0].knd").
 Profile profile_from_json(const nlohmann::json& j, const std::string& file,
                           std::vector<std::string>* unread_keys = nullptr);
+// The text of a profile file already read (`file` names it in errors); load_profile reads it from `path`.
+Profile profile_from_text(const std::string& text, const std::string& file,
+                          std::vector<std::string>* unread_keys = nullptr);
 Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 
 // The ranges of a parameter's value (finite, at most k_profile_max_parameter in magnitude) and of a metric's

@@ -436,16 +436,20 @@ Results results_from_json(const json& j, const std::string& label, std::vector<s
     return r;
 }
 
-Results load_results(const std::string& path, std::vector<std::string>* unread_keys) {
-    const std::string text = read_file(path);
-    check_nesting(text, path);
+Results results_from_text(const std::string& text, const std::string& label,
+                          std::vector<std::string>* unread_keys) {
+    check_nesting(text, label);
     json j;
     try {
         j = json::parse(text);
     } catch (const json::exception& e) {
-        throw InputError(path, "", std::string("malformed JSON: ") + e.what());
+        throw InputError(label, "", std::string("malformed JSON: ") + e.what());
     }
-    return results_from_json(j, path, unread_keys);
+    return results_from_json(j, label, unread_keys);
+}
+
+Results load_results(const std::string& path, std::vector<std::string>* unread_keys) {
+    return results_from_text(read_file(path), path, unread_keys);
 }
 
 void save_results(const std::string& path, const Results& r) {

@@ -139,6 +139,9 @@ nlohmann::json prediction_to_json(const Prediction& p);
 // the format does not read, as paths ("kernels[3].precison"; the embedded machine's below "machine.").
 Results results_from_json(const nlohmann::json& j, const std::string& label,
                           std::vector<std::string>* unread_keys = nullptr);
+// The text of a results file already read (`label` names it in errors); load_results reads it from `path`.
+Results results_from_text(const std::string& text, const std::string& label,
+                          std::vector<std::string>* unread_keys = nullptr);
 Results load_results(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 void save_results(const std::string& path, const Results& r); // atomic, pretty-printed
 

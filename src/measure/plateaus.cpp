@@ -110,7 +110,7 @@ Edge refine_edge(Edge e, const std::function<double(double)>& measure, double ma
         e.below = e.above;
         e.above *= step;
     }
-    for (int step = 0; step < max_steps && e.above > max_ratio * e.below; ++step) {
+    for (int halving = 0; halving < max_steps && e.above > max_ratio * e.below; ++halving) {
         const double mid = std::sqrt(e.below * e.above);
         (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;
     }
