@@ -30,6 +30,7 @@ struct BenchArgs {
     ThreadsOption threads;
     bool calibrate = false;
     bool no_probes = false;
+    bool no_settle = false;
 };
 
 void run_bench_command(const BenchArgs& a) {
@@ -56,6 +57,7 @@ void run_bench_command(const BenchArgs& a) {
     model::BenchOptions o = a.bench;
     o.machine_file = machine_file;
     o.probes = !a.no_probes;
+    o.settle = !a.no_settle;
     o.threads = resolve_thread_count(a.threads, machine_cores(machine, true), host_hardware_threads());
     if (a.calibrate) {
         if (!o.kernel.empty() || (o.suite != "all" && o.suite != "calibrate"))
@@ -102,6 +104,9 @@ void add_bench_command(CLI::App& app) {
     cmd->add_flag("--no-probes", args->no_probes,
                   "no reference probes between kernels: about 10 % faster, but no host noise floor (rows "
                   "are then flagged NOISY by a fixed 5 % spread)");
+    cmd->add_flag("--no-settle", args->no_settle,
+                  "no extra rounds for kernels whose two best rounds disagree by more than 3 % (each kernel "
+                  "then gets exactly --rounds rounds, and its best time depends more on the minute)");
     cmd->add_flag("--calibrate", args->calibrate,
                   "run the calibration loops and write the effective figures into the machine file -o FILE");
     cmd->add_option("-o,--output", args->output, "calibrated machine file (with --calibrate)");

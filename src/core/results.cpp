@@ -252,6 +252,8 @@ json results_to_json(const Results& r) {
             kj["bound_fraction_rounds"] = k.bound_fraction_rounds;
         if (k.bound_fraction_median_round)
             kj["bound_fraction_median_round"] = *k.bound_fraction_median_round;
+        if (k.settle)
+            kj["settle"] = {{"rounds", k.settle->rounds}, {"settled", k.settle->settled}};
         if (k.noise)
             kj["noise"] = {{"probe", k.noise->probe},
                            {"spread", k.noise->spread},
@@ -352,6 +354,11 @@ KernelResult kernel_from(const J& k) {
             kr.bound_fraction_rounds.push_back(f.at(e).at_least(0));
     }
     kr.bound_fraction_median_round = k.opt_at_least("bound_fraction_median_round", 0);
+    if (k.has("settle")) {
+        J x = k["settle"];
+        kr.settle =
+            RoundSettle{static_cast<int>(x["rounds"].whole_in(1, k_max_count)), x["settled"].boolean()};
+    }
     if (k.has("noise")) {
         J x = k["noise"];
         RowNoise n;

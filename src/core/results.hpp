@@ -84,6 +84,13 @@ struct HostNoise {
     std::size_t flagged = 0; // rows above their floor
 };
 
+// Rounds a bench kernel was measured in: the run's rounds and the extra ones it needed to settle
+// (model/round_settle.hpp); `settled` when its two best rounds agreed within the tolerance.
+struct RoundSettle {
+    int rounds = 0;
+    bool settled = false;
+};
+
 struct KernelResult {
     std::string name;
     std::string suite; // stream | calibrate | mixed | apps | user
@@ -111,6 +118,7 @@ struct KernelResult {
     // with two or more rounds and probes; bound_fraction_median_round is their median.
     std::vector<double> bound_fraction_rounds;
     std::optional<double> bound_fraction_median_round;
+    std::optional<RoundSettle> settle; // written by bench and run when settling ran
 };
 
 struct AccuracySummary {

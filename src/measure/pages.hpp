@@ -3,8 +3,11 @@
 // here, so the roofs and the kernels compared with them see the same pages.
 // A 64-byte aligned, uninitialised array. Memory is not touched on allocation so that the first write
 // (done by the threads that will use it, with the timed loop's schedule) places every page next to its
-// core ("first touch"). Arrays of 2 MiB and more are aligned to 2 MiB and advised as transparent huge
-// pages: bandwidths are measured without 4 KiB TLB misses where the kernel allows huge pages.
+// core ("first touch"). Arrays of k_huge_page_from and more are aligned to 2 MiB and advised as transparent
+// huge pages: bandwidths are measured without 4 KiB TLB misses where the kernel allows huge pages, and an
+// array's set indices in a physically indexed L2 or L3 follow from its virtual address. On 4 KiB pages they
+// depend on the physical pages a process happened to get (page colouring), so an L2-sized block ran at a
+// different speed in every process (docs/design.md, "Huge pages from 64 KiB").
 #pragma once
 
 #include <sys/mman.h>
@@ -18,6 +21,9 @@ namespace roofcast::measure {
 
 inline constexpr std::size_t k_alignment = 64; // one cache line, and the widest vector register
 inline constexpr std::size_t k_huge_page = std::size_t{2} << 20; // x86-64 transparent huge page
+// Above 64 KiB an array spans many page colours of any L2 (a 1 MiB 16-way L2 has 16 of 4 KiB); below it
+// an array stays on small pages rather than take 2 MiB.
+inline constexpr std::size_t k_huge_page_from = std::size_t{64} << 10;
 
 template <class T> class AlignedArray {
 public:
@@ -25,7 +31,7 @@ public:
     explicit AlignedArray(std::size_t n) : m_size(n) {
         // aligned_alloc requires a size that is a multiple of the alignment.
         const std::size_t want = n * sizeof(T);
-        const std::size_t align = want >= k_huge_page ? k_huge_page : k_alignment;
+        const std::size_t align = want >= k_huge_page_from ? k_huge_page : k_alignment;
         const std::size_t bytes = ((want + align - 1) / align) * align;
         void* p = std::aligned_alloc(align, bytes == 0 ? align : bytes);
         if (!p)

@@ -7,6 +7,7 @@
 #include "model/diagnosis.hpp"
 #include "model/noise.hpp"
 #include "model/predict.hpp"
+#include "model/round_settle.hpp"
 #include "model/round_verdict.hpp"
 #include "roofcast/version.hpp"
 
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace roofcast::model {
 
@@ -131,6 +133,40 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
             r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
         }
     }
+}
+
+// One line on the extra rounds: how many kernels needed them, and the kernels that did not settle, widest
+// first with the ratio of their two best rounds (the first k_settle_named of them).
+inline constexpr std::size_t k_settle_named = 8;
+std::string settle_note(const std::vector<SuiteKernel>& kernels,
+                        const std::vector<std::vector<double>>& round_best, int rounds, int extra_rounds) {
+    std::size_t needed = 0;
+    std::vector<std::pair<double, std::string>> open;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        if (round_best[i].size() > static_cast<std::size_t>(rounds))
+            ++needed;
+        if (round_settled(round_best[i]))
+            continue;
+        std::vector<double> b = round_best[i];
+        std::sort(b.begin(), b.end());
+        open.emplace_back(b.size() >= 2 && b[0] > 0 ? b[1] / b[0] : 0.0, kernels[i].name);
+    }
+    std::string s =
+        fmt::format("settling: {} of {} kernels ran extra rounds ({} in all; settled when the two "
+                    "best rounds agree within {:.0f} %)",
+                    needed, kernels.size(), extra_rounds, 100 * k_round_settle_tolerance);
+    if (open.empty())
+        return s + "; every kernel settled";
+    std::stable_sort(open.begin(), open.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::string> names;
+    for (std::size_t j = 0; j < open.size() && j < k_settle_named; ++j)
+        names.push_back(open[j].first > 0 ? fmt::format("{} ({:.2f}x)", open[j].second, open[j].first)
+                                          : open[j].second);
+    return s + fmt::format(
+                   "; {} did not settle within the cap{}: {}{}", open.size(),
+                   open.size() > names.size() ? ", widest first" : "", join(names),
+                   open.size() > names.size() ? fmt::format(" and {} more", open.size() - names.size()) : "");
 }
 
 } // namespace
@@ -319,6 +355,22 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     measure::suite::Workspace ws;
     std::vector<Probe> probes = o.probes ? reference_probes(o, m, rep.threads) : std::vector<Probe>{};
     measure::suite::Workspace probe_ws;
+    // Extra rounds of unsettled kernels (model/round_settle.hpp) add to `extra`, outside the rounds' layout.
+    std::vector<std::vector<double>> extra(kernels.size());
+    std::vector<std::vector<double>> round_best(kernels.size());
+    const auto measure_kernel = [&](std::size_t i, std::vector<double>& into) {
+        const measure::suite::Measurement run = kernels[i].run(so, ws);
+        const core::Summary& t = run.seconds_per_call;
+        into.insert(into.end(), t.samples.begin(), t.samples.end());
+        round_best[i].push_back(t.min);
+        if (run.thread_imbalance)
+            imbalance[i] =
+                imbalance[i] ? std::min(*imbalance[i], *run.thread_imbalance) : *run.thread_imbalance;
+    };
+    const auto now = [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+    const double pass_start = now();
     for (int round = 0; round < rounds; ++round) {
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             run_probes(probes, round, o.quick, rep.threads, probe_ws);
@@ -326,19 +378,32 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 progress(rounds > 1 ? fmt::format("[round {}/{}] [{}/{}] {}", round + 1, rounds, i + 1,
                                                   kernels.size(), kernels[i].name)
                                     : fmt::format("[{}/{}] {}", i + 1, kernels.size(), kernels[i].name));
-            const measure::suite::Measurement run = kernels[i].run(so, ws);
-            const core::Summary& t = run.seconds_per_call;
-            samples[i].insert(samples[i].end(), t.samples.begin(), t.samples.end());
-            if (run.thread_imbalance)
-                imbalance[i] =
-                    imbalance[i] ? std::min(*imbalance[i], *run.thread_imbalance) : *run.thread_imbalance;
+            measure_kernel(i, samples[i]);
         }
         run_probes(probes, round, o.quick, rep.threads, probe_ws); // closes the round: after its last kernel
+    }
+    const double pass_seconds = now() - pass_start;
+    const RoundSettleCap cap = o.settle ? round_settle_cap(o.quick) : RoundSettleCap{0, 0.0};
+    int extra_rounds = 0;
+    const double extra_start = now();
+    while (another_round(cap, extra_rounds, now() - extra_start, pass_seconds)) {
+        const std::vector<std::size_t> todo = unsettled_kernels(round_best);
+        if (todo.empty())
+            break;
+        ++extra_rounds;
+        for (std::size_t j = 0; j < todo.size(); ++j) {
+            if (progress)
+                progress(fmt::format("[settling {}] [{}/{}] {}", extra_rounds, j + 1, todo.size(),
+                                     kernels[todo[j]].name));
+            measure_kernel(todo[j], extra[todo[j]]);
+        }
     }
     std::vector<core::Summary> times;
     times.reserve(kernels.size());
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-        auto t = core::summarize(samples[i]);
+        std::vector<double> all = samples[i];
+        all.insert(all.end(), extra[i].begin(), extra[i].end());
+        auto t = core::summarize(all);
         if (!t)
             throw std::runtime_error("kernel " + kernels[i].name + " returned no timing samples");
         times.push_back(std::move(*t));
@@ -360,10 +425,13 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
         apply_calibration(machine, *rep.calibration, o.machine_file);
         machine.source = core::Provenance::calibrated;
     }
-    std::size_t c = 0;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
         if (kernels[i].suite == "calibrate") {
-            rep.results.kernels.push_back(calib_results[c++]);
+            // A calibration loop is judged, as every kernel, against the calibration measured beside it in
+            // this run (issue 22 §4): its prediction shows how well the fitted figures explain it, not how
+            // far the host moved since the machine file's calibration.
+            rep.results.kernels.push_back(
+                compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine));
             rep.results.kernels.back().role = "calibration";
         } else {
             core::KernelResult r =
@@ -379,6 +447,10 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             rep.results.kernels.push_back(std::move(r));
         }
     }
+    if (o.settle)
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+            rep.results.kernels[i].settle =
+                core::RoundSettle{static_cast<int>(round_best[i].size()), round_settled(round_best[i])};
     if (!probes.empty()) {
         std::vector<std::string> kinds;
         std::vector<ProbeRounds> epochs;
@@ -387,10 +459,22 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 core::machine_noise_kind(machine, bounding_level(kernels[i], rep.results.kernels[i])));
         for (const auto& p : probes)
             epochs.push_back(p.epochs);
-        rep.results.host_noise =
-            assess_noise(rep.results.kernels, kinds, epochs, static_cast<std::size_t>(rounds));
+        // The noise statistics compare rows with their probes round by round: they see the run's rounds
+        // only, not the extra rounds of settling, which have no probes beside them.
+        std::vector<core::KernelResult> base = rep.results.kernels;
+        for (std::size_t i = 0; i < base.size(); ++i)
+            if (base[i].measured_seconds)
+                base[i].measured_seconds->samples = samples[i];
+        rep.results.host_noise = assess_noise(base, kinds, epochs, static_cast<std::size_t>(rounds));
         if (rounds >= 2)
-            round_verdicts(rep.results.kernels, kinds, epochs, static_cast<std::size_t>(rounds));
+            round_verdicts(base, kinds, epochs, static_cast<std::size_t>(rounds));
+        for (std::size_t i = 0; i < base.size(); ++i) {
+            auto& r = rep.results.kernels[i];
+            if (base[i].noise)
+                core::set_noise(r, *base[i].noise);
+            r.bound_fraction_rounds = base[i].bound_fraction_rounds;
+            r.bound_fraction_median_round = base[i].bound_fraction_median_round;
+        }
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();
@@ -402,6 +486,8 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     rep.results.notes.push_back(fmt::format("{} threads; {}; {} interleaved round{}", rep.threads,
                                             o.quick ? "quick run" : "full run", rounds,
                                             rounds == 1 ? "" : "s"));
+    if (o.settle)
+        rep.results.notes.push_back(settle_note(kernels, round_best, rounds, extra_rounds));
     return rep;
 }
 

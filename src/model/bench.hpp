@@ -27,6 +27,8 @@ struct BenchOptions {
     std::string machine_file;  // names the machine in errors
     // Reference probes before every kernel of every round, for the host's noise floor (model/noise.hpp).
     bool probes = true;
+    // Extra rounds for kernels whose two best rounds disagree (model/round_settle.hpp).
+    bool settle = true;
 };
 
 // The mixed family's switch from memory-bound to cache-bound, along the members with the fewest flops

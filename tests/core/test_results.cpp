@@ -96,6 +96,20 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     EXPECT_EQ(back.kernels[0].bound_fraction_rounds, (std::vector<double>{0.8, 0.9, 0.85}));
 }
 
+TEST(Results, SettleRoundsRoundTrip) {
+    Results r;
+    KernelResult k = measured_kernel("norm2", {2.0, 1.666, 2.0});
+    k.settle = RoundSettle{5, false};
+    r.kernels.push_back(k);
+    const auto j = results_to_json(r);
+    EXPECT_EQ(j["kernels"][0]["settle"]["rounds"].get<int>(), 5);
+    const Results back = results_from_json(j, "r.json");
+    ASSERT_TRUE(back.kernels[0].settle);
+    EXPECT_EQ(back.kernels[0].settle->rounds, 5);
+    EXPECT_FALSE(back.kernels[0].settle->settled);
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+}
+
 namespace {
 
 // Reading `body` as a results file fails with an error that names `field`.
@@ -116,6 +130,10 @@ TEST(Results, BadNoiseFieldsNameTheField) {
         "noise": {"probe": "disk", "spread": 0.1, "floor": 0.1}}]})");
     bad("kernels[0].noise.spread", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
         "noise": {"probe": "core", "spread": -1, "floor": 0.1}}]})");
+    bad("kernels[0].settle.rounds", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "settle": {"rounds": 0, "settled": true}}]})");
+    bad("kernels[0].settle.settled", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "settle": {"rounds": 2, "settled": "yes"}}]})");
     bad("host_noise.flagged",
         head + R"("kernels": [], "host_noise": {"probes": [], "rows": 1, "flagged": 2}})");
     bad("host_noise.rows",
