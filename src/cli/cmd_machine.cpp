@@ -77,6 +77,18 @@ void run_machine(const MachineArgs& a) {
             "epochs (--strict makes this an error)\n",
             unsettled);
     }
+    // Private roofs whose threads did not get a core each for the run's window (issue 22 §2): said, and an
+    // error under --strict, as an unsettled roof is.
+    if (const std::string short_scaling = report::short_scaling_text(m); !short_scaling.empty()) {
+        if (a.strict)
+            throw core::Error("private roofs below their thread scaling (--strict): " + short_scaling +
+                              "; written: " + a.output);
+        fmt::print(stderr,
+                   "roofcast: warning: private roofs below {:.0f} % of threads x one thread after extra "
+                   "visits: {}; the vCPUs did not get a core each for the run (a neighbour, or two vCPUs on "
+                   "one core); --strict makes this an error\n",
+                   100 * core::k_roof_thread_scaling_min, short_scaling);
+    }
 }
 
 } // namespace

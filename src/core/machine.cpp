@@ -370,6 +370,8 @@ Machine machine_from_yaml(const YamlField& root) {
                 c.visit_gbs = summary_from_yaml(*g);
             if ((c.visits > 0) != c.visit_gbs.has_value())
                 (*rc)["visits"].fail("expected visits > 0 exactly when visit_gbs is given");
+            if (auto s = rc->optional("thread_scaling"))
+                c.thread_scaling = s->as_non_negative_at_most(1024.0);
             lv.roof_choice = c;
         }
         if (auto e = l.optional("effective_bandwidth_gbs"))
@@ -567,6 +569,8 @@ std::string machine_to_yaml(const Machine& m) {
             }
             if (l.roof_choice->visit_gbs)
                 ln["roof_choice"]["visit_gbs"] = summary_to_yaml(*l.roof_choice->visit_gbs);
+            if (l.roof_choice->thread_scaling)
+                ln["roof_choice"]["thread_scaling"] = *l.roof_choice->thread_scaling;
         }
         if (l.effective_bandwidth_gbs)
             ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;

@@ -94,7 +94,12 @@ struct RoofChoice {
     std::size_t visits = 0;
     double window_seconds = 0;        // first visit's start to the last's end
     std::optional<Summary> visit_gbs; // every visit's epochs, in time order
+    // A private level's roof at more than one thread over (threads x its one-thread roof), issue 22 §2:
+    // below k_roof_thread_scaling_min the threads did not get a core each for the run's window.
+    std::optional<double> thread_scaling;
 };
+// The least thread scaling of a private level's roof that is not named at the end of `roofcast machine`.
+inline constexpr double k_roof_thread_scaling_min = 0.90;
 
 // Bandwidth as a function of x (working-set or access volume, bytes): piecewise-linear points or
 // an affine fit B = a*x + b.

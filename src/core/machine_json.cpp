@@ -121,6 +121,8 @@ json level_json(const Level& l) {
         }
         if (l.roof_choice->visit_gbs)
             ln["roof_choice"]["visit_gbs"] = summary_json(*l.roof_choice->visit_gbs);
+        if (l.roof_choice->thread_scaling)
+            ln["roof_choice"]["thread_scaling"] = num(*l.roof_choice->thread_scaling);
     }
     if (l.effective_bandwidth_gbs)
         ln["effective_bandwidth_gbs"] = num(*l.effective_bandwidth_gbs);

@@ -41,6 +41,9 @@ constexpr double k_roof_tolerance = 0.02;
 // A private level at k threads below (1 - 0.25) x k x one thread fails the scaling check: halfway between
 // perfect scaling and the loss of one of two threads (a descheduled vCPU, two threads on one core).
 constexpr double k_scaling_tolerance = 0.25;
+// The final roof of a private level is held to core::k_roof_thread_scaling_min of threads x one thread; when
+// it falls short, up to this many extra visits look for a moment when the threads had a core each.
+constexpr int k_scaling_extra_visits = 3;
 
 // The roof statistic of one point (median of the best k_roof_best epochs).
 double roof_value(const core::BandwidthPoint& p) {
@@ -397,8 +400,50 @@ core::Machine measure_machine(const MachineOptions& opt) {
     maybe_visit();
     progress(0.9, "thread overhead");
     m.thread_overhead = measure_thread_overhead(4 * topo.cores, plan.overhead_harness);
+    // A private level's roof at the roof's thread count over (threads x its one-thread roof), from the
+    // level's own epochs and every visit's (issue 22 §2); nullopt for shared levels, one thread, or a level
+    // without both measurements.
+    const auto private_scaling = [&](std::size_t li, const std::string& k) -> std::optional<double> {
+        if (roof_threads < 2 || li >= topo.caches.size() || topo.caches[li].shared_by_cores != 1)
+            return std::nullopt;
+        const auto& ms = m.levels[li].measurements;
+        const auto at = [&](int t) {
+            return std::find_if(ms.begin(), ms.end(), [&](const core::BandwidthPoint& p) {
+                return p.kernel == k && p.threads == t;
+            });
+        };
+        const auto one = at(1), all = at(roof_threads);
+        if (one == ms.end() || all == ms.end())
+            return std::nullopt;
+        std::vector<double> rates = all->gbs.samples;
+        if (visits && k == plan.roof_kernel && li < visits->levels())
+            rates.insert(rates.end(), visits->samples(li).begin(), visits->samples(li).end());
+        const auto roof = core::best_k_median(rates, k_roof_best);
+        const double single = roof_value(*one);
+        if (!roof || !(single > 0))
+            return std::nullopt;
+        return *roof / (roof_threads * single);
+    };
     if (visits) {
         visits->visit(); // the window's last
+        // Extra visits while a private roof stays short of its thread scaling.
+        int extra = 0;
+        const auto any_short = [&] {
+            for (std::size_t li = 0; li < m.levels.size(); ++li)
+                if (const auto s = private_scaling(li, plan.roof_kernel);
+                    s && *s < core::k_roof_thread_scaling_min)
+                    return true;
+            return false;
+        };
+        while (extra < k_scaling_extra_visits && any_short()) {
+            visits->visit();
+            ++extra;
+        }
+        if (extra > 0)
+            m.notes.push_back(fmt::format(
+                "{} extra visit{} after the window: a private roof was below {:.0f} % "
+                "of {} x one thread",
+                extra, extra == 1 ? "" : "s", 100 * core::k_roof_thread_scaling_min, roof_threads));
         m.notes.push_back(fmt::format(
             "roofs over the run's window: {} visits to every level's {} at {} thread{} over {:.1f} s "
             "({:.2f} s in visits)",
@@ -438,6 +483,14 @@ core::Machine measure_machine(const MachineOptions& opt) {
             for (double g : rates)
                 times.push_back(1.0 / g);
             rc.settled = best_agree(times, k_roof_best, k_roof_tolerance);
+            rc.thread_scaling = private_scaling(li, std::string(k));
+            if (rc.thread_scaling && *rc.thread_scaling < core::k_roof_thread_scaling_min)
+                m.notes.push_back(fmt::format(
+                    "{} roof ({} {}T): {:.1f} GB/s is {:.0f} % of {} x one thread's {:.1f} GB/s over the "
+                    "run's "
+                    "window: the threads did not get a core each (a neighbour, or two vCPUs on one core)",
+                    level.name, k, roof_threads, level.bandwidth_gbs.value_or(0), 100 * *rc.thread_scaling,
+                    roof_threads, level.bandwidth_gbs.value_or(0) / (*rc.thread_scaling * roof_threads)));
             level.roof_choice = rc;
             const auto [lo, hi] = std::minmax_element(rates.begin(), rates.end());
             if (!rc.settled)

@@ -225,4 +225,19 @@ std::string unsettled_roofs_text(const core::Machine& m) {
     return out;
 }
 
+std::string short_scaling_text(const core::Machine& m) {
+    std::string out;
+    for (const auto& l : m.levels) {
+        if (!l.roof_choice || !l.roof_choice->thread_scaling ||
+            *l.roof_choice->thread_scaling >= core::k_roof_thread_scaling_min)
+            continue;
+        int threads = 0;
+        for (const auto& p : l.measurements)
+            threads = std::max(threads, p.threads);
+        out += fmt::format("{}{} ({:.0f} % of {} x one thread)", out.empty() ? "" : ", ", l.name,
+                           100 * *l.roof_choice->thread_scaling, threads);
+    }
+    return out;
+}
+
 } // namespace roofcast::report

@@ -18,4 +18,9 @@ std::string format_machine_table(const core::Machine& m);
 // Empty when every measured roof settled (issue 22: a host that does not settle is named, never hidden).
 std::string unsettled_roofs_text(const core::Machine& m);
 
+// The private levels whose roof at more than one thread stayed below core::k_roof_thread_scaling_min of
+// (threads x one thread) (roof_choice.thread_scaling, issue 22 §2): "L1 (79 % of 2 x one thread)".
+// Empty when none.
+std::string short_scaling_text(const core::Machine& m);
+
 } // namespace roofcast::report

@@ -225,6 +225,21 @@ TEST(MachineFile, RoofVisitsRoundTripAndComeWithTheirEpochs) {
               std::string::npos);
 }
 
+TEST(MachineFile, RoofThreadScalingRoundTrips) {
+    const std::string head =
+        "format_version: 1\nname: x\ncompute: {peak_gflops: {double: 1}}\nlevels:\n"
+        "  - name: MEM\n    bandwidth_gbs: 470\n    roof_choice: {method: best_k_median, "
+        "epochs: 7, best: 3, tolerance: 0.02, settled: true";
+    const Machine m = machine_from(head + ", thread_scaling: 0.79}\n");
+    ASSERT_TRUE(m.levels[0].roof_choice->thread_scaling);
+    EXPECT_DOUBLE_EQ(*m.levels[0].roof_choice->thread_scaling, 0.79);
+    EXPECT_DOUBLE_EQ(*machine_from(machine_to_yaml(m)).levels[0].roof_choice->thread_scaling, 0.79);
+    EXPECT_DOUBLE_EQ(machine_to_json(m)["levels"][0]["roof_choice"]["thread_scaling"].get<double>(), 0.79);
+    EXPECT_FALSE(machine_from(head + "}\n").levels[0].roof_choice->thread_scaling);
+    EXPECT_NE(error_of(head + ", thread_scaling: -0.5}\n").find("roof_choice.thread_scaling"),
+              std::string::npos);
+}
+
 TEST(MachineFile, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
     // A misspelt level key (bandwith_gbs) and an unknown top-level key; the derived statistics written beside
     // a summary's samples (median, spread, noisy) are part of the format.

@@ -177,6 +177,21 @@ TEST(MachineTable, UnsettledRoofsAreNamedWithTheirRange) {
               "L1 (90.0-110.0 GB/s over 3 epochs), MEM (30.5-81.0 GB/s over 7 epochs)");
 }
 
+TEST(MachineTable, PrivateRoofsShortOfTheirThreadScalingAreNamed) {
+    core::Machine m = small_machine();
+    EXPECT_EQ(report::short_scaling_text(m), "");
+    core::RoofChoice rc;
+    rc.method = "best_k_median";
+    rc.settled = true;
+    m.levels[0].roof_choice = rc;
+    m.levels[0].measurements.push_back(core::BandwidthPoint{});
+    m.levels[0].measurements.back().threads = 2;
+    m.levels[0].roof_choice->thread_scaling = core::k_roof_thread_scaling_min; // at the limit: not named
+    EXPECT_EQ(report::short_scaling_text(m), "");
+    m.levels[0].roof_choice->thread_scaling = 0.79;
+    EXPECT_EQ(report::short_scaling_text(m), "L1 (79 % of 2 x one thread)");
+}
+
 TEST(NoiseText, ARowAloneShowsItsInterquartileSpreadBesideItsRange) {
     // Samples 1..8: quartiles 2.75 and 6.25 (linear interpolation), median 4.5: iqr 3.5 / 4.5 = 77.8 %;
     // range 7 / 4.5 = 155.6 %.
