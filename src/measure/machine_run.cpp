@@ -264,6 +264,9 @@ core::Machine measure_machine(const MachineOptions& opt) {
         if (visits)
             visits->maybe_visit();
     };
+    // The last level's edge from the first sweep, found again at the end of the run (recheck_edge).
+    std::optional<Edge> first_edge;
+    std::string edge_kernel;
     for (std::size_t ti = 0; ti < plan.threads.size(); ++ti) {
         const int t = plan.threads[ti];
         const double base = 0.65 * per_thread_count * static_cast<double>(ti);
@@ -290,8 +293,12 @@ core::Machine measure_machine(const MachineOptions& opt) {
                                                  l1_per_thread, plan.sweep_harness, buffers));
                 return m.sweep.back().gbs.max;
             };
-            if (apply_effective_llc(topo, curve_of(m.sweep, k, t), measure_at))
+            Edge applied;
+            if (apply_effective_llc(topo, curve_of(m.sweep, k, t), measure_at, &applied)) {
                 m.notes.push_back(topo.caches.back().name + ": " + topo.caches.back().note);
+                first_edge = applied;
+                edge_kernel = k;
+            }
             for (std::size_t li = 0; li < topo.caches.size(); ++li)
                 m.levels[li].size_bytes = topo.caches[li].usable_bytes();
         }
@@ -424,6 +431,38 @@ core::Machine measure_machine(const MachineOptions& opt) {
             return std::nullopt;
         return *roof / (roof_threads * single);
     };
+    // The usable last level again at the end of the run, one thread as the first sweep: its range over the
+    // run's window is the union of both brackets (issue 22 section 3).
+    if (first_edge && !topo.caches.empty()) {
+        progress(0.95, "last-level edge again");
+        const double top = std::min(static_cast<double>(plan.cap),
+                                    first_edge->above * std::pow(k_edge_recheck_step, k_edge_recheck_steps));
+        const StreamBuffers one(1, static_cast<std::uint64_t>(top));
+        std::vector<std::string> points;
+        const Edge again = recheck_edge(
+            *first_edge,
+            [&](double bytes) {
+                const double g = measure_stream(stream_kernel(edge_kernel),
+                                                static_cast<std::uint64_t>(std::min(bytes, top)),
+                                                l1_per_thread, plan.sweep_harness, one)
+                                     .gbs.max;
+                points.push_back(fmt::format("{} {:.1f} GB/s", core::format_size(bytes), g));
+                return g;
+            },
+            k_edge_ratio, k_edge_steps);
+        core::CacheInfo& llc = topo.caches.back();
+        llc.effective_size_range_bytes = edge_range(*first_edge, again);
+        m.notes.push_back(fmt::format("{} usable size over the run's window: {} after the first sweep "
+                                      "(between {} and {}), {} at the end "
+                                      "(between {} and {}; at one thread {}, in the cache from {:.1f} GB/s); "
+                                      "effective_size_range_bytes "
+                                      "holds both",
+                                      llc.name, core::format_size(first_edge->bytes),
+                                      core::format_size(first_edge->below),
+                                      core::format_size(first_edge->above), core::format_size(again.bytes),
+                                      core::format_size(again.below), core::format_size(again.above),
+                                      fmt::join(points, ", "), again.threshold_gbs));
+    }
     if (visits) {
         visits->visit(); // the window's last
         // Extra visits while a private roof stays short of its thread scaling.

@@ -118,8 +118,33 @@ Edge refine_edge(Edge e, const std::function<double(double)>& measure, double ma
     return e;
 }
 
+Edge recheck_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
+    int moved = 0;
+    while (moved < k_edge_recheck_steps && measure(e.below) < e.threshold_gbs) {
+        e.above = e.below;
+        e.below /= k_edge_recheck_step;
+        ++moved;
+    }
+    if (moved == 0)
+        for (int up = 0; up < k_edge_recheck_steps && measure(e.above) >= e.threshold_gbs; ++up) {
+            e.below = e.above;
+            e.above *= k_edge_recheck_step;
+        }
+    for (int halving = 0; halving < max_steps && e.above > max_ratio * e.below; ++halving) {
+        const double mid = std::sqrt(e.below * e.above);
+        (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;
+    }
+    e.bytes = std::sqrt(e.below * e.above);
+    return e;
+}
+
+std::pair<std::uint64_t, std::uint64_t> edge_range(const Edge& a, const Edge& b) {
+    return {static_cast<std::uint64_t>(std::min(a.below, b.below)),
+            static_cast<std::uint64_t>(std::max(a.above, b.above))};
+}
+
 bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& curve,
-                         const std::function<double(double)>& measure) {
+                         const std::function<double(double)>& measure, Edge* applied) {
     if (topo.caches.empty())
         return false;
     const double previous =
@@ -151,6 +176,8 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
                     "{}), reported size {}; level working sets use the measured size",
                     core::format_size(drop), core::format_size(edge->below), core::format_size(edge->above),
                     core::format_size(reported));
+    if (applied)
+        *applied = *edge;
     return true;
 }
 

@@ -72,12 +72,27 @@ inline constexpr double k_reported_edge_fraction = 0.85;
 // note, and returns true. An edge that is not clearly the last level's (none found, or below twice the
 // previous level's size) changes nothing. With `measure` (best GB/s at a working set, one thread, the curve's
 // kernel) the edge is first narrowed to a bracket of at most k_edge_ratio (refine_edge).
+// `applied`, when given, receives the edge that was recorded (only when the function returns true).
 bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<double, double>>& one_thread_curve,
-                         const std::function<double(double bytes)>& measure = {});
+                         const std::function<double(double bytes)>& measure = {}, Edge* applied = nullptr);
+
+// The edge found again later in the run (issue 22 section 3: the usable last level moves with the neighbours'
+// use of it, within a run and between runs). From the earlier edge's bracket: while the point below it has
+// left the cache (below the threshold) the bracket moves down by k_edge_recheck_step, while the point above
+// is still in the cache it moves up, at most k_edge_recheck_steps times each way; then bisection as
+// refine_edge to `max_ratio` in at most `max_steps` measurements. Returns the edge of now.
+Edge recheck_edge(Edge earlier, const std::function<double(double bytes)>& measure, double max_ratio,
+                  int max_steps);
+
+// The widened usable range of the last level over the run: the brackets of both edges.
+std::pair<std::uint64_t, std::uint64_t> edge_range(const Edge& a, const Edge& b);
 
 // The bracket refine_edge narrows the last level's edge to, and the measurements it may spend.
 inline constexpr double k_edge_ratio = 1.05;
 inline constexpr int k_edge_steps = 4;
 inline constexpr int k_edge_up_steps = 3;
+// The recheck's step: two steps of the default sweep (x1.2), four of them span a factor 4.3.
+inline constexpr double k_edge_recheck_step = 1.44;
+inline constexpr int k_edge_recheck_steps = 4;
 
 } // namespace roofcast::measure

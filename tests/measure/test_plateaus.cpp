@@ -243,3 +243,58 @@ TEST(EffectiveCache, ASweepSlowedBeyondTheTrueEdgeIsCorrectedUpwards) {
         e, [](double) { return 40.0; }, k_edge_ratio, 0);
     EXPECT_NEAR(capped.above / e.above, std::pow(1.5, k_edge_up_steps), 1e-6);
 }
+
+namespace {
+// One thread's bandwidth against the working set with a last level that ends at `edge` bytes: 40 GB/s in
+// it, 20 beyond (the threshold of the edges below is 36).
+double step_curve(double bytes, double edge) {
+    return bytes <= edge ? 40.0 : 20.0;
+}
+Edge narrow_edge(double below, double above) {
+    Edge e;
+    e.below = below;
+    e.above = above;
+    e.bytes = std::sqrt(below * above);
+    e.threshold_gbs = 36.0;
+    return e;
+}
+} // namespace
+
+TEST(Plateaus, RecheckKeepsAnEdgeThatDidNotMove) {
+    const double mib = 1024.0 * 1024.0;
+    int calls = 0;
+    const Edge again = recheck_edge(
+        narrow_edge(9.8 * mib, 10.2 * mib),
+        [&](double x) {
+            ++calls;
+            return step_curve(x, 10 * mib);
+        },
+        k_edge_ratio, k_edge_steps);
+    EXPECT_EQ(calls, 2); // below still in the cache, above still out: nothing to narrow
+    EXPECT_DOUBLE_EQ(again.below, 9.8 * mib);
+    EXPECT_DOUBLE_EQ(again.above, 10.2 * mib);
+}
+
+TEST(Plateaus, RecheckFollowsALastLevelThatShrankOrGrew) {
+    const double mib = 1024.0 * 1024.0;
+    for (const double now : {6.0 * mib, 14.0 * mib}) {
+        const Edge again = recheck_edge(
+            narrow_edge(9.8 * mib, 10.2 * mib), [&](double x) { return step_curve(x, now); }, k_edge_ratio,
+            k_edge_steps);
+        EXPECT_LE(again.below, now);
+        EXPECT_GT(again.above, now);
+        EXPECT_LE(again.above / again.below, k_edge_ratio);
+        const auto range = edge_range(narrow_edge(9.8 * mib, 10.2 * mib), again);
+        EXPECT_LE(static_cast<double>(range.first), std::min(now, 9.8 * mib));
+        EXPECT_GE(static_cast<double>(range.second), std::floor(std::max(now, 10.2 * mib)));
+    }
+}
+
+TEST(Plateaus, RecheckStopsAfterItsSteps) {
+    // A last level gone altogether (every point below the threshold): four steps down, then bisection in
+    // the last bracket; the edge ends near 9.8 MiB / 1.44^4 and is not chased further.
+    const double mib = 1024.0 * 1024.0;
+    const Edge again = recheck_edge(
+        narrow_edge(9.8 * mib, 10.2 * mib), [](double) { return 20.0; }, k_edge_ratio, k_edge_steps);
+    EXPECT_NEAR(again.below, 9.8 * mib / std::pow(k_edge_recheck_step, k_edge_recheck_steps), 1.0);
+}
