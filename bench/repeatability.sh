@@ -4,7 +4,8 @@
 # `bench --calibrate`. Prints each roof's max/min over the machine runs, each kernel's fraction of its mixed
 # prediction (predicted time over best measured time) max/min over the bench runs, the same for the median
 # over rounds of the fraction against the reference probe beside the kernel (full runs: two or more rounds),
-# and the range of the mixed family's median |error|. The CPU model is the first line.
+# and the range of the mixed family's median |error|; the usable last level's range over each machine run's window
+# (effective_size_range_bytes). The CPU model is the first line.
 # Usage: bash bench/repeatability.sh [roofcast binary] [machine runs] [bench runs] [--full]
 # (default quick bench runs: `bench --quick`; --full drops --quick from the bench runs)
 set -euo pipefail
@@ -29,8 +30,13 @@ python3 - "$tmp" "$nm" "$nb" "${bq:-full}" <<'PY'
 import json, statistics, sys, yaml
 tmp, nm, nb, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 roofs = {}
+windows = []
 for i in range(1, nm + 1):
     m = yaml.safe_load(open(f"{tmp}/m{i}.yaml"))
+    for c in m.get("topology", {}).get("caches", []):
+        if c is m["topology"]["caches"][-1] and "effective_size_range_bytes" in c:
+            lo, hi = c["effective_size_range_bytes"]
+            windows.append(f"{c['name']} {lo / 2**20:.2f}-{hi / 2**20:.2f}")
     for p, v in m["compute"]["peak_gflops"].items():
         roofs.setdefault(f"peak {p} GFLOP/s", []).append(v)
     for l in m["levels"]:
@@ -41,6 +47,8 @@ for i in range(1, nm + 1):
 print(f"machine --quick x{nm}: roof  min  max  max/min")
 for k, v in roofs.items():
     print(f"  {k:22s} {min(v):9.2f} {max(v):9.2f}  {max(v)/min(v):.3f}")
+if windows:
+    print("  usable last level over each run's window (MiB): " + "; ".join(windows))
 fr, rd, med = {}, {}, []
 for i in range(1, nb + 1):
     r = json.load(open(f"{tmp}/r{i}.json"))
