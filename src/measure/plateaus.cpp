@@ -102,20 +102,34 @@ std::optional<Edge> llc_edge(std::vector<std::pair<double, double>> pts, double 
     return Edge{std::sqrt(below * above), below, above, threshold};
 }
 
-Edge refine_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
-    // The point above the edge again first: a neighbour's burst during the sweep can only have slowed it, so
-    // when it now reaches the threshold the edge lies further out, one step of the sweep at a time.
-    const double step = e.above / e.below;
-    for (int up = 0; up < k_edge_up_steps && step > 1 && measure(e.above) >= e.threshold_gbs; ++up) {
+namespace {
+
+// Moves the bracket up by `step` while its upper point is still in the cache, at most `steps` times.
+void climb(Edge& e, double step, int steps, const std::function<double(double)>& measure) {
+    for (int up = 0; up < steps && step > 1 && measure(e.above) >= e.threshold_gbs; ++up) {
         e.below = e.above;
         e.above *= step;
     }
+}
+
+// Geometric bisection of the bracket to `max_ratio`, at most `max_steps` measurements; the edge is the
+// geometric middle of the final bracket.
+Edge bisect(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
     for (int halving = 0; halving < max_steps && e.above > max_ratio * e.below; ++halving) {
         const double mid = std::sqrt(e.below * e.above);
         (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;
     }
     e.bytes = std::sqrt(e.below * e.above);
     return e;
+}
+
+} // namespace
+
+Edge refine_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
+    // The point above the edge again first: a neighbour's burst during the sweep can only have slowed it, so
+    // when it now reaches the threshold the edge lies further out, one step of the sweep at a time.
+    climb(e, e.above / e.below, k_edge_up_steps, measure);
+    return bisect(e, measure, max_ratio, max_steps);
 }
 
 Edge recheck_edge(Edge e, const std::function<double(double)>& measure, double max_ratio, int max_steps) {
@@ -126,16 +140,8 @@ Edge recheck_edge(Edge e, const std::function<double(double)>& measure, double m
         ++moved;
     }
     if (moved == 0)
-        for (int up = 0; up < k_edge_recheck_steps && measure(e.above) >= e.threshold_gbs; ++up) {
-            e.below = e.above;
-            e.above *= k_edge_recheck_step;
-        }
-    for (int halving = 0; halving < max_steps && e.above > max_ratio * e.below; ++halving) {
-        const double mid = std::sqrt(e.below * e.above);
-        (measure(mid) >= e.threshold_gbs ? e.below : e.above) = mid;
-    }
-    e.bytes = std::sqrt(e.below * e.above);
-    return e;
+        climb(e, k_edge_recheck_step, k_edge_recheck_steps, measure);
+    return bisect(e, measure, max_ratio, max_steps);
 }
 
 std::pair<std::uint64_t, std::uint64_t> edge_range(const Edge& a, const Edge& b) {
