@@ -1,5 +1,8 @@
 #include "measure/host_noise.hpp"
 
+#include "core/stats.hpp"
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -49,6 +52,27 @@ std::optional<double> steal_fraction(const CpuTimes& before, const CpuTimes& aft
 
 bool scales_with_threads(double one_thread_gbs, double k_threads_gbs, int k, double tolerance) {
     return k_threads_gbs >= (1.0 - tolerance) * static_cast<double>(k) * one_thread_gbs;
+}
+
+std::optional<double> roof_thread_scaling(const core::Level& level, const std::string& kernel, int threads,
+                                          const std::vector<double>& extra, std::size_t best) {
+    if (threads < 2)
+        return std::nullopt;
+    const auto at = [&](int t) {
+        return std::find_if(
+            level.measurements.begin(), level.measurements.end(),
+            [&](const core::BandwidthPoint& p) { return p.kernel == kernel && p.threads == t; });
+    };
+    const auto one = at(1), all = at(threads);
+    if (one == level.measurements.end() || all == level.measurements.end())
+        return std::nullopt;
+    std::vector<double> rates = all->gbs.samples;
+    rates.insert(rates.end(), extra.begin(), extra.end());
+    const auto roof = core::best_k_median(rates, best);
+    const auto single = core::best_k_median(one->gbs.samples, best);
+    if (!roof || !single || !(*single > 0))
+        return std::nullopt;
+    return *roof / (threads * *single);
 }
 
 } // namespace roofcast::measure

@@ -3,9 +3,14 @@
 // checks are pure functions of their inputs (unit-tested on fixture text); only read_proc_stat() reads.
 #pragma once
 
+#include "core/machine.hpp"
+
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofcast::measure {
 
@@ -27,5 +32,12 @@ std::optional<double> steal_fraction(const CpuTimes& before, const CpuTimes& aft
 // A private cache level at k threads should deliver about k times one thread's bandwidth (each thread has
 // its own cache). True when k_threads_gbs >= (1 - tolerance) * k * one_thread_gbs.
 bool scales_with_threads(double one_thread_gbs, double k_threads_gbs, int k, double tolerance);
+
+// A private level's roof at `threads` over (threads x its one-thread roof), issue 22 section 2: the median of
+// the `best` fastest epochs of the level's measurement of `kernel` at `threads` together with `extra` (the
+// visits' epochs of the same kernel), over threads x the same statistic of its one-thread measurement.
+// nullopt below two threads or without both measurements.
+std::optional<double> roof_thread_scaling(const core::Level& level, const std::string& kernel, int threads,
+                                          const std::vector<double>& extra, std::size_t best);
 
 } // namespace roofcast::measure

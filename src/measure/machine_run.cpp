@@ -411,25 +411,11 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // level's own epochs and every visit's (issue 22 §2); nullopt for shared levels, one thread, or a level
     // without both measurements.
     const auto private_scaling = [&](std::size_t li, const std::string& k) -> std::optional<double> {
-        if (roof_threads < 2 || li >= topo.caches.size() || topo.caches[li].shared_by_cores != 1)
+        if (li >= topo.caches.size() || topo.caches[li].shared_by_cores != 1)
             return std::nullopt;
-        const auto& ms = m.levels[li].measurements;
-        const auto at = [&](int t) {
-            return std::find_if(ms.begin(), ms.end(), [&](const core::BandwidthPoint& p) {
-                return p.kernel == k && p.threads == t;
-            });
-        };
-        const auto one = at(1), all = at(roof_threads);
-        if (one == ms.end() || all == ms.end())
-            return std::nullopt;
-        std::vector<double> rates = all->gbs.samples;
-        if (visits && k == plan.roof_kernel && li < visits->levels())
-            rates.insert(rates.end(), visits->samples(li).begin(), visits->samples(li).end());
-        const auto roof = core::best_k_median(rates, k_roof_best);
-        const double single = roof_value(*one);
-        if (!roof || !(single > 0))
-            return std::nullopt;
-        return *roof / (roof_threads * single);
+        const bool visited = visits && k == plan.roof_kernel && li < visits->levels();
+        return roof_thread_scaling(m.levels[li], k, roof_threads,
+                                   visited ? visits->samples(li) : std::vector<double>{}, k_roof_best);
     };
     // The usable last level again at the end of the run, one thread as the first sweep: its range over the
     // run's window is the union of both brackets (issue 22 section 3).

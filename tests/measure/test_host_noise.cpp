@@ -42,3 +42,30 @@ TEST(ThreadScaling, PrivateLevelNearKTimesOneThread) {
 
 } // namespace
 } // namespace roofcast::measure
+
+namespace roofcast::measure {
+
+namespace {
+core::BandwidthPoint point(int threads, std::vector<double> gbs) {
+    core::BandwidthPoint p;
+    p.kernel = "triad";
+    p.threads = threads;
+    p.gbs = *core::summarize(std::move(gbs));
+    return p;
+}
+} // namespace
+
+TEST(ThreadScaling, FinalRoofOverThreadsTimesOneThreadWithItsVisits) {
+    core::Level l1;
+    l1.name = "L1";
+    l1.measurements = {point(1, {290, 300, 300, 300}), point(2, {400, 470, 480, 475})};
+    // Best three at two threads 470, 475, 480: median 475 over 2 x 300.
+    EXPECT_DOUBLE_EQ(*roof_thread_scaling(l1, "triad", 2, {}, 3), 475.0 / 600.0);
+    // Visits that found both cores free lift the roof: best three 590, 595, 600.
+    EXPECT_DOUBLE_EQ(*roof_thread_scaling(l1, "triad", 2, {590, 600, 595, 300}, 3), 595.0 / 600.0);
+    EXPECT_FALSE(roof_thread_scaling(l1, "triad", 1, {}, 3)); // one thread: nothing to scale
+    EXPECT_FALSE(roof_thread_scaling(l1, "load", 2, {}, 3));  // no such kernel
+    EXPECT_FALSE(roof_thread_scaling(l1, "triad", 4, {}, 3)); // no four-thread measurement
+}
+
+} // namespace roofcast::measure
