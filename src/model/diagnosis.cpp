@@ -73,8 +73,22 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         checked.push_back("stream capacity");
         // Named only where the bandwidth lost at that stream count alone would put a kernel below
         // k_diagnosis_fraction of a bound: a few per cent past the knee explain nothing.
-        if (*e.streams > *e.stream_capacity &&
-            (!e.capacity_fraction || *e.capacity_fraction < k_diagnosis_fraction))
+        // Too few streams as well: at or below the capacity a count that reaches less than
+        // k_diagnosis_fraction of the best lies below the curve's knee, where the memory system has fewer
+        // requests in flight than it needs (Little's law: bandwidth = bytes in flight / latency).
+        if (*e.streams <= *e.stream_capacity && e.capacity_fraction &&
+            *e.capacity_fraction < k_diagnosis_fraction)
+            out.push_back(
+                {"stream-capacity",
+                 fmt::format(
+                     "the innermost loop runs {} concurrent stream{}; {} delivers {} of its best "
+                     "bandwidth at that count, fewer requests in flight than it needs (its best comes "
+                     "with more streams, up to {}); split the loop into independent blocks or prefetch",
+                     *e.streams, *e.streams == 1 ? "" : "s", e.capacity_level, percent(*e.capacity_fraction),
+                     *e.stream_capacity),
+                 *e.capacity_fraction, k_diagnosis_fraction});
+        else if (*e.streams > *e.stream_capacity &&
+                 (!e.capacity_fraction || *e.capacity_fraction < k_diagnosis_fraction))
             out.push_back(
                 {"stream-capacity",
                  fmt::format(
@@ -305,11 +319,16 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
             const core::StreamCapacity* c = m.stream_capacity_of(level, access);
             if (!c || !c->capacity || count <= 0)
                 continue;
-            e.streams = count;
-            e.stream_capacity = *c->capacity;
-            e.capacity_level = level + " (" + access + " streams)";
-            e.capacity_fraction = c->fraction_at(count);
-            if (count > *c->capacity)
+            // The first access past its capacity; else the access at the lowest fraction of its best.
+            const auto f = c->fraction_at(count);
+            const bool over = count > *c->capacity;
+            if (!e.streams || over || (f && (!e.capacity_fraction || *f < *e.capacity_fraction))) {
+                e.streams = count;
+                e.stream_capacity = *c->capacity;
+                e.capacity_level = level + " (" + access + " streams)";
+                e.capacity_fraction = f;
+            }
+            if (over)
                 break;
         }
         if (m.topology) {

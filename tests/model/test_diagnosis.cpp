@@ -124,8 +124,24 @@ TEST(Diagnosis, StreamCapacity) {
     EXPECT_DOUBLE_EQ(*d[0].limit, 8);
     e.capacity_fraction = 0.89; // past the knee, but losing too little to explain a kernel below 85 %
     EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
-    e.capacity_fraction = 0.6;
-    e.streams = 8;
+    e.capacity_fraction = 0.95;
+    e.streams = 8; // at the capacity, on the curve's plateau
+    EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+}
+
+TEST(Diagnosis, TooFewStreams) {
+    // One read stream per thread where memory reaches its best from two: below the knee.
+    DiagnosisEvidence e = evidence_at(0.76);
+    e.streams = 1;
+    e.stream_capacity = 16;
+    e.capacity_level = "MEM (read streams)";
+    e.capacity_fraction = 0.82;
+    const auto d = diagnose(e);
+    ASSERT_TRUE(has(d, "stream-capacity"));
+    EXPECT_DOUBLE_EQ(*d[0].figure, 0.82);
+    EXPECT_DOUBLE_EQ(*d[0].limit, k_diagnosis_fraction);
+    EXPECT_NE(d[0].evidence.find("fewer requests in flight"), std::string::npos) << d[0].evidence;
+    e.capacity_fraction = 0.9; // one stream nearly as good as the best: not the cause
     EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
 }
 
