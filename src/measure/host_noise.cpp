@@ -54,7 +54,7 @@ bool scales_with_threads(double one_thread_gbs, double k_threads_gbs, int k, dou
     return k_threads_gbs >= (1.0 - tolerance) * static_cast<double>(k) * one_thread_gbs;
 }
 
-std::optional<double> roof_thread_scaling(const core::Level& level, const std::string& kernel, int threads,
+std::optional<double> roof_thread_scaling(const core::Level& level, std::string_view kernel, int threads,
                                           const std::vector<double>& extra, std::size_t best) {
     if (threads < 2)
         return std::nullopt;

@@ -37,7 +37,7 @@ bool scales_with_threads(double one_thread_gbs, double k_threads_gbs, int k, dou
 // the `best` fastest epochs of the level's measurement of `kernel` at `threads` together with `extra` (the
 // visits' epochs of the same kernel), over threads x the same statistic of its one-thread measurement.
 // nullopt below two threads or without both measurements.
-std::optional<double> roof_thread_scaling(const core::Level& level, const std::string& kernel, int threads,
+std::optional<double> roof_thread_scaling(const core::Level& level, std::string_view kernel, int threads,
                                           const std::vector<double>& extra, std::size_t best);
 
 } // namespace roofcast::measure

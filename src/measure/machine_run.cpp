@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 #include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace roofcast::measure {
@@ -44,6 +45,14 @@ constexpr double k_scaling_tolerance = 0.25;
 // The final roof of a private level is held to core::k_roof_thread_scaling_min of threads x one thread; when
 // it falls short, up to this many extra visits look for a moment when the threads had a core each.
 constexpr int k_scaling_extra_visits = 3;
+
+// The first of core::roof_kernel_preference() among `kernels`; empty when none of them is.
+std::string preferred_kernel(const std::vector<std::string>& kernels) {
+    for (const auto& pref : core::roof_kernel_preference())
+        if (std::find(kernels.begin(), kernels.end(), pref) != kernels.end())
+            return std::string(pref);
+    return {};
+}
 
 // The roof statistic of one point (median of the best k_roof_best epochs).
 double roof_value(const core::BandwidthPoint& p) {
@@ -147,11 +156,7 @@ Plan make_plan(const MachineOptions& opt, const core::Topology& topo) {
     p.sweep_harness.epochs = 3;
     p.sweep_harness.min_epoch_seconds = opt.quick ? 0.002 : 0.005;
     p.level_harness = level_harness_for(opt.quick);
-    for (const auto& pref : core::roof_kernel_preference())
-        if (std::find(p.level_kernels.begin(), p.level_kernels.end(), pref) != p.level_kernels.end()) {
-            p.roof_kernel = pref;
-            break;
-        }
+    p.roof_kernel = preferred_kernel(p.level_kernels);
     // A visit: two epochs per level, as long as the level measurement's; at most every 0.25 s (quick) or
     // 1 s, and at most an eighth of the time (docs/design.md, "roofs over the run's window").
     p.visit_harness.epochs = 2;
@@ -410,12 +415,15 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // A private level's roof at the roof's thread count over (threads x its one-thread roof), from the
     // level's own epochs and every visit's (issue 22 §2); nullopt for shared levels, one thread, or a level
     // without both measurements.
-    const auto private_scaling = [&](std::size_t li, const std::string& k) -> std::optional<double> {
+    // The visits' epochs of level li for kernel k: none unless k is the visited roof kernel.
+    const std::vector<double> no_visits;
+    const auto visit_epochs = [&](std::size_t li, std::string_view k) -> const std::vector<double>& {
+        return visits && k == plan.roof_kernel && li < visits->levels() ? visits->samples(li) : no_visits;
+    };
+    const auto private_scaling = [&](std::size_t li, std::string_view k) -> std::optional<double> {
         if (li >= topo.caches.size() || topo.caches[li].shared_by_cores != 1)
             return std::nullopt;
-        const bool visited = visits && k == plan.roof_kernel && li < visits->levels();
-        return roof_thread_scaling(m.levels[li], k, roof_threads,
-                                   visited ? visits->samples(li) : std::vector<double>{}, k_roof_best);
+        return roof_thread_scaling(m.levels[li], k, roof_threads, visit_epochs(li, k), k_roof_best);
     };
     // The usable last level again at the end of the run, one thread as the first sweep: its range over the
     // run's window is the union of both brackets (issue 22 section 3).
@@ -492,8 +500,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
             // The level's own epochs and, for the visited kernel, every visit's: the best epochs over the
             // run's window.
             std::vector<double> rates = it->gbs.samples;
-            if (visits && k == plan.roof_kernel && li < visits->levels() && !visits->samples(li).empty()) {
-                const auto& extra = visits->samples(li);
+            if (const auto& extra = visit_epochs(li, k); !extra.empty()) {
                 rc.visits = visits->visits();
                 rc.window_seconds = visits->window_seconds();
                 rc.visit_gbs = core::summarize(extra);
@@ -508,7 +515,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
             for (double g : rates)
                 times.push_back(1.0 / g);
             rc.settled = best_agree(times, k_roof_best, k_roof_tolerance);
-            rc.thread_scaling = private_scaling(li, std::string(k));
+            rc.thread_scaling = private_scaling(li, k);
             if (rc.thread_scaling && *rc.thread_scaling < core::k_roof_thread_scaling_min)
                 m.notes.push_back(fmt::format(
                     "{} roof ({} {}T): {:.1f} GB/s is {:.0f} % of {} x one thread's {:.1f} GB/s over the "
@@ -533,13 +540,9 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // kernel swept) at the roof's thread count, medians in requested bytes like the roof, over the
     // working sets the level serves.
     if (!plan.sweep_kernels.empty()) {
-        std::string k = plan.sweep_kernels.front();
-        for (const auto& pref : core::roof_kernel_preference())
-            if (std::find(plan.sweep_kernels.begin(), plan.sweep_kernels.end(), pref) !=
-                plan.sweep_kernels.end()) {
-                k = pref;
-                break;
-            }
+        std::string k = preferred_kernel(plan.sweep_kernels);
+        if (k.empty())
+            k = plan.sweep_kernels.front();
         const auto curves = level_curves(curve_of(m.sweep, k, roof_threads, &core::Summary::median),
                                          level_ranges(topo, roof_threads));
         for (std::size_t i = 0; i < m.levels.size() && i < curves.size(); ++i)

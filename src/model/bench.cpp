@@ -109,10 +109,12 @@ std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
     return p ? p->bottleneck : "compute";
 }
 
-// Each row's fraction of its bound round by round against its probe (model/round_verdict.hpp); the probe's
-// best level is the median of its three best units over the run, as a roof is chosen.
+// Each row's fraction of its bound round by round against its probe (model/round_verdict.hpp), from
+// `epochs` (each row's epochs of the rounds); the probe's best level is the median of its three best units
+// over the run, as a roof is chosen.
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
-                    const std::vector<ProbeRounds>& probes, std::size_t rounds) {
+                    const std::vector<ProbeRounds>& probes, std::size_t rounds,
+                    const std::vector<std::vector<double>>& epochs) {
     for (const auto& p : probes) {
         std::vector<std::vector<double>> units; // per row, one per round
         std::vector<double> all;
@@ -128,8 +130,8 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
             const core::Prediction* b = bound_prediction(r);
             if (kinds[i] != p.kind || !b || !r.measured_seconds)
                 continue;
-            r.bound_fraction_rounds = round_fractions(r.measured_seconds->samples, rounds, units[i],
-                                                      b->seconds_per_iteration * r.iterations, *ref);
+            r.bound_fraction_rounds =
+                round_fractions(epochs[i], rounds, units[i], b->seconds_per_iteration * r.iterations, *ref);
             r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
         }
     }
@@ -453,28 +455,19 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 core::RoundSettle{static_cast<int>(round_best[i].size()), round_settled(round_best[i])};
     if (!probes.empty()) {
         std::vector<std::string> kinds;
-        std::vector<ProbeRounds> epochs;
+        std::vector<ProbeRounds> probe_rounds;
         for (std::size_t i = 0; i < kernels.size(); ++i)
             kinds.push_back(
                 core::machine_noise_kind(machine, bounding_level(kernels[i], rep.results.kernels[i])));
         for (const auto& p : probes)
-            epochs.push_back(p.epochs);
+            probe_rounds.push_back(p.epochs);
         // The noise statistics compare rows with their probes round by round: they see the run's rounds
-        // only, not the extra rounds of settling, which have no probes beside them.
-        std::vector<core::KernelResult> base = rep.results.kernels;
-        for (std::size_t i = 0; i < base.size(); ++i)
-            if (base[i].measured_seconds)
-                base[i].measured_seconds->samples = samples[i];
-        rep.results.host_noise = assess_noise(base, kinds, epochs, static_cast<std::size_t>(rounds));
+        // (`samples`) only, not the extra rounds of settling, which have no probes beside them.
+        rep.results.host_noise =
+            assess_noise(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds), samples);
         if (rounds >= 2)
-            round_verdicts(base, kinds, epochs, static_cast<std::size_t>(rounds));
-        for (std::size_t i = 0; i < base.size(); ++i) {
-            auto& r = rep.results.kernels[i];
-            if (base[i].noise)
-                core::set_noise(r, *base[i].noise);
-            r.bound_fraction_rounds = base[i].bound_fraction_rounds;
-            r.bound_fraction_median_round = base[i].bound_fraction_median_round;
-        }
+            round_verdicts(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds),
+                           samples);
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

@@ -68,31 +68,37 @@ double noise_floor(const ProbeRounds& p, std::size_t rows, std::size_t epochs_pe
 }
 
 core::HostNoise assess_noise(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
-                             const std::vector<ProbeRounds>& probes, std::size_t rounds) {
+                             const std::vector<ProbeRounds>& probes, std::size_t rounds,
+                             const std::vector<std::vector<double>>& epochs) {
     if (kinds.size() != rows.size())
         throw std::invalid_argument("assess_noise: one probe kind per row expected");
+    if (!epochs.empty() && epochs.size() != rows.size())
+        throw std::invalid_argument("assess_noise: one epoch list per row expected");
+    const auto row_epochs = [&](std::size_t i) -> const std::vector<double>& {
+        return epochs.empty() ? rows[i].measured_seconds->samples : epochs[i];
+    };
     core::HostNoise out;
     if (probes.empty())
         return out;
     // Epochs per round, for the one-round comparison (every row of a run has the same count).
-    std::size_t epochs = 0;
-    for (const auto& r : rows)
-        if (r.measured_seconds && rounds > 0)
-            epochs = std::max(epochs, r.measured_seconds->samples.size() / rounds);
+    std::size_t per_round = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].measured_seconds && rounds > 0)
+            per_round = std::max(per_round, row_epochs(i).size() / rounds);
     for (const auto& p : probes) {
         core::NoiseProbe np;
         np.kind = p.kind;
         np.kernel = p.kernel;
         for (const auto& round : p.rounds)
             np.gbs.insert(np.gbs.end(), round.begin(), round.end());
-        np.floor = noise_floor(p, rows.size(), epochs);
+        np.floor = noise_floor(p, rows.size(), per_round);
         out.probes.push_back(std::move(np));
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         auto& r = rows[i];
         if (!r.measured_seconds)
             continue;
-        const std::vector<double> units = row_units(r.measured_seconds->samples, rounds);
+        const std::vector<double> units = row_units(row_epochs(i), rounds);
         const auto spread = units.size() >= 2 ? core::interquartile_spread(units) : std::nullopt;
         if (!spread)
             continue;

@@ -56,7 +56,11 @@ double noise_floor(const ProbeRounds& p, std::size_t rows, std::size_t epochs_pe
 // a row whose kind has no probe uses the first probe. Sets each row's RowNoise and the `noisy` flag of its
 // measured summaries; returns the run's HostNoise (every probe epoch in order, the floors, the counts).
 // No probes: rows are left as they are and the result has no probes.
+// `epochs`, when not empty, holds each row's epochs of the rounds (one vector per row) in place of its
+// measured_seconds samples: a row measured again after the rounds (model/round_settle.hpp) is compared with
+// its probe over the rounds alone.
 core::HostNoise assess_noise(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
-                             const std::vector<ProbeRounds>& probes, std::size_t rounds);
+                             const std::vector<ProbeRounds>& probes, std::size_t rounds,
+                             const std::vector<std::vector<double>>& epochs = {});
 
 } // namespace roofcast::model

@@ -37,6 +37,17 @@ DiagnosisEvidence evidence_at(double fraction) {
     return e;
 }
 
+// Evidence of a kernel at `fraction` whose innermost loop runs `streams` streams against a level that keeps
+// 90 % of its best up to `capacity` streams and gives `capacity_fraction` of its best at `streams`.
+DiagnosisEvidence stream_evidence(double fraction, int streams, int capacity, double capacity_fraction) {
+    DiagnosisEvidence e = evidence_at(fraction);
+    e.streams = streams;
+    e.stream_capacity = capacity;
+    e.capacity_level = "MEM (read streams)";
+    e.capacity_fraction = capacity_fraction;
+    return e;
+}
+
 bool has(const std::vector<core::Diagnosis>& d, const std::string& cause) {
     return std::any_of(d.begin(), d.end(), [&](const auto& x) { return x.cause == cause; });
 }
@@ -113,11 +124,7 @@ TEST(Diagnosis, CacheConflict) {
 }
 
 TEST(Diagnosis, StreamCapacity) {
-    DiagnosisEvidence e = evidence_at(0.3);
-    e.streams = 14;
-    e.stream_capacity = 8;
-    e.capacity_level = "MEM";
-    e.capacity_fraction = 0.6;
+    DiagnosisEvidence e = stream_evidence(0.3, 14, 8, 0.6);
     const auto d = diagnose(e);
     ASSERT_TRUE(has(d, "stream-capacity"));
     EXPECT_DOUBLE_EQ(*d[0].figure, 14);
@@ -131,11 +138,7 @@ TEST(Diagnosis, StreamCapacity) {
 
 TEST(Diagnosis, TooFewStreams) {
     // One read stream per thread where memory reaches its best from two: below the knee.
-    DiagnosisEvidence e = evidence_at(0.76);
-    e.streams = 1;
-    e.stream_capacity = 16;
-    e.capacity_level = "MEM (read streams)";
-    e.capacity_fraction = 0.82;
+    DiagnosisEvidence e = stream_evidence(0.76, 1, 16, 0.82);
     const auto d = diagnose(e);
     ASSERT_TRUE(has(d, "stream-capacity"));
     EXPECT_DOUBLE_EQ(*d[0].figure, 0.82);

@@ -202,6 +202,24 @@ TEST(Noise, ARowWhoseKindHasNoProbeUsesTheFirstAndNoProbesLeaveRowsAlone) {
     EXPECT_THROW(assess_noise(rows, {"core"}, {mem}, 1), std::invalid_argument);
 }
 
+TEST(Noise, RoundEpochsGivenApartLeaveOutEpochsMeasuredAfterTheRounds) {
+    // A row measured again after its three rounds (settling) carries twelve samples; judged on the nine of
+    // its rounds it gets the spread of a row that has only those nine.
+    const Simulated run = simulated(0.02, steady);
+    const std::vector<double> rounds_only = run.rows[5].measured_seconds->samples;
+    std::vector<double> with_extra = rounds_only;
+    with_extra.insert(with_extra.end(), {5e-3, 5e-3, 5e-3});
+    std::vector<core::KernelResult> alone(1), extra(1);
+    alone[0].measured_seconds = *core::summarize(rounds_only);
+    extra[0].measured_seconds = *core::summarize(with_extra);
+    assess_noise(alone, {"memory"}, {run.probe}, k_rounds);
+    assess_noise(extra, {"memory"}, {run.probe}, k_rounds, {rounds_only});
+    ASSERT_TRUE(alone[0].noise && extra[0].noise);
+    EXPECT_DOUBLE_EQ(extra[0].noise->spread, alone[0].noise->spread);
+    EXPECT_THROW(assess_noise(extra, {"memory"}, {run.probe}, k_rounds, {rounds_only, rounds_only}),
+                 std::invalid_argument);
+}
+
 TEST(Noise, ProbeKindFollowsTheSharingOfTheBoundingLevel) {
     // The bench rows' probe is the machine rows' kind (core::machine_noise_kind): one rule for both.
     core::Machine m = test::tiny_machine();
