@@ -31,11 +31,11 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     for (const double b : m.s_breaks)
         r.push_back(hinge(s, b));
     const bool mem = in_memory(m, n);
-    const double c = mem ? 0.0 : 1.0;
-    r.push_back(c / s);
-    r.push_back(c * n / s);
+    const double c = mem ? 0.0 : m.work_share(s);
+    r.push_back(c);
+    r.push_back(c * n);
     for (const double b : m.n_breaks)
-        r.push_back(c * hinge(n, b) / s);
+        r.push_back(c * hinge(n, b));
     if (m.memory_from) {
         const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.bandwidth(s) * 1e9) : n;
         r.push_back(mem ? x : 0.0);
@@ -286,6 +286,7 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
     ThreadsModel m;
     m.kind = kind;
     m.bytes_per_n = ctx.bytes_per_n;
+    m.hw_threads = std::max(ctx.hw_threads, ctx.cores);
     if (ctx.cores >= 1) {
         m.s_breaks.push_back(ctx.cores);
         m.s_names.push_back("cores");
@@ -352,6 +353,15 @@ double ThreadsModel::theta(double s) const {
     return t;
 }
 
+double ThreadsModel::work_share(double s) const {
+    // Beyond the hardware threads a region's s equal chunks run in ceil(s/H) waves of H at once (a chunk of
+    // a short region runs to its end within one scheduler time slice), so one thread's wall time holds
+    // ceil(s/H) chunks of T_seq/s; Doda's forms keep 1/s.
+    if (kind != Kind::roofcast || hw_threads < 1 || s <= hw_threads)
+        return 1.0 / s;
+    return std::ceil(s / hw_threads) / s;
+}
+
 double ThreadsModel::evaluate(double n, double s) const {
     const auto r = row(*this, n, s);
     double v = 0.0;
@@ -367,7 +377,7 @@ std::string ThreadsModel::formula() const {
     case Kind::doda_memory:
         return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + α·n + β above";
     case Kind::roofcast:
-        return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β above";
+        return "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β above";
     }
     return "";
 }

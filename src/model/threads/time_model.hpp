@@ -12,8 +12,10 @@
 //  - doda-memory: as doda below the last cache level; above it T(n, s) = θ(s) + α·n + β, the memory
 //                 regime in which time follows bandwidth rather than 1/s (Doda's second formula).
 //  - roofcast:    as doda-memory, but the memory regime is T(n, s) = θ(s) + γ·bytes(n)/B(s) + β with B(s)
-//                 the machine's memory bandwidth at s threads, and the cache breaks refined by the fit
-//                 (each moved within [½, 2]× its capacity where that lowers the residual).
+//                 the machine's memory bandwidth at s threads, the cache breaks refined by the fit
+//                 (each moved within [½, 2]× its capacity where that lowers the residual), and beyond
+//                 the H hardware threads the shared work takes ceil(s/H)/s · T_seq(n): s threads on H
+//                 run in ceil(s/H) waves, not s at once (work_share).
 // Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
 // its parameters is merged into its neighbour and the merge is recorded in `notes`; data that cannot
 // determine the model at all (fewer than 3 thread counts or sizes) is a core::InputError.
@@ -50,6 +52,9 @@ struct Regime {
 struct ThreadsModel {
     Kind kind = Kind::roofcast;
     double bytes_per_n = 8.0;
+    // Threads that run at once (hardware threads; 0 = unknown): the roofcast model's shared work runs in
+    // ceil(s / hw_threads) waves beyond it (work_share).
+    int hw_threads = 0;
     std::vector<double> s_breaks;                      // thread counts where θ bends
     std::vector<std::string> s_names;                  // "cores", "hw threads"
     std::vector<double> n_breaks;                      // hinges of T_seq (ascending)
@@ -63,6 +68,9 @@ struct ThreadsModel {
     std::vector<std::string> notes;
 
     double evaluate(double n, double s) const;
+    // The part of T_seq(n) one of s threads' wall time holds: 1/s (Doda), and for the roofcast model
+    // ceil(s/H)/s beyond the H hardware threads, as s threads on H run in ceil(s/H) waves.
+    double work_share(double s) const;
     double theta(double s) const;
     double bandwidth(double s) const; // GB/s, linear interpolation in s, clamped at the ends
     std::string formula() const;

@@ -52,10 +52,11 @@ double bandwidth(double s) { // the context's B(s), interpolated
     return 20.0;
 }
 
+// The roofcast form: beyond the context's 4 hardware threads the shared work runs in ceil(s/4) waves.
 double truth(double n, double s, double l1 = 4096, double l2 = 131072) {
     if (n >= 1048576.0)
         return theta(s) + 1.2 * n * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
-    return theta(s) + tseq(n, l1, l2) / s;
+    return theta(s) + tseq(n, l1, l2) * (s <= 4 ? 1.0 / s : std::ceil(s / 4) / s);
 }
 
 std::vector<double> sizes() {
@@ -99,6 +100,21 @@ TEST(ThreadsModel, RecoversExactSyntheticModelWithKnownBreaks) {
     EXPECT_NEAR(l2->parameters[1].value, 2e-9, 1e-15);
     EXPECT_NEAR(mem->parameters[0].value, 1.2, 1e-7);
     EXPECT_NEAR(mem->parameters[1].value, 5e-5, 1e-11);
+}
+
+TEST(ThreadsModel, SharedWorkRunsInWavesBeyondTheHardwareThreads) {
+    // 4 hardware threads: 6 threads run as 4 then 2, so one thread's wall time holds two chunks of T_seq/6.
+    const ThreadsModel m = fit_model(Kind::roofcast, context(), synthetic());
+    EXPECT_DOUBLE_EQ(m.work_share(3), 1.0 / 3);
+    EXPECT_DOUBLE_EQ(m.work_share(4), 0.25);
+    EXPECT_DOUBLE_EQ(m.work_share(6), 2.0 / 6);
+    EXPECT_DOUBLE_EQ(m.work_share(8), 0.25);
+    EXPECT_DOUBLE_EQ(m.work_share(9), 3.0 / 9);
+    // Doda's forms share the work among all s threads at once, so they cannot fit these data exactly.
+    const ThreadsModel d = fit_model(Kind::doda_memory, context(), synthetic());
+    EXPECT_DOUBLE_EQ(d.work_share(6), 1.0 / 6);
+    EXPECT_GT(d.rel_sigma, 1e-6);
+    EXPECT_LT(m.rel_sigma, 1e-9);
 }
 
 TEST(ThreadsModel, RefinementFindsABreakAwayFromTheCapacity) {
