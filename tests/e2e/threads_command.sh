@@ -8,12 +8,14 @@ for tool in sh awk python3; do
     command -v "$tool" >/dev/null || { echo "skipped: $tool is not installed"; exit 77; }
 done
 
-# T(n, s) = 2e-4 + 1e-4 s + 1e-8 n / s, printed; the program fails at n = 3000, s = 3 and checks OMP_NUM_THREADS.
+# T(n, s) = 2e-4 + 1e-4 s + 1e-8 n w(s), printed, with w(s) = 1/s up to the machine's 4 hardware threads and
+# ceil(s/4)/s beyond (the work runs in waves); the program fails at n = 3000, s = 3 and checks OMP_NUM_THREADS.
 cat >"$tmp/prog.sh" <<'PROG'
 n=$1; s=$2
 [ "$OMP_NUM_THREADS" = "$s" ] || exit 9
 [ "$n" -eq 3000 ] && [ "$s" -eq 3 ] && exit 5
-awk -v n="$n" -v s="$s" 'BEGIN { printf "elapsed %.12e s\n", 2e-4 + 1e-4 * s + 1e-8 * n / s }'
+awk -v n="$n" -v s="$s" 'BEGIN { w = s <= 4 ? 1 / s : int((s + 3) / 4) / s;
+                                printf "elapsed %.12e s\n", 2e-4 + 1e-4 * s + 1e-8 * n * w }'
 PROG
 cat >"$tmp/machine.yaml" <<'YAML'
 format_version: 1
@@ -21,7 +23,7 @@ name: tiny
 compute: {peak_gflops: {double: 10}}
 topology:
   cores: 2
-  hw_threads: 2
+  hw_threads: 4
   caches:
     - {name: L1, size_bytes: 16KiB}
     - {name: L2, size_bytes: 256KiB}

@@ -175,22 +175,35 @@ std::vector<std::string> papi_addable_presets(std::string& why) {
             return ok;
         }
     }
-    std::vector<std::string> failed;
+    // The presets that failed, grouped by reason in first-seen order ("PAPI_L1_DCM, PAPI_TOT_INS: Component
+    // containing event is disabled"), so that one reason shared by every preset does not fill the error line.
+    std::vector<std::pair<std::string, std::vector<std::string>>> failed;
+    const auto fail = [&](const std::string& name, const std::string& reason) {
+        auto it =
+            std::find_if(failed.begin(), failed.end(), [&](const auto& f) { return f.first == reason; });
+        if (it == failed.end())
+            failed.push_back({reason, {name}});
+        else
+            it->second.push_back(name);
+    };
     for (const auto& name : k_papi_presets) {
         int es = PAPI_NULL;
         if (PAPI_create_eventset(&es) != PAPI_OK) {
-            failed.push_back(name + ": cannot create an event set");
+            fail(name, "cannot create an event set");
             continue;
         }
         const int rc = PAPI_add_named_event(es, name.c_str());
         if (rc == PAPI_OK)
             ok.push_back(name);
         else
-            failed.push_back(name + ": " + PAPI_strerror(rc));
+            fail(name, PAPI_strerror(rc));
         PAPI_cleanup_eventset(es);
         PAPI_destroy_eventset(&es);
     }
-    why = failed.empty() ? "" : fmt::format("{}", fmt::join(failed, "; "));
+    std::vector<std::string> parts;
+    for (const auto& [reason, names] : failed)
+        parts.push_back(fmt::format("{}: {}", fmt::join(names, ", "), reason));
+    why = fmt::format("{}", fmt::join(parts, "; "));
 #else
     why = "roofcast was built without PAPI (CMake found no papi.pc)";
 #endif
