@@ -277,6 +277,8 @@ void run_stencil(StencilArgs a) {
         const ms::MeasuredStencil once = launch(probe, q, {1});
         co.sweep_constant_s = once.sweep_overhead_s.median;
         co.exchange_latency_s = once.exchange_latency_s;
+        if (once.cell_s)
+            co.seconds_per_cell = once.cell_s->median;
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
     } else if (!a.sweep_k.empty()) {
@@ -290,6 +292,8 @@ void run_stencil(StencilArgs a) {
     if (machine) {
         co.sweep_constant_s = m.sweep_overhead_s.median;
         co.exchange_latency_s = m.exchange_latency_s;
+        if (m.cell_s)
+            co.seconds_per_cell = m.cell_s->median;
         mc = ms::machine_costs(p, *machine, co);
         h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
                            "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};

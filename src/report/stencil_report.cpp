@@ -52,6 +52,10 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
                          *m.exchange_latency_s * 1e6, m.exchange_overhead_s->median * 1e6,
                          m.exchange_overhead_s->min * 1e6, m.exchange_overhead_s->max * 1e6,
                          m.exchange_overhead_s->n);
+    if (m.cell_s)
+        s += fmt::format("time per point (a sweep of the rank's block, every rank at once): {:.3g} ns median "
+                         "(min {:.3g} .. max {:.3g}, n {})\n",
+                         m.cell_s->median * 1e9, m.cell_s->min * 1e9, m.cell_s->max * 1e9, m.cell_s->n);
     s += "times per step in us; measured: the fastest repetition (the verdict's), then the median and the "
          "slowest; phases: medians per block over blocks and repetitions (slowest rank)\n";
     s += fmt::format("{:>3} {:>11} {:>11} {:>21} {:>10} {:>9} {:>9} {:>9} {:>9}  {}\n", "k", "predicted",
@@ -105,6 +109,8 @@ nlohmann::json stencil_sweep_json(const StencilHeader& h, const model::stencil::
         j["exchange_latency_seconds"] = core::summary_to_json(*m.exchange_overhead_s);
         j["exchange_latency_seconds"]["mean"] = *m.exchange_latency_s;
     }
+    if (m.cell_s)
+        j["cell_seconds"] = core::summary_to_json(*m.cell_s);
     j["sweep"] = nlohmann::json::array();
     for (const auto& r : c.rows) {
         nlohmann::json row;

@@ -346,12 +346,41 @@ template <typename K> struct Runner {
         return summarize(slowest);
     }
 
+    // The time of one point update where the run's sweeps run, the model's t_cell: a sweep of the rank's
+    // owned interior in one call, every rank at once (so that ranks share the cores and the memory as they
+    // do in the run), less the per-sweep constant, over its points. Each sample is the slowest rank's mean
+    // over sweeps of about 1 ms; the median of 21 samples is the figure (docs/stencil.md).
+    Stat cell_time(double sweep_constant) {
+        const Box b = model::stencil::intersect(g.owned, model::stencil::interior(a.n));
+        const double cells = static_cast<double>(b.cells());
+        if (cells <= 0)
+            return {};
+        MPI_Barrier(cart);
+        double t0 = MPI_Wtime();
+        stencil::sweep<K>(b, buf[0], buf[1], nullptr); // warm-up, and a first guess of the sweep's time
+        double once = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &once, 1, MPI_DOUBLE, MPI_MAX, cart);
+        const int reps = std::clamp(static_cast<int>(1e-3 / std::max(once, 1e-9)), 1, 1000);
+        std::vector<double> local, slowest(21);
+        MPI_Barrier(cart);
+        for (std::size_t i = 0; i < slowest.size(); ++i) {
+            t0 = MPI_Wtime();
+            for (int j = 0; j < reps; ++j)
+                stencil::sweep<K>(b, buf[j % 2], buf[(j + 1) % 2], nullptr);
+            local.push_back(std::max(0.0, (MPI_Wtime() - t0) / reps - sweep_constant) / cells);
+        }
+        MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                      cart);
+        return summarize(slowest);
+    }
+
     nlohmann::json run_all() {
         const long r = K::k_radius;
         nlohmann::json runs = nlohmann::json::array();
         init(static_cast<long>(*std::max_element(a.ks.begin(), a.ks.end())) * r);
         const Stat overhead = sweep_overhead();
         const Stat exchange = exchange_overhead();
+        const Stat cell = cell_time(overhead.median);
         // Repetitions go round the k values (k = 1, 2, .., 1, 2, ..), so that a slow minute of a shared host
         // falls on every k alike instead of on the k that happened to run then.
         const std::size_t nk = a.ks.size();
@@ -400,6 +429,7 @@ template <typename K> struct Runner {
         }
         return {{"sweep_overhead_seconds", to_json(overhead)},
                 {"exchange_overhead_seconds", to_json(exchange)},
+                {"cell_seconds", to_json(cell)},
                 {"runs", runs}};
     }
 };

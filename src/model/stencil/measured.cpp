@@ -51,6 +51,11 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
             throw core::InputError(label, "exchange_overhead_seconds.mean", "expected a time >= 0 s");
         m.exchange_latency_s = e["mean"].get<double>();
     }
+    if (j.contains("cell_seconds")) {
+        m.cell_s = summary_of(j["cell_seconds"], label, "cell_seconds");
+        if (!(m.cell_s->median > 0) || !(m.cell_s->min >= 0) || !(m.cell_s->max >= m.cell_s->median))
+            throw core::InputError(label, "cell_seconds", "expected a time per point > 0 s");
+    }
     if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
         throw core::InputError(label, "runs", "expected a non-empty list of runs");
     for (std::size_t i = 0; i < j["runs"].size(); ++i) {

@@ -37,6 +37,9 @@ struct MeasuredStencil {
     // and its mean: the per-exchange latency the model uses. Absent in files of older runners.
     std::optional<core::Summary> exchange_overhead_s;
     std::optional<double> exchange_latency_s;
+    // The time of one point update of a sweep over the rank's block, every rank at once (the runner's
+    // cell_seconds; its median is the model's t_cell). Absent in files of older runners.
+    std::optional<core::Summary> cell_s;
     std::vector<MeasuredK> runs;
 };
 

@@ -81,10 +81,11 @@ struct KChoice {
 };
 KChoice choose_k(const StencilProblem& p, const CostInputs& c, int kmax);
 
-// Cost inputs from a machine file: t_cell from the mixed model (model::predict, loop-nest traffic of the
-// kernel at a rank's block) for ranks_per_node ranks of `threads` threads sharing the machine; the copy
-// bandwidth of the cache level the two fields of a rank fit in (else memory), shared by the ranks of a node;
-// alpha and beta from the machine's mpi section unless given. `machine_file` names the file in errors.
+// Cost inputs from a machine file: t_cell measured by the runner where given, else from the mixed model
+// (model::predict, loop-nest traffic of the kernel at a rank's block) for ranks_per_node ranks of `threads`
+// threads sharing the machine; the copy bandwidth of the cache level the two fields of a rank fit in (else
+// memory), shared by the ranks of a node; alpha and beta from the machine's mpi section unless given.
+// `machine_file` names the file in errors.
 struct MachineCostOptions {
     int threads = 1;
     int ranks_per_node = 1;
@@ -92,6 +93,7 @@ struct MachineCostOptions {
     std::optional<double> beta_gbs;
     std::optional<double> sweep_constant_s;   // measured by the runner; else the machine's thread overhead
     std::optional<double> exchange_latency_s; // measured by the runner; else the sum of alpha per message
+    std::optional<double> seconds_per_cell;   // measured by the runner; else the mixed model
     std::string machine_file;
 };
 struct MachineCosts {

@@ -194,6 +194,18 @@ TEST(StencilModel, RunnerOutputIsChecked) {
     EXPECT_DOUBLE_EQ(m.exchange_overhead_s->median, 4e-6);
     j["exchange_overhead_seconds"].erase("mean");
     EXPECT_THROW(ms::stencil_run_from_json(j, "x.json"), roofcast::core::InputError);
+    j["exchange_overhead_seconds"]["mean"] = 5.4e-5;
+    // The time per point measured in place: optional, its median the model's t_cell, and positive.
+    EXPECT_FALSE(ms::stencil_run_from_json(j, "x.json").cell_s.has_value());
+    j["cell_seconds"] = {{"median", 1.3e-9}, {"min", 1.2e-9}, {"max", 2e-9}, {"mean", 1.4e-9}, {"n", 21}};
+    EXPECT_DOUBLE_EQ(ms::stencil_run_from_json(j, "x.json").cell_s->median, 1.3e-9);
+    j["cell_seconds"]["median"] = 0;
+    try {
+        ms::stencil_run_from_json(j, "x.json");
+        FAIL() << "a zero time per point was accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "cell_seconds");
+    }
 }
 
 TEST(StencilModel, MachineCosts) {
@@ -222,5 +234,11 @@ TEST(StencilModel, MachineCosts) {
     const auto two = ms::machine_costs(p, m, o);
     EXPECT_DOUBLE_EQ(two.inputs.seconds_per_cell, 2 * one.inputs.seconds_per_cell);
     EXPECT_DOUBLE_EQ(two.inputs.copy_bytes_per_second, one.inputs.copy_bytes_per_second / 2);
+    // A time per point measured by the runner replaces the mixed model's, which the source still quotes.
+    o.seconds_per_cell = 0.5 * one.inputs.seconds_per_cell;
+    const auto measured = ms::machine_costs(p, m, o);
+    EXPECT_DOUBLE_EQ(measured.inputs.seconds_per_cell, 0.5 * one.inputs.seconds_per_cell);
+    EXPECT_NE(measured.cell_source.find("measured by roofcast-stencil"), std::string::npos);
+    EXPECT_NE(measured.cell_source.find("mixed model"), std::string::npos);
     EXPECT_THROW(ms::element_bytes("heat5"), roofcast::core::InputError);
 }
