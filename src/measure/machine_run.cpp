@@ -242,12 +242,13 @@ core::Machine measure_machine(const MachineOptions& opt) {
     // from the moment the levels' working sets are known (after the first sweep, which finds the effective
     // last level) to the end of the compute ceilings and thread overheads.
     const int roof_threads = plan.threads.back();
+    std::uint64_t memory_bytes = 0; // memory's working set in all, from find_memory_plateau
     std::optional<StreamBuffers> visit_buffers;
     std::optional<RoofVisits> visits;
     auto begin_visits = [&] {
         if (plan.roof_kernel.empty() || visits)
             return;
-        const auto level_sets = level_working_sets(topo, roof_threads, plan.cap);
+        const auto level_sets = level_working_sets(topo, roof_threads, plan.cap, memory_bytes);
         std::uint64_t largest = 0;
         for (const auto& ls : level_sets)
             largest = std::max(largest, ls.bytes);
@@ -306,10 +307,32 @@ core::Machine measure_machine(const MachineOptions& opt) {
             }
             for (std::size_t li = 0; li < topo.caches.size(); ++li)
                 m.levels[li].size_bytes = topo.caches[li].usable_bytes();
+            // Memory's working set where the bandwidth has stopped falling (find_memory_plateau), from the
+            // topology's rule up: the same kernel and thread count as the sweep, its points kept in it.
+            const std::uint64_t start = level_working_sets(topo, t, plan.cap).back().bytes;
+            const MemoryPlateau plateau = find_memory_plateau(
+                start, std::max(sizes.back(), plan.cap), k_memory_plateau_drop, [&](std::uint64_t bytes) {
+                    progress(base + 0.45 * per_thread_count,
+                             fmt::format("memory plateau {} {}T {}", k, t, core::format_size(bytes)));
+                    m.sweep.push_back(
+                        measure_stream(stream_kernel(k), bytes, l1_per_thread, plan.sweep_harness, buffers));
+                    return m.sweep.back().gbs.max;
+                });
+            memory_bytes = plateau.bytes;
+            if (!plateau.points.empty()) {
+                std::vector<std::string> pts;
+                for (const auto& [b, g] : plateau.points)
+                    pts.push_back(fmt::format("{} {:.1f}", core::format_size(static_cast<double>(b)), g));
+                m.notes.push_back(fmt::format(
+                    "MEM working set {} in all: {} {}T best GB/s {}; {}",
+                    core::format_size(static_cast<double>(plateau.bytes)), k, t, fmt::join(pts, ", "),
+                    plateau.capped ? "still falling at the cap: the MEM roof may hold cache hits"
+                                   : "the larger of the first two sizes within 5 % of each other"));
+            }
         }
         begin_visits();
         // Per-level measurements at working sets chosen from the (effective) topology.
-        const auto sets = level_working_sets(topo, t, plan.cap);
+        const auto sets = level_working_sets(topo, t, plan.cap, memory_bytes);
         done = 0;
         for (std::size_t li = 0; li < sets.size(); ++li) {
             core::Level& level = m.levels[li];

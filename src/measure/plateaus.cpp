@@ -187,4 +187,24 @@ bool apply_effective_llc(core::Topology& topo, const std::vector<std::pair<doubl
     return true;
 }
 
+MemoryPlateau find_memory_plateau(std::uint64_t start, std::uint64_t cap, double drop,
+                                  const std::function<double(std::uint64_t bytes)>& measure) {
+    MemoryPlateau out;
+    out.bytes = start;
+    if (start == 0 || 2 * start > cap)
+        return out;
+    double at = measure(start);
+    out.points.emplace_back(start, at);
+    while (2 * out.bytes <= cap) {
+        const double twice = measure(2 * out.bytes);
+        out.points.emplace_back(2 * out.bytes, twice);
+        out.bytes *= 2;
+        if (!(twice < (1.0 - drop) * at))
+            return out; // the double no longer falls: both are on memory's plateau, the larger is kept
+        at = twice;
+    }
+    out.capped = true;
+    return out;
+}
+
 } // namespace roofcast::measure

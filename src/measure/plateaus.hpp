@@ -87,6 +87,24 @@ Edge recheck_edge(Edge earlier, const std::function<double(double bytes)>& measu
 // The widened usable range of the last level over the run: the brackets of both edges.
 std::pair<std::uint64_t, std::uint64_t> edge_range(const Edge& a, const Edge& b);
 
+// Memory's working set where the bandwidth has stopped falling (issue 22: on a VM the last level can serve
+// far more than it reports or than the sweep's edge says, and a victim cache still serves part of a set a
+// few times its size): from `start` bytes (the topology's rule), the size is doubled while the best
+// bandwidth at twice it is more than `drop` below the bandwidth at it, as long as twice it stays within
+// `cap`. `measure` gives the best GB/s at a working set (bytes in all). The points are the measurements in
+// order; `bytes` is the larger of the first two sizes that agree (the one farther from any cache), or the
+// last one tried when capped.
+struct MemoryPlateau {
+    std::uint64_t bytes = 0;
+    std::vector<std::pair<std::uint64_t, double>> points;
+    bool capped = false; // stopped by `cap` while the bandwidth was still falling
+};
+MemoryPlateau find_memory_plateau(std::uint64_t start, std::uint64_t cap, double drop,
+                                  const std::function<double(std::uint64_t bytes)>& measure);
+
+// The fall in bandwidth from a working set to its double that still counts as a cache serving part of it.
+inline constexpr double k_memory_plateau_drop = 0.05;
+
 // The bracket refine_edge narrows the last level's edge to, and the measurements it may spend.
 inline constexpr double k_edge_ratio = 1.05;
 inline constexpr int k_edge_steps = 4;

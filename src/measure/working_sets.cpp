@@ -40,7 +40,7 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t lo, std::uint64_t hi, doubl
 }
 
 std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int threads,
-                                                std::uint64_t max_bytes) {
+                                                std::uint64_t max_bytes, std::uint64_t memory_bytes) {
     threads = std::max(1, threads);
     std::vector<LevelWorkingSet> out;
     double prev_share = 0;
@@ -67,6 +67,11 @@ std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int 
                     std::max(1, topo.caches.back().instances);
     const double mem = std::max(4 * llc_total, 64.0 * 1024 * 1024);
     LevelWorkingSet m{"MEM", 0, round_to_page(mem / threads), "four times the usable last-level cache"};
+    if (static_cast<double>(memory_bytes) > mem) {
+        m.per_thread = round_to_page(static_cast<double>(memory_bytes) / threads);
+        m.rule = fmt::format("{} in all, where the measured bandwidth stops falling with the working set",
+                             core::format_size(static_cast<double>(memory_bytes)));
+    }
     m.bytes = m.per_thread * static_cast<std::uint64_t>(threads);
     out.push_back(m);
     for (auto& w : out)

@@ -29,8 +29,9 @@ struct LevelWorkingSet {
 // per thread, half of the thread's share of the level (share = usable size / threads using one
 // instance) and at least twice the previous level's share; memory at least 4x the usable last-level
 // cache in total. Sizes above max_bytes are capped (rule says so).
+// `memory_bytes`, when larger, is memory's working set in all (the run's find_memory_plateau).
 std::vector<LevelWorkingSet> level_working_sets(const core::Topology& topo, int threads,
-                                                std::uint64_t max_bytes);
+                                                std::uint64_t max_bytes, std::uint64_t memory_bytes = 0);
 
 // Range of total working sets (all threads and arrays, bytes) in which a level serves the data of a
 // streaming kernel on `threads` compactly pinned threads: from the combined capacity of the level above

@@ -298,3 +298,50 @@ TEST(Plateaus, RecheckStopsAfterItsSteps) {
         narrow_edge(9.8 * mib, 10.2 * mib), [](double) { return 20.0; }, k_edge_ratio, k_edge_steps);
     EXPECT_NEAR(again.below, 9.8 * mib / std::pow(k_edge_recheck_step, k_edge_recheck_steps), 1.0);
 }
+
+// A victim cache of 96 MiB behind a last level that reported 32: the best bandwidth of a working set of W
+// bytes is memory's 40 GB/s plus the cache's share min(1, C/W) of 200 GB/s more (the figures of the
+// synthetic curve, not of a machine).
+double victim_cache(std::uint64_t bytes) {
+    const double w = static_cast<double>(bytes);
+    return 40.0 + 200.0 * std::min(1.0, 96 * k_mib / w) * (w > 96 * k_mib ? 0.25 : 1.0);
+}
+
+TEST(MemoryPlateau, DoublesWhileACacheStillServesPartOfTheSet) {
+    std::vector<std::uint64_t> asked;
+    const MemoryPlateau p = find_memory_plateau(128 * 1024 * 1024, 4096ull * 1024 * 1024,
+                                                k_memory_plateau_drop, [&](std::uint64_t b) {
+                                                    asked.push_back(b);
+                                                    return victim_cache(b);
+                                                });
+    // 128 MiB: 77.5, 256: 58.75, 512: 49.4, 1024: 44.7, 2048: 42.3 (5.2 % below), 4096: 41.2 (2.8 % below):
+    // 2048 and 4096 MiB agree, and the larger is kept.
+    EXPECT_EQ(p.bytes, 4096ull * 1024 * 1024);
+    EXPECT_FALSE(p.capped);
+    ASSERT_EQ(p.points.size(), 6u);
+    EXPECT_EQ(asked.front(), 128ull * 1024 * 1024);
+    EXPECT_EQ(p.points.back().first, 4096ull * 1024 * 1024);
+    EXPECT_DOUBLE_EQ(p.points[1].second, victim_cache(256ull * 1024 * 1024));
+}
+
+TEST(MemoryPlateau, StopsAtOnceOnAFlatCurveAndAtTheCap) {
+    int calls = 0;
+    const auto flat = [&](std::uint64_t) {
+        ++calls;
+        return 40.0;
+    };
+    const MemoryPlateau p = find_memory_plateau(64 * 1024 * 1024, 512 * 1024 * 1024, 0.05, flat);
+    EXPECT_EQ(p.bytes, 128ull * 1024 * 1024); // the double of the start, which agrees with it
+    EXPECT_EQ(calls, 2);                      // the size and its double
+    EXPECT_FALSE(p.capped);
+    // Still falling at the cap: the last size tried, flagged.
+    const MemoryPlateau c = find_memory_plateau(128 * 1024 * 1024, 512 * 1024 * 1024, 0.05, victim_cache);
+    EXPECT_EQ(c.bytes, 512ull * 1024 * 1024);
+    EXPECT_TRUE(c.capped);
+    // No room to double: nothing is measured.
+    calls = 0;
+    const MemoryPlateau n = find_memory_plateau(64 * 1024 * 1024, 100 * 1024 * 1024, 0.05, flat);
+    EXPECT_EQ(n.bytes, 64ull * 1024 * 1024);
+    EXPECT_EQ(calls, 0);
+    EXPECT_TRUE(n.points.empty());
+}
