@@ -279,6 +279,11 @@ void run_stencil(StencilArgs a) {
         co.exchange_latency_s = once.exchange_latency_s;
         if (once.cell_s)
             co.seconds_per_cell = once.cell_s->median;
+        if (once.halo) {
+            co.exchange_fixed_s = once.halo->fixed_s;
+            co.exchange_bytes_per_second = once.halo->bytes_per_second;
+            co.overlap = once.halo->overlap;
+        }
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
     } else if (!a.sweep_k.empty()) {
@@ -294,6 +299,11 @@ void run_stencil(StencilArgs a) {
         co.exchange_latency_s = m.exchange_latency_s;
         if (m.cell_s)
             co.seconds_per_cell = m.cell_s->median;
+        if (m.halo) {
+            co.exchange_fixed_s = m.halo->fixed_s;
+            co.exchange_bytes_per_second = m.halo->bytes_per_second;
+            co.overlap = m.halo->overlap;
+        }
         mc = ms::machine_costs(p, *machine, co);
         h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
                            "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};

@@ -56,6 +56,18 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
         s += fmt::format("time per point (a sweep of the rank's block, every rank at once): {:.3g} ns median "
                          "(min {:.3g} .. max {:.3g}, n {})\n",
                          m.cell_s->median * 1e9, m.cell_s->min * 1e9, m.cell_s->max * 1e9, m.cell_s->n);
+    if (m.halo) {
+        std::vector<std::string> widths;
+        for (std::size_t i = 0; i < m.halo->bytes.size(); ++i)
+            widths.push_back(
+                fmt::format("{:.3g} us for {:.0f} B", m.halo->seconds[i].median * 1e6, m.halo->bytes[i]));
+        s += fmt::format(
+            "halo exchange alone (pack, send, wait, unpack; medians): {}; the inner sweep of k = 1 "
+            "{:.3g} us alone, {:.3g} us around the exchange: {:.3g} us + bytes / {:.3g} GB/s, {:.0f} % "
+            "hidden\n",
+            fmt::join(widths, ", "), m.halo->inner_s.median * 1e6, m.halo->overlapped_s.median * 1e6,
+            m.halo->fixed_s * 1e6, m.halo->bytes_per_second / 1e9, 100 * m.halo->overlap);
+    }
     s += "times per step in us; measured: the fastest repetition (the verdict's), then the median and the "
          "slowest; phases: medians per block over blocks and repetitions (slowest rank)\n";
     s += fmt::format("{:>3} {:>11} {:>11} {:>21} {:>10} {:>9} {:>9} {:>9} {:>9}  {}\n", "k", "predicted",
@@ -111,6 +123,18 @@ nlohmann::json stencil_sweep_json(const StencilHeader& h, const model::stencil::
     }
     if (m.cell_s)
         j["cell_seconds"] = core::summary_to_json(*m.cell_s);
+    if (m.halo) {
+        nlohmann::json widths = nlohmann::json::array();
+        for (std::size_t i = 0; i < m.halo->bytes.size(); ++i)
+            widths.push_back(
+                {{"bytes", m.halo->bytes[i]}, {"seconds", core::summary_to_json(m.halo->seconds[i])}});
+        j["halo_exchange"] = {{"widths", widths},
+                              {"inner_seconds", core::summary_to_json(m.halo->inner_s)},
+                              {"overlapped_seconds", core::summary_to_json(m.halo->overlapped_s)},
+                              {"fixed_seconds", m.halo->fixed_s},
+                              {"bytes_per_second", m.halo->bytes_per_second},
+                              {"overlap", m.halo->overlap}};
+    }
     j["sweep"] = nlohmann::json::array();
     for (const auto& r : c.rows) {
         nlohmann::json row;

@@ -376,13 +376,87 @@ template <typename K> struct Runner {
         return summarize(slowest);
     }
 
+    // Rounds of `body` on every rank at once, 21 samples, each the slowest rank's mean over enough rounds
+    // for about 0.5 ms (the count agreed from the slowest rank's first round).
+    template <typename F> Stat slowest_mean(F&& body) {
+        MPI_Barrier(cart);
+        double t0 = MPI_Wtime();
+        body();
+        double once = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &once, 1, MPI_DOUBLE, MPI_MAX, cart);
+        const int rounds = std::clamp(static_cast<int>(5e-4 / std::max(once, 1e-9)), 1, 1000);
+        std::vector<double> local, slowest(21);
+        MPI_Barrier(cart);
+        for (std::size_t i = 0; i < slowest.size(); ++i) {
+            t0 = MPI_Wtime();
+            for (int j = 0; j < rounds; ++j)
+                body();
+            local.push_back((MPI_Wtime() - t0) / rounds);
+        }
+        MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                      cart);
+        return summarize(slowest);
+    }
+
+    // The halo exchange as the run does it (pack and post, wait, unpack), measured where the run happens
+    // (issue 17; docs/stencil.md): alone at halo widths r and 2r, whose difference gives the cost per byte
+    // and the rest the fixed cost of an exchange (its protocol, the copies the cores make); and around the
+    // inner sweep of k = 1, against that sweep alone, which shows how much of it hides behind the sweep.
+    // Empty on a rank grid without neighbours.
+    nlohmann::json halo_exchange_costs() {
+        const long r = K::k_radius;
+        long any = static_cast<long>(model::stencil::halo_messages(g, r).size());
+        MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_LONG, MPI_MAX, cart);
+        if (any == 0)
+            return nullptr;
+        HaloExchange<Real> ex(cart, g, neighbour);
+        nlohmann::json widths = nlohmann::json::array();
+        Stat alone;
+        // The wider exchange only where its halo fits the blocks (run_all allocates the ghosts for it).
+        std::vector<long> ws{r};
+        if (2 * r < model::stencil::smallest_split_extent(a.n, a.dims))
+            ws.push_back(2 * r);
+        for (const long w : ws) {
+            double bytes = 0;
+            for (const auto& msg : model::stencil::halo_messages(g, w))
+                bytes += static_cast<double>(msg.cells) * sizeof(Real);
+            MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_MAX, cart);
+            const Stat t = slowest_mean([&] {
+                ex.start(buf[0], w);
+                ex.wait();
+                ex.unpack(buf[0]);
+            });
+            if (w == r)
+                alone = t;
+            widths.push_back({{"width", w}, {"bytes", bytes}, {"seconds", to_json(t)}});
+        }
+        const Box in = model::stencil::inner_box(g, a.n, 0, static_cast<int>(r));
+        const auto pieces = model::stencil::z_pieces(in, model::stencil::k_progress_pieces);
+        const Stat inner = slowest_mean([&] {
+            for (const Box& piece : pieces)
+                stencil::sweep<K>(piece, buf[0], buf[1], nullptr);
+        });
+        const Stat both = slowest_mean([&] {
+            ex.start(buf[0], r);
+            for (const Box& piece : pieces) {
+                stencil::sweep<K>(piece, buf[0], buf[1], nullptr);
+                ex.progress();
+            }
+            ex.wait();
+            ex.unpack(buf[0]);
+        });
+        return {{"widths", widths}, {"inner_seconds", to_json(inner)}, {"overlapped_seconds", to_json(both)}};
+    }
+
     nlohmann::json run_all() {
         const long r = K::k_radius;
         nlohmann::json runs = nlohmann::json::array();
-        init(static_cast<long>(*std::max_element(a.ks.begin(), a.ks.end())) * r);
+        // Ghosts for the deepest k run and for the exchange of width 2r that halo_exchange_costs times.
+        init(std::max<long>(*std::max_element(a.ks.begin(), a.ks.end()), 2) * r);
         const Stat overhead = sweep_overhead();
         const Stat exchange = exchange_overhead();
         const Stat cell = cell_time(overhead.median);
+        const nlohmann::json halo = halo_exchange_costs();
         // Repetitions go round the k values (k = 1, 2, .., 1, 2, ..), so that a slow minute of a shared host
         // falls on every k alike instead of on the k that happened to run then.
         const std::size_t nk = a.ks.size();
@@ -432,6 +506,7 @@ template <typename K> struct Runner {
         return {{"sweep_overhead_seconds", to_json(overhead)},
                 {"exchange_overhead_seconds", to_json(exchange)},
                 {"cell_seconds", to_json(cell)},
+                {"halo_exchange", halo},
                 {"runs", runs}};
     }
 };

@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace roofcast::model::stencil {
@@ -30,6 +32,30 @@ int int_of(const nlohmann::json& j, const std::string& key, const std::string& l
 
 } // namespace
 
+HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> seconds,
+                     const core::Summary& inner, const core::Summary& overlapped) {
+    HaloCosts h;
+    h.bytes = std::move(bytes);
+    h.seconds = std::move(seconds);
+    h.inner_s = inner;
+    h.overlapped_s = overlapped;
+    if (h.seconds.empty() || h.seconds.size() != h.bytes.size())
+        return h;
+    const double t1 = h.seconds[0].median;
+    h.fixed_s = t1;
+    if (h.seconds.size() >= 2) {
+        const double t2 = h.seconds[1].median;
+        if (h.bytes[1] > h.bytes[0] && t2 > t1) {
+            h.bytes_per_second = (h.bytes[1] - h.bytes[0]) / (t2 - t1);
+            h.fixed_s = std::max(0.0, t1 - h.bytes[0] / h.bytes_per_second);
+        }
+    }
+    const double shorter = std::min(t1, inner.median);
+    if (shorter > 0)
+        h.overlap = std::clamp((t1 + inner.median - overlapped.median) / shorter, 0.0, 1.0);
+    return h;
+}
+
 MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string& label) {
     if (!j.is_object())
         throw core::InputError(label, "", "expected a JSON object from roofcast-stencil");
@@ -55,6 +81,37 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
         m.cell_s = summary_of(j["cell_seconds"], label, "cell_seconds");
         if (!(m.cell_s->median > 0) || !(m.cell_s->min >= 0) || !(m.cell_s->max >= m.cell_s->median))
             throw core::InputError(label, "cell_seconds", "expected a time per point > 0 s");
+    }
+    if (j.contains("halo_exchange") && !j["halo_exchange"].is_null()) {
+        const auto& hx = j["halo_exchange"];
+        const std::string f = "halo_exchange";
+        if (!hx.is_object() || !hx.contains("widths") || !hx["widths"].is_array() || hx["widths"].empty() ||
+            hx["widths"].size() > 2)
+            throw core::InputError(label, f + ".widths", "expected the exchange at one or two halo widths");
+        std::vector<double> bytes;
+        std::vector<core::Summary> seconds;
+        for (std::size_t i = 0; i < hx["widths"].size(); ++i) {
+            const auto& w = hx["widths"][i];
+            const std::string where = fmt::format("{}.widths[{}]", f, i);
+            if (!w.is_object() || !w.contains("bytes") || !w["bytes"].is_number() ||
+                !(w["bytes"].get<double>() > 0) || !std::isfinite(w["bytes"].get<double>()) ||
+                (i > 0 && !(w["bytes"].get<double>() > bytes.back())))
+                throw core::InputError(label, where + ".bytes",
+                                       "expected a message size > 0 bytes, ascending");
+            bytes.push_back(w["bytes"].get<double>());
+            seconds.push_back(summary_of(w.value("seconds", nlohmann::json()), label, where + ".seconds"));
+        }
+        const core::Summary inner =
+            summary_of(hx.value("inner_seconds", nlohmann::json()), label, f + ".inner_seconds");
+        const core::Summary both =
+            summary_of(hx.value("overlapped_seconds", nlohmann::json()), label, f + ".overlapped_seconds");
+        std::vector<core::Summary> all = seconds;
+        all.push_back(inner);
+        all.push_back(both);
+        for (const core::Summary& x : all)
+            if (!(x.median > 0) || !std::isfinite(x.median))
+                throw core::InputError(label, f, "expected times > 0 s");
+        m.halo = halo_costs(std::move(bytes), std::move(seconds), inner, both);
     }
     if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
         throw core::InputError(label, "runs", "expected a non-empty list of runs");

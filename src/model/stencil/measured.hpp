@@ -26,6 +26,22 @@ struct MeasuredK {
     std::optional<nlohmann::json> check;                          // the runner's check object
 };
 
+// The runner's exchange measured alone at halo widths r and 2r (r alone where 2r does not fit the blocks)
+// and around the inner sweep of k = 1 (halo_exchange in its JSON), and what the model takes from it: the
+// straight line through the two widths' medians, t = fixed + bytes / bytes_per_second (no per-byte term
+// with one width or when the wider one was not slower), and
+// overlap = (exchange + sweep - both) / min(exchange, sweep) at width r, clamped to [0, 1].
+struct HaloCosts {
+    std::vector<double> bytes;          // per width, ascending
+    std::vector<core::Summary> seconds; // per width
+    core::Summary inner_s, overlapped_s;
+    double fixed_s = 0;
+    double bytes_per_second = 0; // 0: no per-byte cost measured
+    double overlap = 1;
+};
+HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> seconds,
+                     const core::Summary& inner, const core::Summary& overlapped);
+
 struct MeasuredStencil {
     std::string kernel;
     int ranks = 1;
@@ -40,6 +56,7 @@ struct MeasuredStencil {
     // The time of one point update of a sweep over the rank's block, every rank at once (the runner's
     // cell_seconds; its median is the model's t_cell). Absent in files of older runners.
     std::optional<core::Summary> cell_s;
+    std::optional<HaloCosts> halo; // absent without neighbours and in files of older runners
     std::vector<MeasuredK> runs;
 };
 

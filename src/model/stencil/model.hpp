@@ -41,10 +41,20 @@ struct CostInputs {
     double exchange_latency_s = 0;
     double beta_bytes_per_second = 0; // Hockney asymptotic bandwidth
     double element_bytes = 8;
+    // The exchange measured by the runner (HaloCosts): exchange_fixed_s + bytes / exchange_bytes_per_second
+    // for packing, sending, waiting and unpacking one exchange of `bytes`; replaces the pack, unpack and
+    // message terms above when exchange_fixed_s > 0 (a rate of 0: no per-byte term).
+    double exchange_fixed_s = 0;
+    double exchange_bytes_per_second = 0;
+    // The share of min(T_inner, T_comm) that hides behind the inner sweep: 1 in the paper's model.
+    double overlap = 1;
 };
 
 struct PhaseTimes {
     double inner = 0, pack = 0, comm = 0, unpack = 0, boundary = 0;
+    double overlap = 1; // CostInputs::overlap
+    // pack + inner + comm - overlap x min(inner, comm) + unpack + boundary: with overlap 1 the paper's
+    // max(inner, comm), with 0 the exchange adds to the sweep (cores that make the copies themselves).
     double block() const;
 };
 
@@ -94,6 +104,10 @@ struct MachineCostOptions {
     std::optional<double> sweep_constant_s;   // measured by the runner; else the machine's thread overhead
     std::optional<double> exchange_latency_s; // measured by the runner; else the sum of alpha per message
     std::optional<double> seconds_per_cell;   // measured by the runner; else the mixed model
+    // The exchange measured by the runner (HaloCosts of model/stencil/measured.hpp); else the terms above.
+    std::optional<double> exchange_fixed_s;
+    std::optional<double> exchange_bytes_per_second;
+    std::optional<double> overlap;
     std::string machine_file;
 };
 struct MachineCosts {

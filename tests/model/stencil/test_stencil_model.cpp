@@ -206,6 +206,93 @@ TEST(StencilModel, RunnerOutputIsChecked) {
     } catch (const roofcast::core::InputError& e) {
         EXPECT_EQ(e.field(), "cell_seconds");
     }
+    j["cell_seconds"]["median"] = 1.3e-9;
+    // The exchange at two widths and around the inner sweep: read into HaloCosts; null (no neighbours)
+    // reads as absent; a missing width is named.
+    const nlohmann::json sum = {{"median", 5e-6}, {"min", 5e-6}, {"max", 6e-6}, {"mean", 5e-6}, {"n", 21}};
+    j["halo_exchange"] = {{"widths",
+                           {{{"width", 1}, {"bytes", 8192}, {"seconds", sum}},
+                            {{"width", 2}, {"bytes", 16384}, {"seconds", sum}}}},
+                          {"inner_seconds", sum},
+                          {"overlapped_seconds", sum}};
+    const auto h = ms::stencil_run_from_json(j, "x.json").halo;
+    ASSERT_TRUE(h.has_value());
+    EXPECT_DOUBLE_EQ(h->bytes[1], 16384);
+    EXPECT_DOUBLE_EQ(h->fixed_s, 5e-6);
+    j["halo_exchange"] = nullptr;
+    EXPECT_FALSE(ms::stencil_run_from_json(j, "x.json").halo.has_value());
+    j["halo_exchange"] = {{"widths", nlohmann::json::array()}};
+    try {
+        ms::stencil_run_from_json(j, "x.json");
+        FAIL() << "an exchange without its widths was accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "halo_exchange.widths");
+    }
+}
+
+namespace {
+roofcast::core::Summary median_of(double v) {
+    roofcast::core::Summary s;
+    s.median = s.min = s.max = v;
+    s.n = 1;
+    return s;
+}
+} // namespace
+
+TEST(StencilModel, HaloCostsFromTheRunnersExchange) {
+    // 8 KiB in 5 us and 16 KiB in 6 us: 1 us per 8192 B, 4 us fixed. The exchange of 5 us and the sweep of
+    // 10 us took 12 us together: 3 of the 5 us hid.
+    const std::vector<double> bytes{8192, 16384};
+    const ms::HaloCosts h =
+        ms::halo_costs(bytes, {median_of(5e-6), median_of(6e-6)}, median_of(10e-6), median_of(12e-6));
+    EXPECT_NEAR(h.bytes_per_second, 8192e6, 1e-3);
+    EXPECT_NEAR(h.fixed_s, 4e-6, 1e-15);
+    EXPECT_NEAR(h.overlap, 0.6, 1e-12);
+    // Not slower when wider: no per-byte term, the fixed cost is the narrow exchange; no hiding at all
+    // (the two together took longer than apart) is clamped to 0.
+    const ms::HaloCosts f =
+        ms::halo_costs(bytes, {median_of(5e-6), median_of(4.9e-6)}, median_of(10e-6), median_of(16e-6));
+    EXPECT_EQ(f.bytes_per_second, 0);
+    EXPECT_DOUBLE_EQ(f.fixed_s, 5e-6);
+    EXPECT_EQ(f.overlap, 0);
+    // One width (2r did not fit the blocks): the fixed cost is all there is.
+    const ms::HaloCosts one = ms::halo_costs({8192}, {median_of(5e-6)}, median_of(10e-6), median_of(12e-6));
+    EXPECT_EQ(one.bytes_per_second, 0);
+    EXPECT_DOUBLE_EQ(one.fixed_s, 5e-6);
+}
+
+TEST(StencilModel, MeasuredExchangeAddsWhatDoesNotHide) {
+    ms::PhaseTimes t;
+    t.inner = 10e-6;
+    t.comm = 4e-6;
+    t.pack = 1e-6;
+    t.boundary = 2e-6;
+    t.overlap = 1; // the paper's max(inner, comm)
+    EXPECT_NEAR(t.block(), 13e-6, 1e-18);
+    t.overlap = 0; // the cores make the copies: nothing hides
+    EXPECT_NEAR(t.block(), 17e-6, 1e-18);
+    t.overlap = 0.5;
+    EXPECT_NEAR(t.block(), 15e-6, 1e-18);
+    // With a measured exchange the block's comm is fixed + bytes / rate over the rank's messages, and the
+    // copies are inside it.
+    auto p = slab_problem(2);
+    p.n = {32, 32, 32};
+    ms::CostInputs c;
+    c.seconds_per_cell = 1e-9;
+    c.exchange_fixed_s = 4e-6;
+    c.exchange_bytes_per_second = 8e9;
+    c.overlap = 0;
+    c.copy_bytes_per_second = 1e9; // unused with the measured exchange
+    const auto g = roofcast::model::stencil::rank_geometry(p.n, p.dims, {0, 0, 0});
+    const ms::PhaseTimes b = ms::block_times(p, g, c, 2);
+    double bytes = 0;
+    for (const auto& m : roofcast::model::stencil::halo_messages(g, 2 * roofcast::model::stencil::k_radius))
+        bytes += static_cast<double>(m.cells) * 8;
+    EXPECT_GT(bytes, 0);
+    EXPECT_DOUBLE_EQ(b.comm, 4e-6 + bytes / 8e9);
+    EXPECT_EQ(b.pack, 0);
+    EXPECT_EQ(b.unpack, 0);
+    EXPECT_EQ(b.overlap, 0);
 }
 
 TEST(StencilModel, MachineCosts) {
