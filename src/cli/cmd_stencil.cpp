@@ -280,8 +280,7 @@ void run_stencil(StencilArgs a) {
         if (once.cell_s)
             co.seconds_per_cell = once.cell_s->median;
         if (once.halo) {
-            co.exchange_fixed_s = once.halo->fixed_s;
-            co.exchange_bytes_per_second = once.halo->bytes_per_second;
+            co.exchange_points = once.halo->points();
             co.overlap = once.halo->overlap;
         }
         mc = ms::machine_costs(p, *machine, co);
@@ -300,8 +299,7 @@ void run_stencil(StencilArgs a) {
         if (m.cell_s)
             co.seconds_per_cell = m.cell_s->median;
         if (m.halo) {
-            co.exchange_fixed_s = m.halo->fixed_s;
-            co.exchange_bytes_per_second = m.halo->bytes_per_second;
+            co.exchange_points = m.halo->points();
             co.overlap = m.halo->overlap;
         }
         mc = ms::machine_costs(p, *machine, co);

@@ -399,9 +399,9 @@ template <typename K> struct Runner {
     }
 
     // The halo exchange as the run does it (pack and post, wait, unpack), measured where the run happens
-    // (issue 17; docs/stencil.md): alone at halo widths r and 2r, whose difference gives the cost per byte
-    // and the rest the fixed cost of an exchange (its protocol, the copies the cores make); and around the
-    // inner sweep of k = 1, against that sweep alone, which shows how much of it hides behind the sweep.
+    // (issue 17; docs/stencil.md): alone at every halo width of the run's k (r, 2r, ... at least two), the
+    // exchange's cost against its size (its protocol, the copies the cores make, a transport's steps); and
+    // around the inner sweep of k = 1, against that sweep alone, which shows how much of it hides.
     // Empty on a rank grid without neighbours.
     nlohmann::json halo_exchange_costs() {
         const long r = K::k_radius;
@@ -412,10 +412,13 @@ template <typename K> struct Runner {
         HaloExchange<Real> ex(cart, g, neighbour);
         nlohmann::json widths = nlohmann::json::array();
         Stat alone;
-        // The wider exchange only where its halo fits the blocks (run_all allocates the ghosts for it).
-        std::vector<long> ws{r};
-        if (2 * r < model::stencil::smallest_split_extent(a.n, a.dims))
-            ws.push_back(2 * r);
+        // Every width of the run's k (at least r and 2r) whose halo fits the blocks; run_all allocates the
+        // ghosts for the widest.
+        std::vector<long> ws;
+        const long deepest = std::max<long>(*std::max_element(a.ks.begin(), a.ks.end()), 2);
+        for (long k = 1; k <= deepest; ++k)
+            if (k == 1 || k * r < model::stencil::smallest_split_extent(a.n, a.dims))
+                ws.push_back(k * r);
         for (const long w : ws) {
             double bytes = 0;
             for (const auto& msg : model::stencil::halo_messages(g, w))

@@ -52,8 +52,15 @@ HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> secon
     }
     const double shorter = std::min(t1, inner.median);
     if (shorter > 0)
-        h.overlap = std::clamp((t1 + inner.median - overlapped.median) / shorter, 0.0, 1.0);
+        h.overlap = std::min(1.0, (t1 + inner.median - overlapped.median) / shorter);
     return h;
+}
+
+std::vector<std::pair<double, double>> HaloCosts::points() const {
+    std::vector<std::pair<double, double>> out;
+    for (std::size_t i = 0; i < bytes.size() && i < seconds.size(); ++i)
+        out.emplace_back(bytes[i], seconds[i].median);
+    return out;
 }
 
 MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string& label) {
@@ -86,8 +93,8 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
         const auto& hx = j["halo_exchange"];
         const std::string f = "halo_exchange";
         if (!hx.is_object() || !hx.contains("widths") || !hx["widths"].is_array() || hx["widths"].empty() ||
-            hx["widths"].size() > 2)
-            throw core::InputError(label, f + ".widths", "expected the exchange at one or two halo widths");
+            hx["widths"].size() > static_cast<std::size_t>(k_max_depth))
+            throw core::InputError(label, f + ".widths", "expected the exchange at 1 to 1024 halo widths");
         std::vector<double> bytes;
         std::vector<core::Summary> seconds;
         for (std::size_t i = 0; i < hx["widths"].size(); ++i) {

@@ -26,11 +26,13 @@ struct MeasuredK {
     std::optional<nlohmann::json> check;                          // the runner's check object
 };
 
-// The runner's exchange measured alone at halo widths r and 2r (r alone where 2r does not fit the blocks)
-// and around the inner sweep of k = 1 (halo_exchange in its JSON), and what the model takes from it: the
-// straight line through the two widths' medians, t = fixed + bytes / bytes_per_second (no per-byte term
-// with one width or when the wider one was not slower), and
-// overlap = (exchange + sweep - both) / min(exchange, sweep) at width r, clamped to [0, 1].
+// The runner's exchange measured alone at halo widths r, 2r, ... up to the deepest k of the run (those
+// that fit the blocks) and around the inner sweep of k = 1 (halo_exchange in its JSON), and what the model
+// takes from it: the medians at every width (points), the straight line through the first two for the
+// text, t = fixed + bytes / bytes_per_second (no per-byte term with one width or when the wider one was not
+// slower), and
+// overlap = (exchange + sweep - both) / min(exchange, sweep) at width r, at most 1 (all of the shorter
+// hides); below 0 when the two together take longer than apart (the cores that sweep also run the transport).
 struct HaloCosts {
     std::vector<double> bytes;          // per width, ascending
     std::vector<core::Summary> seconds; // per width
@@ -38,6 +40,8 @@ struct HaloCosts {
     double fixed_s = 0;
     double bytes_per_second = 0; // 0: no per-byte cost measured
     double overlap = 1;
+    // (bytes, median seconds) per width: the model's CostInputs::exchange_points.
+    std::vector<std::pair<double, double>> points() const;
 };
 HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> seconds,
                      const core::Summary& inner, const core::Summary& overlapped);

@@ -17,6 +17,22 @@ double PhaseTimes::block() const {
     return pack + inner + comm - overlap * std::min(inner, comm) + unpack + boundary;
 }
 
+double exchange_seconds(const std::vector<std::pair<double, double>>& points, double bytes) {
+    if (points.empty())
+        return 0.0;
+    if (points.size() == 1)
+        return points.front().second;
+    // The segment that holds `bytes`, or the first or last one to extend.
+    std::size_t i = 1;
+    while (i + 1 < points.size() && bytes > points[i].first)
+        ++i;
+    const auto& [x0, y0] = points[i - 1];
+    const auto& [x1, y1] = points[i];
+    if (!(x1 > x0))
+        return y1;
+    return std::max(0.0, y0 + (y1 - y0) * (bytes - x0) / (x1 - x0));
+}
+
 double element_bytes(const std::string& kernel) {
     if (kernel == "jacobi7")
         return 8;
@@ -54,14 +70,13 @@ PhaseTimes block_times(const StencilProblem& p, const RankGeometry& g, const Cos
     }
     t.overlap = c.overlap;
     const auto messages = halo_messages(g, static_cast<long>(kb) * k_radius);
-    if (c.exchange_fixed_s > 0) {
+    if (!c.exchange_points.empty()) {
         // Measured where the run happens: the whole exchange, packing and unpacking included.
         if (!messages.empty()) {
             double bytes = 0;
             for (const auto& m : messages)
                 bytes += static_cast<double>(m.cells) * c.element_bytes;
-            t.comm = c.exchange_fixed_s +
-                     (c.exchange_bytes_per_second > 0 ? bytes / c.exchange_bytes_per_second : 0.0);
+            t.comm = exchange_seconds(c.exchange_points, bytes);
         }
         return t;
     }
@@ -244,19 +259,18 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
                                        "(one-value messages to every neighbour) in place of alpha",
                                        *o.exchange_latency_s * 1e6);
     }
-    if (o.exchange_fixed_s && *o.exchange_fixed_s > 0) {
-        out.inputs.exchange_fixed_s = *o.exchange_fixed_s;
-        out.inputs.exchange_bytes_per_second = o.exchange_bytes_per_second.value_or(0);
-        out.inputs.overlap = std::clamp(o.overlap.value_or(1.0), 0.0, 1.0);
-        out.comm_source = fmt::format(
-            "exchange measured by roofcast-stencil at halo widths r and 2r: {:.3g} us + bytes / {} (pack, "
-            "send, wait, unpack), {:.0f} % of it hidden behind the inner sweep; the machine file's Hockney "
-            "alpha {:.3g} us, beta {:.3g} GB/s unused",
-            *o.exchange_fixed_s * 1e6,
-            out.inputs.exchange_bytes_per_second > 0
-                ? fmt::format("{:.3g} GB/s", out.inputs.exchange_bytes_per_second / core::k_giga)
-                : std::string("(no per-byte cost measured)"),
-            100 * out.inputs.overlap, *alpha * 1e6, *beta);
+    if (!o.exchange_points.empty()) {
+        out.inputs.exchange_points = o.exchange_points;
+        out.inputs.overlap = std::min(o.overlap.value_or(1.0), 1.0);
+        std::vector<std::string> pts;
+        for (const auto& [b, t] : o.exchange_points)
+            pts.push_back(fmt::format("{:.3g} us for {:.0f} B", t * 1e6, b));
+        out.comm_source = fmt::format("exchange measured by roofcast-stencil at {} halo width{} ({}; pack, "
+                                      "send, wait, unpack), {:.0f} % of "
+                                      "it hidden behind the inner sweep; the machine file's Hockney alpha "
+                                      "{:.3g} us, beta {:.3g} GB/s unused",
+                                      o.exchange_points.size(), o.exchange_points.size() == 1 ? "" : "s",
+                                      fmt::join(pts, ", "), 100 * out.inputs.overlap, *alpha * 1e6, *beta);
         out.copy_source += " (unused: the measured exchange holds its copies)";
     }
     if (o.sweep_constant_s) {

@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace roofcast::model::stencil {
@@ -41,12 +42,12 @@ struct CostInputs {
     double exchange_latency_s = 0;
     double beta_bytes_per_second = 0; // Hockney asymptotic bandwidth
     double element_bytes = 8;
-    // The exchange measured by the runner (HaloCosts): exchange_fixed_s + bytes / exchange_bytes_per_second
-    // for packing, sending, waiting and unpacking one exchange of `bytes`; replaces the pack, unpack and
-    // message terms above when exchange_fixed_s > 0 (a rate of 0: no per-byte term).
-    double exchange_fixed_s = 0;
-    double exchange_bytes_per_second = 0;
-    // The share of min(T_inner, T_comm) that hides behind the inner sweep: 1 in the paper's model.
+    // The exchange measured by the runner (HaloCosts): (bytes, seconds) of one exchange, packing, sending,
+    // waiting and unpacking, at each halo width it timed, ascending in bytes (exchange_seconds); replaces the
+    // pack, unpack and message terms above when not empty.
+    std::vector<std::pair<double, double>> exchange_points;
+    // The share of min(T_inner, T_comm) that hides behind the inner sweep: 1 in the paper's model; below 0
+    // when the exchange and the sweep slow each other down (measured so by the runner).
     double overlap = 1;
 };
 
@@ -54,7 +55,8 @@ struct PhaseTimes {
     double inner = 0, pack = 0, comm = 0, unpack = 0, boundary = 0;
     double overlap = 1; // CostInputs::overlap
     // pack + inner + comm - overlap x min(inner, comm) + unpack + boundary: with overlap 1 the paper's
-    // max(inner, comm), with 0 the exchange adds to the sweep (cores that make the copies themselves).
+    // max(inner, comm), with 0 the exchange adds to the sweep (cores that make the copies themselves),
+    // below 0 the two together take longer still.
     double block() const;
 };
 
@@ -68,6 +70,11 @@ struct KPrediction {
 // The deepest blocking roofcast considers: a halo of 1024 sweeps is far past any that pays, and the cost
 // of choosing k grows with the square of the deepest tried.
 inline constexpr int k_max_depth = 1024;
+
+// The measured exchange's time for `bytes` (points ascending in bytes, at least one): linear between the
+// points, and beyond them along the straight line through the two nearest (never below 0); one point: its
+// time for every size.
+double exchange_seconds(const std::vector<std::pair<double, double>>& points, double bytes);
 
 // Bytes of one element of the kernel's field; throws InputError for an unknown kernel.
 double element_bytes(const std::string& kernel);
@@ -105,8 +112,7 @@ struct MachineCostOptions {
     std::optional<double> exchange_latency_s; // measured by the runner; else the sum of alpha per message
     std::optional<double> seconds_per_cell;   // measured by the runner; else the mixed model
     // The exchange measured by the runner (HaloCosts of model/stencil/measured.hpp); else the terms above.
-    std::optional<double> exchange_fixed_s;
-    std::optional<double> exchange_bytes_per_second;
+    std::vector<std::pair<double, double>> exchange_points;
     std::optional<double> overlap;
     std::string machine_file;
 };

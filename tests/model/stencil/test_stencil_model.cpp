@@ -248,17 +248,29 @@ TEST(StencilModel, HaloCostsFromTheRunnersExchange) {
     EXPECT_NEAR(h.bytes_per_second, 8192e6, 1e-3);
     EXPECT_NEAR(h.fixed_s, 4e-6, 1e-15);
     EXPECT_NEAR(h.overlap, 0.6, 1e-12);
-    // Not slower when wider: no per-byte term, the fixed cost is the narrow exchange; no hiding at all
-    // (the two together took longer than apart) is clamped to 0.
+    // Not slower when wider: no per-byte term, the fixed cost is the narrow exchange; the two together took
+    // 1 us longer than apart: -1/5 of the shorter.
     const ms::HaloCosts f =
         ms::halo_costs(bytes, {median_of(5e-6), median_of(4.9e-6)}, median_of(10e-6), median_of(16e-6));
     EXPECT_EQ(f.bytes_per_second, 0);
     EXPECT_DOUBLE_EQ(f.fixed_s, 5e-6);
-    EXPECT_EQ(f.overlap, 0);
+    EXPECT_NEAR(f.overlap, -0.2, 1e-12);
     // One width (2r did not fit the blocks): the fixed cost is all there is.
     const ms::HaloCosts one = ms::halo_costs({8192}, {median_of(5e-6)}, median_of(10e-6), median_of(12e-6));
     EXPECT_EQ(one.bytes_per_second, 0);
     EXPECT_DOUBLE_EQ(one.fixed_s, 5e-6);
+}
+
+TEST(StencilModel, ExchangeSecondsFollowsTheMeasuredWidths) {
+    const std::vector<std::pair<double, double>> pts{{1000, 2e-6}, {2000, 3e-6}, {4000, 9e-6}};
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds(pts, 1500), 2.5e-6);
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds(pts, 3000), 6e-6);  // the step between the last two widths
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds(pts, 5000), 12e-6); // beyond: along the last segment
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds(pts, 500), 1.5e-6); // below: along the first
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds(pts, 0), 1e-6);
+    EXPECT_DOUBLE_EQ(ms::exchange_seconds({{1000, 2e-6}}, 4000), 2e-6);
+    EXPECT_EQ(ms::exchange_seconds({}, 4000), 0);
+    EXPECT_EQ(ms::exchange_seconds({{1000, 1e-6}, {2000, 5e-6}}, 10), 0); // never below 0
 }
 
 TEST(StencilModel, MeasuredExchangeAddsWhatDoesNotHide) {
@@ -273,14 +285,15 @@ TEST(StencilModel, MeasuredExchangeAddsWhatDoesNotHide) {
     EXPECT_NEAR(t.block(), 17e-6, 1e-18);
     t.overlap = 0.5;
     EXPECT_NEAR(t.block(), 15e-6, 1e-18);
+    t.overlap = -1; // together, the shorter's time again
+    EXPECT_NEAR(t.block(), 21e-6, 1e-18);
     // With a measured exchange the block's comm is fixed + bytes / rate over the rank's messages, and the
     // copies are inside it.
     auto p = slab_problem(2);
     p.n = {32, 32, 32};
     ms::CostInputs c;
     c.seconds_per_cell = 1e-9;
-    c.exchange_fixed_s = 4e-6;
-    c.exchange_bytes_per_second = 8e9;
+    c.exchange_points = {{1000, 4e-6 + 1000 / 8e9}, {1e6, 4e-6 + 1e6 / 8e9}};
     c.overlap = 0;
     c.copy_bytes_per_second = 1e9; // unused with the measured exchange
     const auto g = roofcast::model::stencil::rank_geometry(p.n, p.dims, {0, 0, 0});
