@@ -117,6 +117,18 @@ std::string find_runner() {
 #endif
 }
 
+// The runner's measured constants as the model's inputs (each replaces a machine-file figure).
+void take_measured(ms::MachineCostOptions& co, const ms::MeasuredStencil& m) {
+    co.sweep_constant_s = m.sweep_overhead_s.median;
+    co.exchange_latency_s = m.exchange_latency_s;
+    if (m.cell_s)
+        co.seconds_per_cell = m.cell_s->median;
+    if (m.halo) {
+        co.exchange_points = m.halo->points();
+        co.overlap = m.halo->overlap;
+    }
+}
+
 // Launches the runner under mpirun and returns its parsed output.
 ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
     const std::string runner = find_runner();
@@ -275,14 +287,7 @@ void run_stencil(StencilArgs a) {
         co.sweep_constant_s = 0;
         ms::machine_costs(p, *machine, co); // a machine file the model cannot use fails before any launch
         const ms::MeasuredStencil once = launch(probe, q, {1});
-        co.sweep_constant_s = once.sweep_overhead_s.median;
-        co.exchange_latency_s = once.exchange_latency_s;
-        if (once.cell_s)
-            co.seconds_per_cell = once.cell_s->median;
-        if (once.halo) {
-            co.exchange_points = once.halo->points();
-            co.overlap = once.halo->overlap;
-        }
+        take_measured(co, once);
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
     } else if (!a.sweep_k.empty()) {
@@ -294,14 +299,7 @@ void run_stencil(StencilArgs a) {
     const ms::MeasuredStencil m = launch(a, p, ks);
     std::vector<ms::KPrediction> predictions;
     if (machine) {
-        co.sweep_constant_s = m.sweep_overhead_s.median;
-        co.exchange_latency_s = m.exchange_latency_s;
-        if (m.cell_s)
-            co.seconds_per_cell = m.cell_s->median;
-        if (m.halo) {
-            co.exchange_points = m.halo->points();
-            co.overlap = m.halo->overlap;
-        }
+        take_measured(co, m);
         mc = ms::machine_costs(p, *machine, co);
         h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
                            "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};

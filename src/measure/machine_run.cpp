@@ -326,8 +326,10 @@ core::Machine measure_machine(const MachineOptions& opt) {
                 m.notes.push_back(fmt::format(
                     "MEM working set {} in all: {} {}T best GB/s {}; {}",
                     core::format_size(static_cast<double>(plateau.bytes)), k, t, fmt::join(pts, ", "),
-                    plateau.capped ? "still falling at the cap: the MEM roof may hold cache hits"
-                                   : "the larger of the first two sizes within 5 % of each other"));
+                    plateau.capped
+                        ? "still falling at the cap: the MEM roof may hold cache hits"
+                        : fmt::format("the larger of the first two sizes within {:.0f} % of each other",
+                                      100 * k_memory_plateau_drop)));
             }
         }
         begin_visits();

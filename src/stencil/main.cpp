@@ -329,38 +329,25 @@ template <typename K> struct Runner {
         }
         std::vector<Real> out(peers.size(), Real(1)), in(peers.size());
         std::vector<MPI_Request> req(2 * peers.size());
-        std::vector<double> local, slowest(41);
-        MPI_Barrier(cart);
-        for (int i = 0; i < 41; ++i) {
-            const double t0 = MPI_Wtime();
-            for (int j = 0; j < 20; ++j) {
+        return slowest_samples(
+            [&] {
                 for (std::size_t p = 0; p < peers.size(); ++p)
                     MPI_Irecv(&in[p], 1, mpi_type<Real>(), peers[p], recv_tags[p], cart, &req[p]);
                 for (std::size_t p = 0; p < peers.size(); ++p)
                     MPI_Isend(&out[p], 1, mpi_type<Real>(), peers[p], send_tags[p], cart,
                               &req[peers.size() + p]);
                 MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-            }
-            local.push_back((MPI_Wtime() - t0) / 20);
-        }
-        MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
-                      cart);
-        return summarize(slowest);
+            },
+            41, 20);
     }
 
-    // Rounds of `body` on every rank at once, 21 samples, each the slowest rank's mean over enough rounds
-    // for about `seconds` (the count agreed from the slowest rank's first round, which also warms up).
-    template <typename F> Stat slowest_mean(F&& body, double seconds = 5e-4) {
+    // `samples` samples of `body` on every rank at once, each the mean over `rounds` rounds, and the slowest
+    // rank's value of each.
+    template <typename F> Stat slowest_samples(F&& body, std::size_t samples, int rounds) {
+        std::vector<double> local, slowest(samples);
         MPI_Barrier(cart);
-        double t0 = MPI_Wtime();
-        body();
-        double once = MPI_Wtime() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &once, 1, MPI_DOUBLE, MPI_MAX, cart);
-        const int rounds = std::clamp(static_cast<int>(seconds / std::max(once, 1e-9)), 1, 1000);
-        std::vector<double> local, slowest(21);
-        MPI_Barrier(cart);
-        for (std::size_t i = 0; i < slowest.size(); ++i) {
-            t0 = MPI_Wtime();
+        for (std::size_t i = 0; i < samples; ++i) {
+            const double t0 = MPI_Wtime();
             for (int j = 0; j < rounds; ++j)
                 body();
             local.push_back((MPI_Wtime() - t0) / rounds);
@@ -368,6 +355,18 @@ template <typename K> struct Runner {
         MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
                       cart);
         return summarize(slowest);
+    }
+
+    // 21 slowest-rank samples of `body` (slowest_samples), each the mean over enough rounds for about
+    // `seconds` (the count agreed from the slowest rank's first round, which also warms up).
+    template <typename F> Stat slowest_mean(F&& body, double seconds = 5e-4) {
+        MPI_Barrier(cart);
+        const double t0 = MPI_Wtime();
+        body();
+        double once = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &once, 1, MPI_DOUBLE, MPI_MAX, cart);
+        return slowest_samples(body, 21,
+                               std::clamp(static_cast<int>(seconds / std::max(once, 1e-9)), 1, 1000));
     }
 
     // The time of one point update where the run's sweeps run, the model's t_cell: a sweep of the rank's
@@ -405,7 +404,6 @@ template <typename K> struct Runner {
             return nullptr;
         HaloExchange<Real> ex(cart, g, neighbour);
         nlohmann::json widths = nlohmann::json::array();
-        Stat alone;
         // Every width of the run's k (at least r and 2r) whose halo fits the blocks; run_all allocates the
         // ghosts for the widest.
         std::vector<long> ws;
@@ -423,8 +421,6 @@ template <typename K> struct Runner {
                 ex.wait();
                 ex.unpack(buf[0]);
             });
-            if (w == r)
-                alone = t;
             widths.push_back({{"width", w}, {"bytes", bytes}, {"seconds", to_json(t)}});
         }
         const Box in = model::stencil::inner_box(g, a.n, 0, static_cast<int>(r));
