@@ -6,8 +6,9 @@
 # namespaces through scripts/netns-rsh-agent.sh. Needs root, iproute2 and network namespaces.
 #
 #   scripts/netns-ranks.sh start N [DELAY_MS] [RATE]   create (DELAY_MS 0 = no netem; RATE e.g. 1gbit)
-#   scripts/netns-ranks.sh mpirun-args N                print the mpirun arguments for `roofcast stencil
-#                                                       --mpirun-args "..."` (hostfile in $TMPDIR)
+#   scripts/netns-ranks.sh mpirun-args N [C]            print the mpirun arguments for `roofcast stencil
+#                                                       --mpirun-args "..."` (hostfile and rank file in
+#                                                       $TMPDIR; C cores per rank, default 1)
 #   scripts/netns-ranks.sh stop N                       remove the namespaces, links and the bridge
 #
 # Example (docs/stencil.md):
@@ -84,12 +85,31 @@ stop() {
     echo "netns-ranks: removed"
 }
 
+# Every namespace's daemon sees the whole machine as a node of its own, so mpirun's default placement would
+# bind each rank to the first core of "its" node: all ranks on core 0. A rank file places rank i on
+# namespace i and cores (i x C .. i x C + C - 1) mod the cores, C = CORES_PER_RANK (default 1). The daemons
+# also share one /tmp: Open MPI's rtc/hwloc component writes the topology into a shared-memory segment
+# there, and two daemons doing so at once crashed one of them (orted SIGSEGV in hwloc_shmem_topology_write,
+# mpirun then waiting for it: 1 launch in 3 to 8 hung); rtc_hwloc_vmhole none turns that segment off
+# (binding stays).
 mpirun_args() {
-    local n=$1
-    local hosts="${TMPDIR:-/tmp}/roofcast-netns-hosts"
+    local n=$1 per=${2:-1}
+    [[ $n =~ ^[0-9]+$ && $n -ge 1 && $n -le 200 ]] || die "N: expected 1..200 ranks, got '$n'"
+    [[ $per =~ ^[0-9]+$ && $per -ge 1 ]] || die "CORES_PER_RANK: expected an integer >= 1, got '$per'"
+    local hosts="${TMPDIR:-/tmp}/roofcast-netns-hosts" ranks="${TMPDIR:-/tmp}/roofcast-netns-rankfile"
+    local cores
+    cores=$(nproc)
     : >"$hosts"
-    for ((i = 0; i < n; i++)); do echo "$subnet.$((i + 1)) slots=1" >>"$hosts"; done
-    echo "--hostfile $hosts --mca plm_rsh_agent $here/netns-rsh-agent.sh --mca plm_rsh_no_tree_spawn 1" \
+    : >"$ranks"
+    for ((i = 0; i < n; i++)); do
+        echo "$subnet.$((i + 1)) slots=1" >>"$hosts"
+        local first=$(((i * per) % cores)) slot
+        slot=$first
+        for ((c = 1; c < per && c < cores; c++)); do slot+=",$(((first + c) % cores))"; done
+        echo "rank $i=$subnet.$((i + 1)) slot=$slot" >>"$ranks"
+    done
+    echo "--hostfile $hosts --rankfile $ranks --mca rtc_hwloc_vmhole none" \
+        "--mca plm_rsh_agent $here/netns-rsh-agent.sh --mca plm_rsh_no_tree_spawn 1" \
         "--mca mpi_yield_when_idle 1" \
         "--mca btl tcp,self --mca btl_tcp_if_include $subnet.0/24 --mca oob_tcp_if_include $subnet.0/24"
 }
@@ -97,6 +117,6 @@ mpirun_args() {
 case "${1:-}" in
 start) start "${2:?N}" "${3:-0}" "${4:-}" ;;
 stop) stop "${2:?N}" ;;
-mpirun-args) mpirun_args "${2:?N}" ;;
-*) die "usage: $0 start N [DELAY_MS] [RATE] | mpirun-args N | stop N" ;;
+mpirun-args) mpirun_args "${2:?N}" "${3:-1}" ;;
+*) die "usage: $0 start N [DELAY_MS] [RATE] | mpirun-args N [CORES_PER_RANK] | stop N" ;;
 esac

@@ -129,6 +129,15 @@ void take_measured(ms::MachineCostOptions& co, const ms::MeasuredStencil& m) {
     }
 }
 
+// Whether mpirun arguments place the ranks themselves (a rank file, a mapping or binding policy).
+bool names_placement(const std::vector<std::string>& words) {
+    for (const auto& w : words)
+        for (const char* opt : {"--rankfile", "-rf", "--map-by", "--bind-to"})
+            if (w == opt || w.rfind(std::string(opt) + "=", 0) == 0)
+                return true;
+    return false;
+}
+
 // Launches the runner under mpirun and returns its parsed output.
 ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
     const std::string runner = find_runner();
@@ -150,15 +159,22 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     if (::geteuid() == 0)
         args.push_back("--allow-run-as-root");
     args.insert(args.end(), {"-np", std::to_string(a.ranks)});
-    if (static_cast<unsigned>(a.ranks * a.threads) > cores)
-        args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
-    else if (a.threads > 1)
-        args.insert(args.end(), {"--bind-to", "none"});
-    else
-        args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
+    std::vector<std::string> extra_words;
     std::stringstream extra(a.mpirun_args);
     for (std::string w; extra >> w;)
-        args.push_back(w);
+        extra_words.push_back(w);
+    // The caller's placement wins: mpirun refuses a rank file beside a mapping policy, and ranks started
+    // through the network namespaces' daemons each see a node of their own, whose first core a default
+    // policy would give to every rank (scripts/netns-ranks.sh writes a rank file instead).
+    if (!names_placement(extra_words)) {
+        if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+            args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
+        else if (a.threads > 1)
+            args.insert(args.end(), {"--bind-to", "none"});
+        else
+            args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
+    }
+    args.insert(args.end(), extra_words.begin(), extra_words.end());
     std::string klist;
     for (int k : ks)
         klist += (klist.empty() ? "" : ",") + std::to_string(k);
