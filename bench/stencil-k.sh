@@ -7,6 +7,7 @@
 #  - shm:   ranks on this machine over shared memory, alpha/beta from the machine file's mpi section;
 #  - netns: ranks in network namespaces over TCP (scripts/netns-ranks.sh; root only), alpha/beta from a
 #           ping-pong (roofcast-mpi-probe) through the same namespaces;
+#  - netns1g: the same with every link limited to 1 Gbit/s (tc tbf): halos bandwidth-bound;
 #  - simulated: `roofcast stencil --simulate` at 512 ranks for several alpha (the model alone).
 # Without a machine file, `roofcast machine --quick` measures one first. Timings on a shared, busy host
 # are noisy: read the spreads.
@@ -24,7 +25,7 @@ host_line
 probe=$(dirname "$bin")/roofcast-mpi-probe
 steps=${STENCIL_STEPS:-16}
 reps=${STENCIL_REPS:-5}
-printf '%-8s %-10s %5s %-6s %8s %8s %5s %9s %12s %14s\n' kernel grid ranks net pred_k meas_k hit excess gain_meas spread_best
+printf '%-8s %-10s %5s %-7s %8s %8s %5s %9s %12s %14s\n' kernel grid ranks net pred_k meas_k hit excess gain_meas spread_best
 rows="$out/rows.txt"
 : >"$rows"
 measure() { # kernel grid ranks net [extra args...]
@@ -53,7 +54,7 @@ j = json.load(open(sys.argv[1]))
 m = {r["k"]: r["measured_seconds_per_step"] for r in j["sweep"]}
 gain = (m[1] - m[j["best_measured_k"]]) / m[1]
 best = next(r["measured_seconds_per_step_spread"] for r in j["sweep"] if r["k"] == j["best_measured_k"])
-print(f'{sys.argv[2]:<8} {sys.argv[3]:<10} {sys.argv[4]:>5} {sys.argv[5]:<6} {j["best_predicted_k"]:>8} '
+print(f'{sys.argv[2]:<8} {sys.argv[3]:<10} {sys.argv[4]:>5} {sys.argv[5]:<7} {j["best_predicted_k"]:>8} '
       f'{j["best_measured_k"]:>8} {"yes" if j["predicted_best_hit"] else "no":>5} '
       f'{100 * j["predicted_best_excess"]:>8.1f}% {100 * gain:>11.1f}% '
       f'{100 * best["spread"] if best.get("spread") is not None else float("nan"):>13.1f}%')
@@ -66,10 +67,18 @@ for kernel in jacobi7 himeno; do
     done
 done
 
-# netns: TCP between namespaces.
-if [[ $(id -u) -eq 0 ]] && bash "$here/scripts/netns-ranks.sh" start 4 >"$out/netns.txt" 2>&1; then
+# netns: TCP between namespaces, as it is (latency-bound halos) and with each link limited to 1 Gbit/s by
+# tc tbf (bandwidth-bound halos, where deeper halos only add bytes). The rate limit is skipped with its
+# reason where tbf is missing.
+netns_setting() { # label rate
+    local label=$1 rate=$2
+    if ! bash "$here/scripts/netns-ranks.sh" start 4 0 $rate >"$out/netns.txt" 2>&1; then
+        echo "$label: skipped ($(tail -1 "$out/netns.txt"))"
+        bash "$here/scripts/netns-ranks.sh" stop 4 >/dev/null 2>&1
+        return
+    fi
     margs=$(bash "$here/scripts/netns-ranks.sh" mpirun-args 2)
-    # Bounded: a ping-pong through namespaces has been seen to hang (Open MPI TCP start-up, loaded host).
+    # Bounded: a launch through the namespaces must not stall the bench.
     if timeout -k 5 120 mpirun --allow-run-as-root -np 2 $margs "$probe" --out "$out/pp.json" --sizes 8,4096,65536,524288 \
         --samples 7 --min-seconds 0.005 >"$out/pp.txt" 2>&1; then
         read -r alpha beta < <(python3 - "$out/pp.json" <<'PY'
@@ -81,21 +90,25 @@ beta = (p[-1]["bytes"] - p[0]["bytes"]) / (t[-1] - t[0]) / 1e9
 print(alpha, beta)
 PY
         )
-        echo "netns ping-pong (2 namespaces, TCP): alpha $alpha s, beta $beta GB/s"
+        echo "$label ping-pong (2 namespaces, TCP${rate:+, $rate}): alpha $alpha s, beta $beta GB/s"
         for kernel in jacobi7 himeno; do
             for grid in 32x32x32 48x48x48; do
                 for ranks in 2; do # TCP ranks that busy-poll more than the cores stall on 2 CPUs
-                    measure "$kernel" "$grid" "$ranks" netns --alpha "$alpha" --beta "$beta" \
+                    measure "$kernel" "$grid" "$ranks" "$label" --alpha "$alpha" --beta "$beta" \
                         --mpirun-args "$(bash "$here/scripts/netns-ranks.sh" mpirun-args "$ranks")"
                 done
             done
         done
     else
-        echo "netns: the ping-pong through the namespaces failed: $(tail -1 "$out/pp.txt")"
+        echo "$label: the ping-pong through the namespaces failed: $(tail -1 "$out/pp.txt")"
     fi
     bash "$here/scripts/netns-ranks.sh" stop 4 >/dev/null
+}
+if [[ $(id -u) -eq 0 ]]; then
+    netns_setting netns ""
+    netns_setting netns1g 1gbit
 else
-    echo "netns: skipped ($(tail -1 "$out/netns.txt" 2>/dev/null || echo 'not root'))"
+    echo "netns: skipped (not root)"
 fi
 
 touch "$out/failed.txt"

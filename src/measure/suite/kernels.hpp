@@ -92,8 +92,10 @@ void calibration_body(double* __restrict a, const double* __restrict b, double s
 // memory traffic with the store's write-allocate), the K rows of the calling thread's window w_t (K x W
 // doubles, read again every block of W elements) come from the cache the window is sized for. 1 + K
 // flops. Measured against the separately calibrated t_MEM and t_cache it shows how far memory and cache
-// transfers overlap (docs/models.md). n must be a multiple of W; w holds one window per thread.
-template <int K>
+// transfers overlap (docs/models.md). n must be a multiple of W; w holds one window per thread. Q extra
+// multiply-adds per element (2Q flops more; the suite's loops have Q = 0) turn it into a three-way mix of
+// memory, cache and compute (bench/overlap-compute.sh).
+template <int K, int Q = 0>
 void overlap_body(double* __restrict a, const double* __restrict b, const double* __restrict w, double s,
                   std::size_t n, std::size_t W) {
     const double* __restrict mine = w + static_cast<std::size_t>(omp_get_thread_num()) * K * W;
@@ -108,7 +110,7 @@ void overlap_body(double* __restrict a, const double* __restrict b, const double
 #pragma GCC unroll 16
             for (int r = 0; r < K; ++r)
                 x += mine[static_cast<std::size_t>(r) * W + i];
-            out[i] = x;
+            out[i] = extra_fma<Q>(x);
         }
     }
 }

@@ -111,7 +111,7 @@ Measurement dispatch_calibration(CalibrationShape shape, int q, std::size_t n, c
     return m;
 }
 
-template <int K>
+template <int K, int Q = 0>
 Measurement run_overlap_k(std::size_t n, std::size_t W, const SuiteOptions& opt, Workspace& ws) {
     const int threads = std::max(1, opt.threads);
     double* a = ws.array<double>(0, n);
@@ -132,7 +132,7 @@ Measurement run_overlap_k(std::size_t n, std::size_t W, const SuiteOptions& opt,
                 b[i] = 1.0 + static_cast<double>(i % 5) * 0.25;
             }
     }
-    Measurement m = time_team(opt, [&] { overlap_body<K>(a, b, w, 0.5, n, W); });
+    Measurement m = time_team(opt, [&] { overlap_body<K, Q>(a, b, w, 0.5, n, W); });
     m.checksum = a[n / 2];
     return m;
 }
@@ -147,6 +147,30 @@ Measurement dispatch_overlap(int k, std::size_t n, std::size_t W, const SuiteOpt
      ...);
     if (!found)
         throw std::invalid_argument("no overlap calibration loop with " + std::to_string(k) + " reuse loads");
+    return m;
+}
+
+constexpr std::size_t k_mixed_members = k_mixed_neighbours.size() * k_mixed_flop_levels;
+constexpr int member_n(std::size_t i) {
+    return k_mixed_neighbours[i / k_mixed_flop_levels];
+}
+constexpr int member_q(std::size_t i) {
+    return mixed_extra_fmas(member_n(i), static_cast<int>(i % k_mixed_flop_levels));
+}
+
+// The overlap loop with a family member's (n, Q): n window rows and Q extra multiply-adds.
+template <std::size_t... I>
+Measurement dispatch_overlap_member(int k, int q, std::size_t n, std::size_t W, const SuiteOptions& opt,
+                                    Workspace& ws, std::index_sequence<I...>) {
+    Measurement m;
+    bool found = false;
+    ((k == member_n(I) && q == member_q(I)
+          ? (m = run_overlap_k<member_n(I), member_q(I)>(n, W, opt, ws), found = true)
+          : false),
+     ...);
+    if (!found)
+        throw std::invalid_argument("no overlap loop with " + std::to_string(k) + " reuse loads and " +
+                                    std::to_string(q) + " extra multiply-adds (not a mixed-family member)");
     return m;
 }
 
@@ -186,19 +210,15 @@ template <int N, int Q> Measurement run_mixed_nq(const Grid3& g, const SuiteOpti
     return m;
 }
 
-constexpr std::size_t k_mixed_members = k_mixed_neighbours.size() * k_mixed_flop_levels;
-
 template <std::size_t... I>
 Measurement dispatch_mixed(int n, int q, const Grid3& g, const SuiteOptions& opt, Workspace& ws,
                            std::index_sequence<I...>) {
     Measurement m;
     bool found = false;
-    constexpr auto nn = [](std::size_t i) { return k_mixed_neighbours[i / k_mixed_flop_levels]; };
-    constexpr auto qq = [](std::size_t i) {
-        return mixed_extra_fmas(k_mixed_neighbours[i / k_mixed_flop_levels],
-                                static_cast<int>(i % k_mixed_flop_levels));
-    };
-    ((n == nn(I) && q == qq(I) ? (m = run_mixed_nq<nn(I), qq(I)>(g, opt, ws), found = true) : false), ...);
+    ((n == member_n(I) && q == member_q(I)
+          ? (m = run_mixed_nq<member_n(I), member_q(I)>(g, opt, ws), found = true)
+          : false),
+     ...);
     if (!found)
         throw std::invalid_argument("no mixed-family member with n = " + std::to_string(n) + " and " +
                                     std::to_string(q) + " extra multiply-adds");
@@ -235,11 +255,15 @@ Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t 
 }
 
 Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const SuiteOptions& opt,
-                        Workspace& ws) {
+                        Workspace& ws, int extra_fmas) {
     if (window_row == 0 || n % window_row != 0)
         throw std::invalid_argument("overlap loop: n must be a positive multiple of the window row");
-    return dispatch_overlap(reuses, n, window_row, opt, ws,
-                            std::make_index_sequence<k_overlap_reuses.size()>{});
+    if (extra_fmas == 0 &&
+        std::find(k_overlap_reuses.begin(), k_overlap_reuses.end(), reuses) != k_overlap_reuses.end())
+        return dispatch_overlap(reuses, n, window_row, opt, ws,
+                                std::make_index_sequence<k_overlap_reuses.size()>{});
+    return dispatch_overlap_member(reuses, extra_fmas, n, window_row, opt, ws,
+                                   std::make_index_sequence<k_mixed_members>{});
 }
 
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt,

@@ -87,9 +87,11 @@ Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Work
 // `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
 Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t n, const SuiteOptions& opt,
                             Workspace& ws);
-// `reuses` must be one of k_overlap_reuses; n a multiple of `window_row` (W, elements per window row).
+// `reuses` must be one of k_overlap_reuses with extra_fmas 0 (the suite's loops), or (reuses, extra_fmas)
+// a member (n, Q) of the mixed family below (the three-way mix of bench/overlap-compute.sh);
+// std::invalid_argument otherwise. n a multiple of `window_row` (W, elements per window row).
 Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const SuiteOptions& opt,
-                        Workspace& ws);
+                        Workspace& ws, int extra_fmas = 0);
 // (neighbours, extra_fmas) must be a member of the family above (std::invalid_argument otherwise).
 Measurement run_mixed(int neighbours, int extra_fmas, const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 Measurement run_jacobi7(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
