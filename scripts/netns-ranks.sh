@@ -82,6 +82,8 @@ stop() {
         ip link del "rc-veth$i" 2>/dev/null || true
     done
     ip link del "$bridge" 2>/dev/null || true
+    # The daemons' session directories (scripts/netns-rsh-agent.sh).
+    for ((i = 0; i < n; i++)); do rm -rf "${TMPDIR:-/tmp}/roofcast-ns$i-$(id -u)"; done
     echo "netns-ranks: removed"
 }
 

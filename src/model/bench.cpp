@@ -46,34 +46,49 @@ int rounds_for(const BenchOptions& o) {
     return o.rounds > 0 ? o.rounds : o.quick ? 1 : 3;
 }
 
-// A reference probe of the run (model/noise.hpp): the first calibration loop of its kind, timed for one
-// short epoch before every kernel of every round, with its own arrays.
+// A reference probe of the run (model/noise.hpp): a calibration loop, timed for one short epoch before
+// every kernel of every round, with its own arrays. Its rate is bytes per second of its resident level, or
+// for the compute probe flops per second.
 struct Probe {
     SuiteKernel kernel;
     ProbeRounds epochs;
-    double bytes_per_call = 0;
+    double units_per_call = 0;     // bytes (memory, core) or flops (compute) per call
     std::uint64_t repetitions = 0; // calibrated by the first epoch, then fixed so every epoch is alike
 };
 
+// The probes: memory (the first memory-resident calibration loop, the copy with fewest flops), core (the
+// first L2-resident one, a read with fewest flops) and compute (the last L2-resident one, the most
+// multiply-adds per byte: compute-bound, so it sees a core shared with a neighbour or a lower clock as the
+// FMA-bound kernels do, which the two data probes do not).
 std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& m, int threads) {
     std::vector<Probe> out;
+    std::optional<SuiteKernel> densest_l2;
+    auto take = [&](SuiteKernel k, const std::string& kind, double units) {
+        Probe p;
+        p.epochs.kind = kind;
+        p.epochs.kernel = k.name;
+        p.units_per_call = units * k.spec.iterations.value_or(1.0);
+        p.kernel = std::move(k);
+        out.push_back(std::move(p));
+    };
     for (auto& k : suite_catalogue(m, threads, o.machine_file)) {
         if (k.suite != "calibrate" || k.overlap_reuses > 0)
             continue;
+        if (k.resident_level == "L2")
+            densest_l2 = k;
         const std::string kind = k.resident_level == "MEM"  ? "memory"
                                  : k.resident_level == "L2" ? "core"
                                                             : "";
         if (kind.empty() ||
             std::any_of(out.begin(), out.end(), [&](const Probe& p) { return p.epochs.kind == kind; }))
             continue;
-        Probe p;
-        p.epochs.kind = kind;
-        p.epochs.kernel = k.name;
         const auto b = k.spec.explicit_bytes.find(k.resident_level);
-        p.bytes_per_call =
-            (b == k.spec.explicit_bytes.end() ? 0.0 : b->second) * k.spec.iterations.value_or(1.0);
-        p.kernel = std::move(k);
-        out.push_back(std::move(p));
+        const double bytes = b == k.spec.explicit_bytes.end() ? 0.0 : b->second;
+        take(std::move(k), kind, bytes);
+    }
+    if (densest_l2 && densest_l2->spec.flops_per_iteration > 0) {
+        const double flops = densest_l2->spec.flops_per_iteration;
+        take(std::move(*densest_l2), "compute", flops);
     }
     return out;
 }
@@ -94,7 +109,7 @@ void run_probes(std::vector<Probe>& probes, int round, bool quick, int threads,
             p.epochs.rounds.resize(static_cast<std::size_t>(round) + 1);
         const double t = run.seconds_per_call.min;
         p.epochs.rounds[static_cast<std::size_t>(round)].push_back(
-            t > 0 && p.bytes_per_call > 0 ? p.bytes_per_call / t * 1e-9 : 0.0);
+            t > 0 && p.units_per_call > 0 ? p.units_per_call / t * 1e-9 : 0.0);
     }
 }
 
@@ -456,9 +471,13 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     if (!probes.empty()) {
         std::vector<std::string> kinds;
         std::vector<ProbeRounds> probe_rounds;
-        for (std::size_t i = 0; i < kernels.size(); ++i)
-            kinds.push_back(
-                core::machine_noise_kind(machine, bounding_level(kernels[i], rep.results.kernels[i])));
+        const bool compute_probe = std::any_of(probes.begin(), probes.end(),
+                                               [](const Probe& p) { return p.epochs.kind == "compute"; });
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            const std::string level = bounding_level(kernels[i], rep.results.kernels[i]);
+            kinds.push_back(level == "compute" && compute_probe ? "compute"
+                                                                : core::machine_noise_kind(machine, level));
+        }
         for (const auto& p : probes)
             probe_rounds.push_back(p.epochs);
         // The noise statistics compare rows with their probes round by round: they see the run's rounds

@@ -25,8 +25,9 @@ std::string host_noise_text(const core::Results& r) {
         const auto [lo, hi] = std::minmax_element(p.gbs.begin(), p.gbs.end());
         const auto spread = core::interquartile_spread(p.gbs);
         t += fmt::format(
-            "{} probe {} {:.1f}-{:.1f} GB/s over {} epochs (interquartile spread {:.1f} %), floor {:.1f} %",
-            p.kind, p.kernel, *lo, *hi, p.gbs.size(), 100.0 * spread.value_or(0.0), 100.0 * p.floor);
+            "{} probe {} {:.1f}-{:.1f} {} over {} epochs (interquartile spread {:.1f} %), floor {:.1f} %",
+            p.kind, p.kernel, *lo, *hi, p.kind == "compute" ? "GFLOP/s" : "GB/s", p.gbs.size(),
+            100.0 * spread.value_or(0.0), 100.0 * p.floor);
     }
     t += fmt::format("; {} of {} rows moved more than their probe's floor (NOISY).", h.flagged, h.rows);
     t += " Each kernel ran between two probe epochs in every round; its verdicts use its best epochs, and a "

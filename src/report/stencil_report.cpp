@@ -59,8 +59,13 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
     if (m.halo) {
         std::vector<std::string> widths;
         for (std::size_t i = 0; i < m.halo->bytes.size(); ++i)
-            widths.push_back(
-                fmt::format("{:.3g} us for {:.0f} B", m.halo->seconds[i].median * 1e6, m.halo->bytes[i]));
+            widths.push_back(fmt::format(
+                "{:.3g} us for {:.0f} B{}", m.halo->seconds[i].median * 1e6, m.halo->bytes[i],
+                i < m.halo->overlapped_per_width.size()
+                    ? fmt::format(" ({:.3g} us around {} sweep{})",
+                                  m.halo->overlapped_per_width[i].median * 1e6, m.halo->overlapped_sweeps[i],
+                                  m.halo->overlapped_sweeps[i] == 1 ? "" : "s")
+                    : std::string()));
         s += fmt::format(
             "halo exchange alone (pack, send, wait, unpack; medians): {}; the inner sweep of k = 1 "
             "{:.3g} us alone, {:.3g} us around the exchange: {:.3g} us + bytes / {:.3g} GB/s, {:.0f} % "
@@ -125,9 +130,14 @@ nlohmann::json stencil_sweep_json(const StencilHeader& h, const model::stencil::
         j["cell_seconds"] = core::summary_to_json(*m.cell_s);
     if (m.halo) {
         nlohmann::json widths = nlohmann::json::array();
-        for (std::size_t i = 0; i < m.halo->bytes.size(); ++i)
+        for (std::size_t i = 0; i < m.halo->bytes.size(); ++i) {
             widths.push_back(
                 {{"bytes", m.halo->bytes[i]}, {"seconds", core::summary_to_json(m.halo->seconds[i])}});
+            if (i < m.halo->overlapped_per_width.size()) {
+                widths.back()["overlapped_seconds"] = core::summary_to_json(m.halo->overlapped_per_width[i]);
+                widths.back()["overlapped_sweeps"] = m.halo->overlapped_sweeps[i];
+            }
+        }
         j["halo_exchange"] = {{"widths", widths},
                               {"inner_seconds", core::summary_to_json(m.halo->inner_s)},
                               {"overlapped_seconds", core::summary_to_json(m.halo->overlapped_s)},

@@ -27,6 +27,28 @@ assert names == ["stream-copy", "stream-scale", "stream-add", "stream-triad"], n
 for k in r["kernels"]:
     assert k["measured"]["seconds"]["median"] > 0
     assert {p["model"] for p in k["predictions"]} == {"roofline", "hierarchical", "cache-aware", "mixed"}
+# Three reference probes (docs/noise.md): memory, core and compute, each with one epoch before every kernel
+# and one closing the round; the STREAM rows are judged against the memory probe.
+probes = r["host_noise"]["probes"]
+assert [p["kind"] for p in probes] == ["memory", "core", "compute"], probes
+assert probes[2]["kernel"].startswith("calib-L2-"), probes[2]["kernel"]
+assert all(len(p["gbs"]) == len(names) + 1 for p in probes), [len(p["gbs"]) for p in probes]
+assert all(k["noise"]["probe"] == "memory" for k in r["kernels"]), [k["noise"] for k in r["kernels"]]
+PY
+fi
+
+# A compute-bound kernel is judged against the compute probe.
+"$bin" bench --quick --threads 1 --kernel matmul-blocked-tuned --machine "$machine" --json "$tmp/m.json" >"$tmp/out" 2>"$tmp/err" ||
+    { cat "$tmp/out" "$tmp/err"; fail "bench --kernel matmul-blocked-tuned exited non-zero"; }
+grep -q 'compute probe calib-L2-.* GFLOP/s' "$tmp/out" || { cat "$tmp/out"; fail "no compute probe in the host noise line"; }
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/m.json" <<'PY' || fail "matmul-blocked-tuned is not judged against the compute probe"
+import json, sys
+r = json.load(open(sys.argv[1]))
+k = r["kernels"][0]
+mixed = next(p for p in k["predictions"] if p["model"] == "mixed")
+assert mixed["bottleneck"] == "compute", mixed["bottleneck"]
+assert k["noise"]["probe"] == "compute", k["noise"]
 PY
 fi
 

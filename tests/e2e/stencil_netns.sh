@@ -2,7 +2,8 @@
 # End to end: ranks in network namespaces (scripts/netns-ranks.sh). The rank file places rank i in
 # namespace i on its own core (every namespace's daemon sees the machine as a node of its own, and
 # mpirun's default placement put every rank on core 0); launches finish (the daemons' shared-memory
-# topology segment crashed one of them and hung 1 launch in 3 to 8: twenty launches must all finish); the
+# topology segment crashed one of them and hung 1 launch in 3 to 8, and their session directories, created
+# at once under one /tmp, collided under load: twenty launches must all finish); the
 # deep-halo runner's field through TCP is bitwise equal to the serial reference. Skips unless root with
 # mpirun, the runner and network namespaces.
 set -uo pipefail

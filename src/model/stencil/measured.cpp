@@ -33,12 +33,19 @@ int int_of(const nlohmann::json& j, const std::string& key, const std::string& l
 } // namespace
 
 HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> seconds,
-                     const core::Summary& inner, const core::Summary& overlapped) {
+                     const core::Summary& inner, const core::Summary& overlapped,
+                     std::vector<core::Summary> overlapped_per_width, std::vector<int> overlapped_sweeps) {
     HaloCosts h;
     h.bytes = std::move(bytes);
     h.seconds = std::move(seconds);
     h.inner_s = inner;
     h.overlapped_s = overlapped;
+    if (overlapped_per_width.size() == h.bytes.size()) {
+        h.overlapped_per_width = std::move(overlapped_per_width);
+        h.overlapped_sweeps = overlapped_sweeps.size() == h.bytes.size()
+                                  ? std::move(overlapped_sweeps)
+                                  : std::vector<int>(h.bytes.size(), 1);
+    }
     if (h.seconds.empty() || h.seconds.size() != h.bytes.size())
         return h;
     const double t1 = h.seconds[0].median;
@@ -54,6 +61,16 @@ HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> secon
     if (shorter > 0)
         h.overlap = std::min(1.0, (t1 + inner.median - overlapped.median) / shorter);
     return h;
+}
+
+std::vector<std::pair<double, double>> HaloCosts::added_points() const {
+    std::vector<std::pair<double, double>> out;
+    for (std::size_t i = 0; i < bytes.size() && i < overlapped_per_width.size(); ++i)
+        out.emplace_back(
+            bytes[i],
+            std::max(0.0, overlapped_per_width[i].median -
+                              (i < overlapped_sweeps.size() ? overlapped_sweeps[i] : 1) * inner_s.median));
+    return out;
 }
 
 std::vector<std::pair<double, double>> HaloCosts::points() const {
@@ -96,7 +113,8 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
             hx["widths"].size() > static_cast<std::size_t>(k_max_depth))
             throw core::InputError(label, f + ".widths", "expected the exchange at 1 to 1024 halo widths");
         std::vector<double> bytes;
-        std::vector<core::Summary> seconds;
+        std::vector<core::Summary> seconds, around;
+        std::vector<int> sweeps;
         for (std::size_t i = 0; i < hx["widths"].size(); ++i) {
             const auto& w = hx["widths"][i];
             const std::string where = fmt::format("{}.widths[{}]", f, i);
@@ -107,6 +125,23 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
                                        "expected a message size > 0 bytes, ascending");
             bytes.push_back(w["bytes"].get<double>());
             seconds.push_back(summary_of(w.value("seconds", nlohmann::json()), label, where + ".seconds"));
+            // Every width or none (older runners): a file with some is wrong.
+            const bool has_around = w.contains("overlapped_seconds");
+            if (i > 0 && has_around != !around.empty())
+                throw core::InputError(label, where + ".overlapped_seconds",
+                                       "expected the exchange around the sweep at every width or at none");
+            if (has_around) {
+                around.push_back(summary_of(w["overlapped_seconds"], label, where + ".overlapped_seconds"));
+                int m = 1;
+                if (w.contains("overlapped_sweeps")) {
+                    if (!w["overlapped_sweeps"].is_number_integer() ||
+                        w["overlapped_sweeps"].get<long>() < 1 || w["overlapped_sweeps"].get<long>() > 64)
+                        throw core::InputError(label, where + ".overlapped_sweeps",
+                                               "expected an integer 1..64");
+                    m = w["overlapped_sweeps"].get<int>();
+                }
+                sweeps.push_back(m);
+            }
         }
         const core::Summary inner =
             summary_of(hx.value("inner_seconds", nlohmann::json()), label, f + ".inner_seconds");
@@ -115,10 +150,12 @@ MeasuredStencil stencil_run_from_json(const nlohmann::json& j, const std::string
         std::vector<core::Summary> all = seconds;
         all.push_back(inner);
         all.push_back(both);
+        all.insert(all.end(), around.begin(), around.end());
         for (const core::Summary& x : all)
             if (!(x.median > 0) || !std::isfinite(x.median))
                 throw core::InputError(label, f, "expected times > 0 s");
-        m.halo = halo_costs(std::move(bytes), std::move(seconds), inner, both);
+        m.halo = halo_costs(std::move(bytes), std::move(seconds), inner, both, std::move(around),
+                            std::move(sweeps));
     }
     if (!j.contains("runs") || !j["runs"].is_array() || j["runs"].empty())
         throw core::InputError(label, "runs", "expected a non-empty list of runs");

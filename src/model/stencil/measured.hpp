@@ -33,18 +33,29 @@ struct MeasuredK {
 // slower), and
 // overlap = (exchange + sweep - both) / min(exchange, sweep) at width r, at most 1 (all of the shorter
 // hides); below 0 when the two together take longer than apart (the cores that sweep also run the transport).
+// Runners since 2026-11-26 also time the exchange around m inner sweeps of k = 1 at every width, m the
+// fewest that last as long as the exchange alone (overlapped_per_width, overlapped_sweeps); what it adds
+// to those sweeps at each width is the model's
+// CostInputs::exchange_added_points (empty for files of older runners, which the overlap fraction serves).
 struct HaloCosts {
     std::vector<double> bytes;          // per width, ascending
     std::vector<core::Summary> seconds; // per width
     core::Summary inner_s, overlapped_s;
+    std::vector<core::Summary> overlapped_per_width; // empty, or one per width
+    std::vector<int> overlapped_sweeps;              // inner sweeps of k = 1 around each (1 when absent)
     double fixed_s = 0;
     double bytes_per_second = 0; // 0: no per-byte cost measured
     double overlap = 1;
     // (bytes, median seconds) per width: the model's CostInputs::exchange_points.
     std::vector<std::pair<double, double>> points() const;
+    // (bytes, max(0, around - sweeps x inner sweep alone)) per width, medians; empty without
+    // overlapped_per_width.
+    std::vector<std::pair<double, double>> added_points() const;
 };
 HaloCosts halo_costs(std::vector<double> bytes, std::vector<core::Summary> seconds,
-                     const core::Summary& inner, const core::Summary& overlapped);
+                     const core::Summary& inner, const core::Summary& overlapped,
+                     std::vector<core::Summary> overlapped_per_width = {},
+                     std::vector<int> overlapped_sweeps = {});
 
 struct MeasuredStencil {
     std::string kernel;

@@ -14,6 +14,8 @@
 namespace roofcast::model::stencil {
 
 double PhaseTimes::block() const {
+    if (added)
+        return pack + std::max(inner + *added, comm) + unpack + boundary;
     return pack + inner + comm - overlap * std::min(inner, comm) + unpack + boundary;
 }
 
@@ -77,6 +79,8 @@ PhaseTimes block_times(const StencilProblem& p, const RankGeometry& g, const Cos
             for (const auto& m : messages)
                 bytes += static_cast<double>(m.cells) * c.element_bytes;
             t.comm = exchange_seconds(c.exchange_points, bytes);
+            if (!c.exchange_added_points.empty())
+                t.added = exchange_seconds(c.exchange_added_points, bytes);
         }
         return t;
     }
@@ -271,6 +275,19 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
                                       "{:.3g} us, beta {:.3g} GB/s unused",
                                       o.exchange_points.size(), o.exchange_points.size() == 1 ? "" : "s",
                                       fmt::join(pts, ", "), 100 * out.inputs.overlap, *alpha * 1e6, *beta);
+        if (!o.exchange_added_points.empty()) {
+            out.inputs.exchange_added_points = o.exchange_added_points;
+            std::vector<std::string> added;
+            for (const auto& [b, t] : o.exchange_added_points)
+                added.push_back(fmt::format("{:.3g} us for {:.0f} B", t * 1e6, b));
+            out.comm_source = fmt::format(
+                "exchange measured by roofcast-stencil at {} halo width{} ({}; pack, send, wait, unpack), "
+                "adding {} to the inner sweeps of k = 1 run around it (a block: max(inner + added, "
+                "exchange)); "
+                "the machine file's Hockney alpha {:.3g} us, beta {:.3g} GB/s unused",
+                o.exchange_points.size(), o.exchange_points.size() == 1 ? "" : "s", fmt::join(pts, ", "),
+                fmt::join(added, ", "), *alpha * 1e6, *beta);
+        }
         out.copy_source += " (unused: the measured exchange holds its copies)";
     }
     if (o.sweep_constant_s) {

@@ -49,14 +49,23 @@ struct CostInputs {
     // The share of min(T_inner, T_comm) that hides behind the inner sweep: 1 in the paper's model; below 0
     // when the exchange and the sweep slow each other down (measured so by the runner).
     double overlap = 1;
+    // What the exchange adds to the inner sweep of k = 1 run around it, (bytes, seconds) at each halo width
+    // the runner timed (HaloCosts::added_points); when not empty it replaces `overlap`: the exchange's work
+    // on the cores (and the sweep's slowdown) adds to any sweep, its wire time hides behind a sweep long
+    // enough, so a block takes max(inner + added, comm) between its pack and unpack.
+    std::vector<std::pair<double, double>> exchange_added_points;
 };
 
 struct PhaseTimes {
     double inner = 0, pack = 0, comm = 0, unpack = 0, boundary = 0;
     double overlap = 1; // CostInputs::overlap
-    // pack + inner + comm - overlap x min(inner, comm) + unpack + boundary: with overlap 1 the paper's
-    // max(inner, comm), with 0 the exchange adds to the sweep (cores that make the copies themselves),
-    // below 0 the two together take longer still.
+    // What the exchange adds to the inner sweep around which it runs (CostInputs::exchange_added_points at
+    // this block's message size); absent where not measured.
+    std::optional<double> added;
+    // With `added`: pack + max(inner + added, comm) + unpack + boundary. Else pack + inner + comm -
+    // overlap x min(inner, comm) + unpack + boundary: with overlap 1 the paper's max(inner, comm), with 0
+    // the exchange adds to the sweep (cores that make the copies themselves), below 0 the two together take
+    // longer still.
     double block() const;
 };
 
@@ -114,6 +123,7 @@ struct MachineCostOptions {
     // The exchange measured by the runner (HaloCosts of model/stencil/measured.hpp); else the terms above.
     std::vector<std::pair<double, double>> exchange_points;
     std::optional<double> overlap;
+    std::vector<std::pair<double, double>> exchange_added_points; // HaloCosts::added_points
     std::string machine_file;
 };
 struct MachineCosts {

@@ -219,6 +219,28 @@ TEST(StencilModel, RunnerOutputIsChecked) {
     ASSERT_TRUE(h.has_value());
     EXPECT_DOUBLE_EQ(h->bytes[1], 16384);
     EXPECT_DOUBLE_EQ(h->fixed_s, 5e-6);
+    EXPECT_TRUE(h->overlapped_per_width.empty()); // an older runner's file: the overlap fraction serves
+    EXPECT_TRUE(h->added_points().empty());
+    // Around the sweep at every width: read; at only some: the first width without it is named.
+    j["halo_exchange"]["widths"][0]["overlapped_seconds"] = sum;
+    try {
+        ms::stencil_run_from_json(j, "x.json");
+        FAIL() << "the exchange around the sweep at one width of two was accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "halo_exchange.widths[1].overlapped_seconds");
+    }
+    j["halo_exchange"]["widths"][1]["overlapped_seconds"] = sum;
+    EXPECT_EQ(ms::stencil_run_from_json(j, "x.json").halo->overlapped_per_width.size(), 2u);
+    j["halo_exchange"]["widths"][1]["overlapped_sweeps"] = 3;
+    EXPECT_EQ(ms::stencil_run_from_json(j, "x.json").halo->overlapped_sweeps, (std::vector<int>{1, 3}));
+    j["halo_exchange"]["widths"][1]["overlapped_sweeps"] = 0;
+    try {
+        ms::stencil_run_from_json(j, "x.json");
+        FAIL() << "zero sweeps around the exchange were accepted";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "halo_exchange.widths[1].overlapped_sweeps");
+    }
+    j["halo_exchange"]["widths"][1].erase("overlapped_sweeps");
     j["halo_exchange"] = nullptr;
     EXPECT_FALSE(ms::stencil_run_from_json(j, "x.json").halo.has_value());
     j["halo_exchange"] = {{"widths", nlohmann::json::array()}};
@@ -259,6 +281,61 @@ TEST(StencilModel, HaloCostsFromTheRunnersExchange) {
     const ms::HaloCosts one = ms::halo_costs({8192}, {median_of(5e-6)}, median_of(10e-6), median_of(12e-6));
     EXPECT_EQ(one.bytes_per_second, 0);
     EXPECT_DOUBLE_EQ(one.fixed_s, 5e-6);
+}
+
+TEST(StencilModel, WhatTheExchangeAddsAtEachWidth) {
+    // Around the 10 us sweep the exchange took 12 us at 8 KiB and 10.5 us at 16 KiB: it added 2 and
+    // 0.5 us; a run faster than the sweep alone adds nothing, not a negative time; at 64 KiB (an exchange
+    // of 15 us alone) it ran around two sweeps, 21.5 us: 1.5 us added.
+    const ms::HaloCosts h = ms::halo_costs(
+        {8192, 16384, 32768, 65536}, {median_of(5e-6), median_of(7e-6), median_of(9e-6), median_of(15e-6)},
+        median_of(10e-6), median_of(12e-6),
+        {median_of(12e-6), median_of(10.5e-6), median_of(9.8e-6), median_of(21.5e-6)}, {1, 1, 1, 2});
+    const auto a = h.added_points();
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_DOUBLE_EQ(a[0].first, 8192);
+    EXPECT_NEAR(a[0].second, 2e-6, 1e-18);
+    EXPECT_NEAR(a[1].second, 0.5e-6, 1e-18);
+    EXPECT_EQ(a[2].second, 0);
+    EXPECT_NEAR(a[3].second, 1.5e-6, 1e-18);
+    // Without the sweep counts (a runner that ran one sweep at every width): one each.
+    EXPECT_NEAR(
+        ms::halo_costs({8192}, {median_of(5e-6)}, median_of(10e-6), median_of(12e-6), {median_of(12e-6)})
+            .added_points()[0]
+            .second,
+        2e-6, 1e-18);
+    // A count that does not match the widths is dropped (the overlap fraction serves).
+    EXPECT_TRUE(ms::halo_costs({8192, 16384}, {median_of(5e-6), median_of(7e-6)}, median_of(10e-6),
+                               median_of(12e-6), {median_of(12e-6)})
+                    .added_points()
+                    .empty());
+}
+
+TEST(StencilModel, BlockWithTheMeasuredAddition) {
+    ms::PhaseTimes t;
+    t.inner = 10e-6;
+    t.comm = 4e-6;
+    t.pack = 1e-6;
+    t.boundary = 2e-6;
+    t.overlap = 0; // ignored once `added` is known
+    t.added = 0.5e-6;
+    EXPECT_NEAR(t.block(), 1e-6 + 10.5e-6 + 2e-6, 1e-18); // the wire time hides behind the long sweep
+    t.comm = 14e-6;
+    EXPECT_NEAR(t.block(), 1e-6 + 14e-6 + 2e-6, 1e-18); // the exchange is longer than sweep + addition
+    // block_times reads the addition at the block's message size from the measured widths.
+    auto p = slab_problem(2);
+    p.n = {32, 32, 32};
+    ms::CostInputs c;
+    c.seconds_per_cell = 1e-9;
+    c.exchange_points = {{1000, 5e-6}, {1e6, 50e-6}};
+    c.exchange_added_points = {{1000, 2e-6}, {1e6, 2e-6}};
+    const auto g = roofcast::model::stencil::rank_geometry(p.n, p.dims, {0, 0, 0});
+    const ms::PhaseTimes b = ms::block_times(p, g, c, 2);
+    ASSERT_TRUE(b.added.has_value());
+    EXPECT_DOUBLE_EQ(*b.added, 2e-6);
+    EXPECT_DOUBLE_EQ(b.block(), std::max(b.inner + 2e-6, b.comm) + b.boundary);
+    c.exchange_added_points.clear();
+    EXPECT_FALSE(ms::block_times(p, g, c, 2).added.has_value());
 }
 
 TEST(StencilModel, ExchangeSecondsFollowsTheMeasuredWidths) {
