@@ -362,7 +362,7 @@ KernelResult kernel_from(const J& k) {
     if (k.has("noise")) {
         J x = k["noise"];
         RowNoise n;
-        n.probe = x["probe"].one_of({"memory", "core", "compute"});
+        n.probe = x["probe"].one_of({"memory", "cache", "core", "compute"});
         n.spread = x["spread"].at_least(0);
         n.floor = x["floor"].at_least(0);
         (void)x.has("flagged"); // derived from spread and floor
@@ -377,7 +377,7 @@ HostNoise host_noise_from(const J& h) {
     for (std::size_t i = 0; i < probes.size(); ++i) {
         J x = probes.at(i);
         NoiseProbe p;
-        p.kind = x["kind"].one_of({"memory", "core", "compute"});
+        p.kind = x["kind"].one_of({"memory", "cache", "core", "compute"});
         p.kernel = x["kernel"].str();
         p.floor = x["floor"].at_least(0);
         J g = x["gbs"];

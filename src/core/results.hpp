@@ -63,7 +63,7 @@ struct Ceiling {
 // A row's noise against the run's reference probe (docs/noise.md): the interquartile spread of its samples
 // and the host's noise floor for the probe of its bound, both measured in the same run.
 struct RowNoise {
-    std::string probe; // memory | core | compute
+    std::string probe; // memory | cache | core | compute
     double spread = 0; // core::interquartile_spread of the row's rates, unit by unit (model/noise.hpp)
     double floor = 0;  // the probe's floor in this run
     bool flagged() const { return spread > floor; }
@@ -72,7 +72,7 @@ struct RowNoise {
 // One reference probe: a fixed calibration loop run before every kernel of every round (probe, kernel,
 // probe, ...), so its epochs show what the host did while the suite ran.
 struct NoiseProbe {
-    std::string kind;        // memory | core | compute
+    std::string kind;        // memory | cache | core | compute
     std::string kernel;      // the loop used as the probe
     std::vector<double> gbs; // every probe epoch in the order run: GB/s, GFLOP/s for compute
     double floor = 0;        // the interquartile spread a row of this kind must exceed to be flagged

@@ -56,10 +56,19 @@ struct Probe {
     std::uint64_t repetitions = 0; // calibrated by the first epoch, then fixed so every epoch is alike
 };
 
-// The probes: memory (the first memory-resident calibration loop, the copy with fewest flops), core (the
-// first L2-resident one, a read with fewest flops) and compute (the last L2-resident one, the most
-// multiply-adds per byte: compute-bound, so it sees a core shared with a neighbour or a lower clock as the
-// FMA-bound kernels do, which the two data probes do not).
+// The kind of probe for a calibration loop resident in `level`: memory, a cache shared by several cores
+// ("cache", the L3 of these VMs: its neighbours are not memory's, so memory's moves must not judge its rows),
+// or a private cache ("core").
+std::string resident_kind(const core::Machine& m, const std::string& level) {
+    if (level == "MEM")
+        return "memory";
+    return core::machine_noise_kind(m, level) == "memory" ? "cache" : "core";
+}
+
+// The probes: memory (the first memory-resident calibration loop, the copy with fewest flops), cache (the
+// first one resident in a shared cache, a read with fewest flops), core (the first L2-resident one) and
+// compute (the last L2-resident one, the most multiply-adds per byte: compute-bound, so it sees a core shared
+// with a neighbour or a lower clock as the FMA-bound kernels do, which the data probes do not).
 std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& m, int threads) {
     std::vector<Probe> out;
     std::optional<SuiteKernel> densest_l2;
@@ -76,9 +85,10 @@ std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& 
             continue;
         if (k.resident_level == "L2")
             densest_l2 = k;
-        const std::string kind = k.resident_level == "MEM"  ? "memory"
-                                 : k.resident_level == "L2" ? "core"
-                                                            : "";
+        const std::string kind = k.resident_level == "MEM" || k.resident_level == "L2" ||
+                                         resident_kind(m, k.resident_level) == "cache"
+                                     ? resident_kind(m, k.resident_level)
+                                     : "";
         if (kind.empty() ||
             std::any_of(out.begin(), out.end(), [&](const Probe& p) { return p.epochs.kind == kind; }))
             continue;
@@ -471,12 +481,16 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     if (!probes.empty()) {
         std::vector<std::string> kinds;
         std::vector<ProbeRounds> probe_rounds;
-        const bool compute_probe = std::any_of(probes.begin(), probes.end(),
-                                               [](const Probe& p) { return p.epochs.kind == "compute"; });
+        auto have = [&](const std::string& kind) {
+            return std::any_of(probes.begin(), probes.end(),
+                               [&](const Probe& p) { return p.epochs.kind == kind; });
+        };
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             const std::string level = bounding_level(kernels[i], rep.results.kernels[i]);
-            kinds.push_back(level == "compute" && compute_probe ? "compute"
-                                                                : core::machine_noise_kind(machine, level));
+            std::string kind = level == "compute" ? "compute" : resident_kind(machine, level);
+            if (!have(kind)) // no probe of its own kind: memory for a shared cache, core for compute
+                kind = level == "compute" ? "core" : core::machine_noise_kind(machine, level);
+            kinds.push_back(kind);
         }
         for (const auto& p : probes)
             probe_rounds.push_back(p.epochs);

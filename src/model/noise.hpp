@@ -26,7 +26,7 @@ using core::k_noise_floor_min;
 // One probe's epochs: rounds[r][j] is its rate at slot j of round r. Slot j runs just before row j; the
 // round's last slot (index rows) runs after its last row.
 struct ProbeRounds {
-    std::string kind;   // memory | core | compute
+    std::string kind;   // memory | cache | core | compute
     std::string kernel; // the loop used as the probe
     std::vector<std::vector<double>> rounds;
 };

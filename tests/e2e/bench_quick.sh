@@ -27,11 +27,12 @@ assert names == ["stream-copy", "stream-scale", "stream-add", "stream-triad"], n
 for k in r["kernels"]:
     assert k["measured"]["seconds"]["median"] > 0
     assert {p["model"] for p in k["predictions"]} == {"roofline", "hierarchical", "cache-aware", "mixed"}
-# Three reference probes (docs/noise.md): memory, core and compute, each with one epoch before every kernel
-# and one closing the round; the STREAM rows are judged against the memory probe.
+# Four reference probes (docs/noise.md): memory, cache (the L3 this machine file's two cores share), core
+# and compute, each with one epoch before every kernel and one closing the round; the STREAM rows are judged
+# against the memory probe.
 probes = r["host_noise"]["probes"]
-assert [p["kind"] for p in probes] == ["memory", "core", "compute"], probes
-assert probes[2]["kernel"].startswith("calib-L2-"), probes[2]["kernel"]
+assert [p["kind"] for p in probes] == ["memory", "cache", "core", "compute"], probes
+assert [p["kernel"] for p in probes] == ["calib-MEM-2F", "calib-L3-3F", "calib-L2-3F", "calib-L2-49F"], probes
 assert all(len(p["gbs"]) == len(names) + 1 for p in probes), [len(p["gbs"]) for p in probes]
 assert all(k["noise"]["probe"] == "memory" for k in r["kernels"]), [k["noise"] for k in r["kernels"]]
 PY
