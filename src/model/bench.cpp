@@ -52,7 +52,7 @@ int rounds_for(const BenchOptions& o) {
 struct Probe {
     SuiteKernel kernel;
     ProbeRounds epochs;
-    double units_per_call = 0;     // bytes (memory, core) or flops (compute) per call
+    double units_per_call = 0;     // bytes (memory, cache, core) or flops (compute) per call
     std::uint64_t repetitions = 0; // calibrated by the first epoch, then fixed so every epoch is alike
 };
 
