@@ -117,6 +117,12 @@ std::string find_runner() {
 #endif
 }
 
+// Whether `ranks` ranks of `threads` threads share this host's hardware threads (mpirun is told to
+// oversubscribe, and what the runner measured in place holds its partners' time slices).
+bool shares_cores(int ranks, int threads) {
+    return static_cast<unsigned>(ranks * threads) > std::max(1u, std::thread::hardware_concurrency());
+}
+
 // The runner's measured constants as the model's inputs (each replaces a machine-file figure). What the
 // exchange adds to the sweeps around it is taken where every rank's threads have cores of their own: with
 // ranks sharing cores the measurement holds the partners' time slices (4 ranks on 2 vCPUs: 340 us added to
@@ -129,8 +135,7 @@ void take_measured(ms::MachineCostOptions& co, const ms::MeasuredStencil& m) {
     if (m.halo) {
         co.exchange_points = m.halo->points();
         co.overlap = m.halo->overlap;
-        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        if (static_cast<unsigned>(m.ranks * m.threads) <= cores)
+        if (!shares_cores(m.ranks, m.threads))
             co.exchange_added_points = m.halo->added_points();
     }
 }
@@ -160,7 +165,6 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     if (ec)
         throw core::Error("stencil: cannot create a temporary directory: " + ec.message());
     const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun->string()};
     if (::geteuid() == 0)
         args.push_back("--allow-run-as-root");
@@ -173,7 +177,7 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     // through the network namespaces' daemons each see a node of their own, whose first core a default
     // policy would give to every rank (scripts/netns-ranks.sh writes a rank file instead).
     if (!names_placement(extra_words)) {
-        if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+        if (shares_cores(a.ranks, a.threads))
             args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
         else if (a.threads > 1)
             args.insert(args.end(), {"--bind-to", "none"});
@@ -194,7 +198,7 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                      "OMPI_MCA_btl_base_warn_component_unused=0", "OMP_PROC_BIND=false"};
     // Spinning OpenMP threads starve the other ranks' threads when the cores are shared.
-    if (static_cast<unsigned>(a.ranks * a.threads) > cores)
+    if (shares_cores(a.ranks, a.threads))
         run.extra_env.push_back("OMP_WAIT_POLICY=PASSIVE");
     run.output_log = log;
     const int rc = core::run_program(args, run);

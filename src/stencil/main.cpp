@@ -423,15 +423,19 @@ template <typename K> struct Runner {
         // sweep does): what the exchange then adds to the m sweeps is its work on the cores and what it slows
         // them by, with no wire time left over. The one-sweep measurement at width r: the overlap fraction of
         // older files, kept for comparison.
-        const Stat both_r = slowest_mean([&] {
-            ex.start(buf[0], r);
-            for (const Box& piece : pieces) {
-                stencil::sweep<K>(piece, buf[0], buf[1], nullptr);
-                ex.progress();
-            }
-            ex.wait();
-            ex.unpack(buf[0]);
-        });
+        auto around = [&](long width, long sweeps) {
+            return slowest_mean([&] {
+                ex.start(buf[0], width);
+                for (long rep = 0; rep < sweeps; ++rep)
+                    for (const Box& piece : pieces) {
+                        stencil::sweep<K>(piece, buf[0], buf[1], nullptr);
+                        ex.progress();
+                    }
+                ex.wait();
+                ex.unpack(buf[0]);
+            });
+        };
+        const Stat both_r = around(r, 1);
         for (const long w : ws) {
             double bytes = 0;
             for (const auto& msg : model::stencil::halo_messages(g, w))
@@ -445,16 +449,7 @@ template <typename K> struct Runner {
             long m = inner.median > 0 ? static_cast<long>(std::ceil(t.median / inner.median)) : 1;
             m = std::clamp<long>(m, 1, 64);
             MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_LONG, MPI_MAX, cart);
-            const Stat both = slowest_mean([&] {
-                ex.start(buf[0], w);
-                for (long rep = 0; rep < m; ++rep)
-                    for (const Box& piece : pieces) {
-                        stencil::sweep<K>(piece, buf[0], buf[1], nullptr);
-                        ex.progress();
-                    }
-                ex.wait();
-                ex.unpack(buf[0]);
-            });
+            const Stat both = around(w, m);
             widths.push_back({{"width", w},
                               {"bytes", bytes},
                               {"seconds", to_json(t)},

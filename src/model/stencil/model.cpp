@@ -266,28 +266,24 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
     if (!o.exchange_points.empty()) {
         out.inputs.exchange_points = o.exchange_points;
         out.inputs.overlap = std::min(o.overlap.value_or(1.0), 1.0);
-        std::vector<std::string> pts;
-        for (const auto& [b, t] : o.exchange_points)
-            pts.push_back(fmt::format("{:.3g} us for {:.0f} B", t * 1e6, b));
+        out.inputs.exchange_added_points = o.exchange_added_points;
+        auto list = [](const std::vector<std::pair<double, double>>& points) {
+            std::vector<std::string> parts;
+            for (const auto& [b, t] : points)
+                parts.push_back(fmt::format("{:.3g} us for {:.0f} B", t * 1e6, b));
+            return fmt::format("{}", fmt::join(parts, ", "));
+        };
+        const std::string hidden =
+            o.exchange_added_points.empty()
+                ? fmt::format("{:.0f} % of it hidden behind the inner sweep", 100 * out.inputs.overlap)
+                : fmt::format("adding {} to the inner sweeps of k = 1 run around it (a block: max(inner + "
+                              "added, exchange))",
+                              list(o.exchange_added_points));
         out.comm_source = fmt::format("exchange measured by roofcast-stencil at {} halo width{} ({}; pack, "
-                                      "send, wait, unpack), {:.0f} % of "
-                                      "it hidden behind the inner sweep; the machine file's Hockney alpha "
-                                      "{:.3g} us, beta {:.3g} GB/s unused",
+                                      "send, wait, unpack), {}; the machine file's Hockney alpha {:.3g} us, "
+                                      "beta {:.3g} GB/s unused",
                                       o.exchange_points.size(), o.exchange_points.size() == 1 ? "" : "s",
-                                      fmt::join(pts, ", "), 100 * out.inputs.overlap, *alpha * 1e6, *beta);
-        if (!o.exchange_added_points.empty()) {
-            out.inputs.exchange_added_points = o.exchange_added_points;
-            std::vector<std::string> added;
-            for (const auto& [b, t] : o.exchange_added_points)
-                added.push_back(fmt::format("{:.3g} us for {:.0f} B", t * 1e6, b));
-            out.comm_source = fmt::format(
-                "exchange measured by roofcast-stencil at {} halo width{} ({}; pack, send, wait, unpack), "
-                "adding {} to the inner sweeps of k = 1 run around it (a block: max(inner + added, "
-                "exchange)); "
-                "the machine file's Hockney alpha {:.3g} us, beta {:.3g} GB/s unused",
-                o.exchange_points.size(), o.exchange_points.size() == 1 ? "" : "s", fmt::join(pts, ", "),
-                fmt::join(added, ", "), *alpha * 1e6, *beta);
-        }
+                                      list(o.exchange_points), hidden, *alpha * 1e6, *beta);
         out.copy_source += " (unused: the measured exchange holds its copies)";
     }
     if (o.sweep_constant_s) {

@@ -253,6 +253,28 @@ TEST(StencilModel, RunnerOutputIsChecked) {
 }
 
 namespace {
+// A block's phases for the combination tests: 10 us inner sweep, 4 us exchange, 1 us packing, 2 us shell.
+ms::PhaseTimes sample_phases() {
+    ms::PhaseTimes t;
+    t.inner = 10e-6;
+    t.comm = 4e-6;
+    t.pack = 1e-6;
+    t.boundary = 2e-6;
+    return t;
+}
+
+// Two slabs of a 32^3 Jacobi, and the first rank's geometry, for block_times with measured inputs.
+struct Slab32 {
+    ms::StencilProblem p;
+    roofcast::model::stencil::RankGeometry g;
+};
+Slab32 slab32() {
+    Slab32 s{slab_problem(2), {}};
+    s.p.n = {32, 32, 32};
+    s.g = roofcast::model::stencil::rank_geometry(s.p.n, s.p.dims, {0, 0, 0});
+    return s;
+}
+
 roofcast::core::Summary median_of(double v) {
     roofcast::core::Summary s;
     s.median = s.min = s.max = v;
@@ -312,24 +334,18 @@ TEST(StencilModel, WhatTheExchangeAddsAtEachWidth) {
 }
 
 TEST(StencilModel, BlockWithTheMeasuredAddition) {
-    ms::PhaseTimes t;
-    t.inner = 10e-6;
-    t.comm = 4e-6;
-    t.pack = 1e-6;
-    t.boundary = 2e-6;
+    ms::PhaseTimes t = sample_phases();
     t.overlap = 0; // ignored once `added` is known
     t.added = 0.5e-6;
     EXPECT_NEAR(t.block(), 1e-6 + 10.5e-6 + 2e-6, 1e-18); // the wire time hides behind the long sweep
     t.comm = 14e-6;
     EXPECT_NEAR(t.block(), 1e-6 + 14e-6 + 2e-6, 1e-18); // the exchange is longer than sweep + addition
     // block_times reads the addition at the block's message size from the measured widths.
-    auto p = slab_problem(2);
-    p.n = {32, 32, 32};
+    const auto [p, g] = slab32();
     ms::CostInputs c;
     c.seconds_per_cell = 1e-9;
     c.exchange_points = {{1000, 5e-6}, {1e6, 50e-6}};
     c.exchange_added_points = {{1000, 2e-6}, {1e6, 2e-6}};
-    const auto g = roofcast::model::stencil::rank_geometry(p.n, p.dims, {0, 0, 0});
     const ms::PhaseTimes b = ms::block_times(p, g, c, 2);
     ASSERT_TRUE(b.added.has_value());
     EXPECT_DOUBLE_EQ(*b.added, 2e-6);
@@ -351,11 +367,7 @@ TEST(StencilModel, ExchangeSecondsFollowsTheMeasuredWidths) {
 }
 
 TEST(StencilModel, MeasuredExchangeAddsWhatDoesNotHide) {
-    ms::PhaseTimes t;
-    t.inner = 10e-6;
-    t.comm = 4e-6;
-    t.pack = 1e-6;
-    t.boundary = 2e-6;
+    ms::PhaseTimes t = sample_phases();
     t.overlap = 1; // the paper's max(inner, comm)
     EXPECT_NEAR(t.block(), 13e-6, 1e-18);
     t.overlap = 0; // the cores make the copies: nothing hides
@@ -366,14 +378,12 @@ TEST(StencilModel, MeasuredExchangeAddsWhatDoesNotHide) {
     EXPECT_NEAR(t.block(), 21e-6, 1e-18);
     // With a measured exchange the block's comm is fixed + bytes / rate over the rank's messages, and the
     // copies are inside it.
-    auto p = slab_problem(2);
-    p.n = {32, 32, 32};
+    const auto [p, g] = slab32();
     ms::CostInputs c;
     c.seconds_per_cell = 1e-9;
     c.exchange_points = {{1000, 4e-6 + 1000 / 8e9}, {1e6, 4e-6 + 1e6 / 8e9}};
     c.overlap = 0;
     c.copy_bytes_per_second = 1e9; // unused with the measured exchange
-    const auto g = roofcast::model::stencil::rank_geometry(p.n, p.dims, {0, 0, 0});
     const ms::PhaseTimes b = ms::block_times(p, g, c, 2);
     double bytes = 0;
     for (const auto& m : roofcast::model::stencil::halo_messages(g, 2 * roofcast::model::stencil::k_radius))
