@@ -19,13 +19,6 @@ namespace sw = roofcast::measure::suite;
 
 namespace {
 
-std::size_t odd_lines(double bytes) {
-    auto lines = static_cast<std::size_t>(bytes / 64.0);
-    if (lines % 2 == 0)
-        --lines;
-    return lines * 64;
-}
-
 double per_iteration(const sw::Measurement& m, double iterations) {
     return m.seconds_per_call.min / iterations;
 }
@@ -51,10 +44,11 @@ int main(int argc, char** argv) {
                 "fam/overlap", "L1_ns", "added_ns", "hidden");
     for (const int n : {1, 3, 5, 8, 12}) {
         double t0 = 0; // the overlap loop without extra multiply-adds
+        // One row of the reuse window, in elements: the overlap loop's W and the family's ni alike.
+        const std::size_t row = sw::odd_line_bytes(window / (n + 2)) / 8;
         for (int level = 0; level < sw::k_mixed_flop_levels; ++level) {
             const int q = sw::mixed_extra_fmas(n, level);
             // Overlap loop: rows of W elements, blocks shared by the threads, a and b half the memory set.
-            const std::size_t row = odd_lines(window / (n + 2)) / 8;
             const double blocks = std::ceil(0.5 * mem / (8.0 * static_cast<double>(row) * threads));
             const std::size_t len =
                 static_cast<std::size_t>(blocks) * static_cast<std::size_t>(threads) * row;
@@ -66,7 +60,7 @@ int main(int argc, char** argv) {
                                               static_cast<double>(small_len));
             // Family member.
             constexpr std::size_t rows = 256;
-            const std::size_t ni = odd_lines(window / (n + 2)) / 8;
+            const std::size_t ni = row;
             const double plane = static_cast<double>(rows * ni) * 8.0;
             const std::size_t nk =
                 static_cast<std::size_t>(std::max(1.0, std::ceil(0.5 * mem / (plane * threads)))) *

@@ -65,6 +65,10 @@ std::string resident_kind(const core::Machine& m, const std::string& level) {
     return core::machine_noise_kind(m, level) == "memory" ? "cache" : "core";
 }
 
+bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
+    return std::any_of(probes.begin(), probes.end(), [&](const Probe& p) { return p.epochs.kind == kind; });
+}
+
 // The probes: memory (the first memory-resident calibration loop, the copy with fewest flops), cache (the
 // first one resident in a shared cache, a read with fewest flops), core (the first L2-resident one) and
 // compute (the last L2-resident one, the most multiply-adds per byte: compute-bound, so it sees a core shared
@@ -85,12 +89,9 @@ std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& 
             continue;
         if (k.resident_level == "L2")
             densest_l2 = k;
-        const std::string kind = k.resident_level == "MEM" || k.resident_level == "L2" ||
-                                         resident_kind(m, k.resident_level) == "cache"
-                                     ? resident_kind(m, k.resident_level)
-                                     : "";
-        if (kind.empty() ||
-            std::any_of(out.begin(), out.end(), [&](const Probe& p) { return p.epochs.kind == kind; }))
+        const std::string kind = resident_kind(m, k.resident_level);
+        // The core probe is L2's (a private level beyond it would take its place); one probe per kind.
+        if ((kind == "core" && k.resident_level != "L2") || has_probe(out, kind))
             continue;
         const auto b = k.spec.explicit_bytes.find(k.resident_level);
         const double bytes = b == k.spec.explicit_bytes.end() ? 0.0 : b->second;
@@ -481,14 +482,11 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     if (!probes.empty()) {
         std::vector<std::string> kinds;
         std::vector<ProbeRounds> probe_rounds;
-        auto have = [&](const std::string& kind) {
-            return std::any_of(probes.begin(), probes.end(),
-                               [&](const Probe& p) { return p.epochs.kind == kind; });
-        };
         for (std::size_t i = 0; i < kernels.size(); ++i) {
             const std::string level = bounding_level(kernels[i], rep.results.kernels[i]);
             std::string kind = level == "compute" ? "compute" : resident_kind(machine, level);
-            if (!have(kind)) // no probe of its own kind: memory for a shared cache, core for compute
+            if (!has_probe(probes,
+                           kind)) // no probe of its own kind: memory for a shared cache, core for compute
                 kind = level == "compute" ? "core" : core::machine_noise_kind(machine, level);
             kinds.push_back(kind);
         }

@@ -14,18 +14,6 @@ namespace sw = measure::suite;
 namespace {
 
 constexpr const char* k_source = "built-in suite";
-constexpr double k_line = 64;
-
-// Rows of a reuse window as an odd number of cache lines: rows one power-of-two stride apart fall into the
-// same set of every cache whose set span (size / associativity) divides the stride, so n + 2 rows in an
-// 8- or 12-way L1 evict each other between the reuses of a line (cache thrashing, Minami et al. §6-7;
-// array padding, Hager & Wellein, "Introduction to High Performance Computing for Scientists and
-// Engineers", §3.3). An odd line count maps consecutive rows to distinct sets of any power-of-two set count.
-std::size_t odd_lines(double bytes) {
-    auto lines = static_cast<std::size_t>(std::ceil(bytes / k_line));
-    lines += 1 - lines % 2;
-    return lines * static_cast<std::size_t>(k_line);
-}
 
 std::size_t round_up(double v, std::size_t multiple) {
     const auto m = static_cast<double>(multiple);
@@ -191,7 +179,7 @@ void add_overlap(std::vector<SuiteKernel>& out, const core::Machine& m, const Si
     // n + 2 rows); a and b together beyond every cache.
     const ReuseCache c = reuse_cache(m, s, threads, machine_file);
     for (const int k : sw::k_overlap_reuses) {
-        const std::size_t row = odd_lines(c.window / (k + 2)) / 8;
+        const std::size_t row = sw::odd_line_bytes(c.window / (k + 2)) / 8;
         const double blocks_per_thread = std::ceil(0.5 * s.mem_working_set / (8.0 * row * threads));
         const std::size_t n = static_cast<std::size_t>(std::max(1.0, blocks_per_thread)) *
                               static_cast<std::size_t>(threads) * row;
@@ -225,7 +213,7 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
     const ReuseCache c = reuse_cache(m, s, threads, machine_file);
     constexpr std::size_t k_rows = 256; // rows per plane: the n-row start-up of each plane stays small
     for (const int n : sw::k_mixed_neighbours) {
-        const std::size_t row_bytes = odd_lines(c.window / (n + 2));
+        const std::size_t row_bytes = sw::odd_line_bytes(c.window / (n + 2));
         const std::size_t ni = row_bytes / 8;
         const double plane_bytes = static_cast<double>(k_rows * row_bytes);
         // Each array alone exceeds every cache together, so a and the leading row stream from memory.
