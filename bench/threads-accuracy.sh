@@ -32,7 +32,8 @@ print(f"   machine: {c['machine_source']}; B(s): {c['bandwidth_source']}")
 for s in d["series"]:
     n_pts = len(s["measurements"])
     noisy = sum(1 for m in s["measurements"] if m["noisy"])
-    print(f"   {s['api']:8} {n_pts} points ({noisy} with spread > 5 %), fitted on {s['fitted']}, "
+    print(f"   {s['api']:8} {n_pts} points ({noisy} NOISY: interquartile spread above {100*s['noise_floor']:.1f} %, "
+          f"the series' outlier fence), fitted on {s['fitted']}, "
           f"scored on {s['held_out']} held out")
     for m in s["models"]:
         print(f"     {m['name']:12} mean |err| {100*m['mean_error']:6.1f} %   max |err| {100*m['max_error']:6.1f} %")

@@ -88,7 +88,7 @@ model::threads::Context make_context(const ThreadsOptions& o, const std::string&
     c.cores = std::max(1, topo->cores);
     c.hw_threads = std::max(c.cores, topo->hw_threads);
     for (const auto& k : topo->caches)
-        c.caches.push_back({k.name, static_cast<double>(k.usable_bytes())});
+        c.caches.push_back({k.name, static_cast<double>(k.usable_bytes()), std::max(1, k.shared_by_cores)});
     if (m && c.caches.empty())
         for (const auto& l : m->levels)
             if (l.size_bytes && l.name != "MEM")

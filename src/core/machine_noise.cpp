@@ -76,11 +76,8 @@ std::vector<MachineNoiseKind> judge(const RowsT& rows, std::map<std::string, std
         for (const Summary* s : it->second)
             spreads.push_back(*interquartile_spread_of(*s));
         k.rows = spreads.size();
-        if (k.rows >= k_machine_noise_min_rows) {
-            k.own_floor = true;
-            const double q1 = *quantile(spreads, 0.25), q3 = *quantile(spreads, 0.75);
-            k.floor = std::max(k_noisy_spread, q3 + 1.5 * (q3 - q1));
-        }
+        k.own_floor = k.rows >= k_machine_noise_min_rows;
+        k.floor = outlier_floor(spreads, k_noisy_spread, k_machine_noise_min_rows);
         auto& flags = noisy[kind];
         for (const double spread : spreads) {
             flags.push_back(spread > k.floor);

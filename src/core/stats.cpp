@@ -47,6 +47,13 @@ std::optional<double> interquartile_spread(const std::vector<double>& samples) {
     return (*quantile(samples, 0.75) - *quantile(samples, 0.25)) / std::fabs(*med);
 }
 
+double outlier_floor(std::vector<double> spreads, double minimum, std::size_t min_rows) {
+    if (spreads.size() < std::max<std::size_t>(1, min_rows))
+        return minimum;
+    const double q1 = *quantile(spreads, 0.25), q3 = *quantile(spreads, 0.75);
+    return std::max(minimum, q3 + 1.5 * (q3 - q1));
+}
+
 std::optional<double> interquartile_spread_of(const Summary& s) {
     return s.samples.size() >= 2 ? interquartile_spread(s.samples) : std::nullopt;
 }

@@ -46,6 +46,12 @@ std::optional<double> interquartile_spread(const std::vector<double>& samples);
 // The same over a summary's samples; nullopt when it keeps fewer than two (an entered figure).
 std::optional<double> interquartile_spread_of(const Summary& s);
 
+// The spread above which a row is an outlier among its peers' spreads: Tukey's upper fence
+// Q3 + 1.5 (Q3 - Q1) of `spreads` (Exploratory Data Analysis, 1977, ch. 2), never below `minimum`; with
+// fewer than `min_rows` spreads, `minimum` alone. The one rule behind the machine file's and the threads
+// results' NOISY flags (docs/noise.md).
+double outlier_floor(std::vector<double> spreads, double minimum, std::size_t min_rows);
+
 // The 97.5 % quantile of Student's t distribution with `dof` degrees of freedom (two-sided 95 %
 // intervals); infinity for dof 0.
 double t_quantile_975(std::size_t dof);

@@ -71,48 +71,80 @@ double kernel_bytes_per_element(const std::string& kernel) {
 SweepResult sweep_kernel(const std::string& kernel, ThreadApi api, const std::vector<std::uint64_t>& sizes,
                          const std::vector<int>& threads, const HarnessOptions& opt) {
     kernel_bytes_per_element(kernel); // validates the name
-    SweepResult out;
-    for (const std::uint64_t n : sizes) {
-        Arrays v;
-        const auto len = static_cast<std::size_t>(n);
-        v.b.assign(len, 1.0 / 3.0);
-        if (kernel == "triad") {
-            v.a.assign(len, 0.0);
-            v.c.assign(len, 2.0);
-        }
-        for (const int s : threads) {
-            std::vector<double> partial(static_cast<std::size_t>(s) * 8, 0.0); // one cache line each
-            const Timing t = time_repeated(
-                [&](std::uint64_t reps) {
-                    for (std::uint64_t r = 0; r < reps; ++r) {
-                        if (api == ThreadApi::omp) {
+    // Interleaved passes (docs/threads.md, "Measurement"): each pass times one epoch of every (n, s), so
+    // a neighbour's burst slows one sample of many points rather than every sample of the points measured
+    // during it, and the median over the passes leaves it out. Within a pass the thread count is the outer
+    // loop: a team that shrinks from oversubscribed to fewer threads than the cores leaves the runtime's
+    // spare threads busy for several milliseconds (8 ms calls at 2 threads after 8 on a 2-vCPU VM), so each
+    // thread count starts with an untimed settling run. Every size uses a prefix of one set of arrays sized
+    // for the largest. The first pass calibrates each point's repetitions; later passes reuse them.
+    const std::size_t points = sizes.size() * threads.size();
+    std::vector<std::vector<double>> samples(points);
+    std::vector<std::uint64_t> reps(points, 0);
+    const std::uint64_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+    Arrays v;
+    v.b.assign(static_cast<std::size_t>(largest), 1.0 / 3.0);
+    if (kernel == "triad") {
+        v.a.assign(static_cast<std::size_t>(largest), 0.0);
+        v.c.assign(static_cast<std::size_t>(largest), 2.0);
+    }
+    auto run = [&](std::size_t len, int s, std::uint64_t count) {
+        std::vector<double> partial(static_cast<std::size_t>(s) * 8, 0.0); // one cache line each
+        for (std::uint64_t r = 0; r < count; ++r) {
+            if (api == ThreadApi::omp) {
 #pragma omp parallel num_threads(s)
-                            {
-                                const int id = omp_get_thread_num();
-                                const auto [lo, hi] = block(len, s, id);
-                                partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
-                            }
-                        } else {
-                            std::vector<std::thread> pool;
-                            pool.reserve(static_cast<std::size_t>(s));
-                            for (int id = 0; id < s; ++id)
-                                pool.emplace_back([&, id] {
-                                    const auto [lo, hi] = block(len, s, id);
-                                    partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
-                                });
-                            for (auto& th : pool)
-                                th.join();
-                        }
-                        double sum = 0.0;
-                        for (int id = 0; id < s; ++id)
-                            sum += partial[static_cast<std::size_t>(id) * 8];
-                        g_sink = kernel == "norm2" ? std::sqrt(sum) : sum;
-                    }
-                },
-                opt);
-            out.points.push_back({n, s, t.seconds_per_call});
+                {
+                    const int id = omp_get_thread_num();
+                    const auto [lo, hi] = block(len, s, id);
+                    partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
+                }
+            } else {
+                std::vector<std::thread> pool;
+                pool.reserve(static_cast<std::size_t>(s));
+                for (int id = 0; id < s; ++id)
+                    pool.emplace_back([&, id] {
+                        const auto [lo, hi] = block(len, s, id);
+                        partial[static_cast<std::size_t>(id) * 8] = part(kernel, v, lo, hi);
+                    });
+                for (auto& th : pool)
+                    th.join();
+            }
+            double sum = 0.0;
+            for (int id = 0; id < s; ++id)
+                sum += partial[static_cast<std::size_t>(id) * 8];
+            g_sink = kernel == "norm2" ? std::sqrt(sum) : sum;
+        }
+    };
+    const int passes = std::max(1, opt.epochs);
+    for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t j = 0; j < threads.size(); ++j) {
+            const int s = threads[j];
+            // Settle the runtime at this thread count: calls of the first size for 4 epochs' time.
+            if (!sizes.empty()) {
+                const auto until = std::chrono::steady_clock::now() +
+                                   std::chrono::duration<double>(4 * opt.min_epoch_seconds);
+                while (std::chrono::steady_clock::now() < until)
+                    run(static_cast<std::size_t>(sizes.front()), s, 1);
+            }
+            for (std::size_t i = 0; i < sizes.size(); ++i) {
+                const std::size_t at = i * threads.size() + j;
+                HarnessOptions one = opt;
+                one.epochs = 1;
+                one.settle_best = 0;
+                one.fixed_repetitions = reps[at];
+                const auto len = static_cast<std::size_t>(sizes[i]);
+                const Timing t = time_repeated([&](std::uint64_t count) { run(len, s, count); }, one);
+                reps[at] = t.repetitions;
+                samples[at].insert(samples[at].end(), t.seconds_per_call.samples.begin(),
+                                   t.seconds_per_call.samples.end());
+            }
         }
     }
+    SweepResult out;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        for (std::size_t j = 0; j < threads.size(); ++j)
+            out.points.push_back(
+                {sizes[i], threads[j], *core::summarize(std::move(samples[i * threads.size() + j]))});
     return out;
 }
 
@@ -194,29 +226,37 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
     }
     const auto log =
         std::filesystem::temp_directory_path() / fmt::format("roofcast-threads-{}.log", ::getpid());
-    SweepResult out;
-    for (const std::uint64_t n : sizes) {
-        for (const int s : threads) {
-            const std::vector<std::string> args = substitute(opt.args, n, s);
-            core::RunOptions ro;
-            ro.extra_env = {fmt::format("OMP_NUM_THREADS={}", s)};
-            ro.output_log = log.string();
-            ro.timeout_s = opt.timeout_s;
-            std::vector<double> samples;
-            std::string failure;
-            for (int r = 0; r < std::max(1, opt.repetitions) && failure.empty(); ++r) {
+    // Interleaved passes, as for the built-in kernels: repetition r of every point before repetition r + 1
+    // of any, so a slow stretch of the host costs one sample of many points. A point that fails once is
+    // left out of the later passes.
+    const std::size_t points = sizes.size() * threads.size();
+    std::vector<std::vector<double>> samples(points);
+    std::vector<std::string> failure(points);
+    for (int r = 0; r < std::max(1, opt.repetitions); ++r) {
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            for (std::size_t j = 0; j < threads.size(); ++j) {
+                const std::size_t at = i * threads.size() + j;
+                if (!failure[at].empty())
+                    continue;
+                const std::uint64_t n = sizes[i];
+                const int s = threads[j];
+                const std::vector<std::string> args = substitute(opt.args, n, s);
+                core::RunOptions ro;
+                ro.extra_env = {fmt::format("OMP_NUM_THREADS={}", s)};
+                ro.output_log = log.string();
+                ro.timeout_s = opt.timeout_s;
                 const auto t0 = std::chrono::steady_clock::now();
                 const int rc = core::run_program(args, ro);
                 const double wall =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 if (rc != 0) {
-                    failure = rc == core::k_timed_out ? fmt::format("killed after {:g} s", opt.timeout_s)
-                              : rc < 0                ? fmt::format("could not start {}", args[0])
-                                                      : fmt::format("exit status {}", rc);
-                    break;
+                    failure[at] = rc == core::k_timed_out ? fmt::format("killed after {:g} s", opt.timeout_s)
+                                  : rc < 0                ? fmt::format("could not start {}", args[0])
+                                                          : fmt::format("exit status {}", rc);
+                    continue;
                 }
                 if (opt.time_regex.empty()) {
-                    samples.push_back(wall);
+                    samples[at].push_back(wall);
                     continue;
                 }
                 std::ifstream in(log);
@@ -233,14 +273,19 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                                     "the run at n={} s={}; it printed '{}'",
                                     opt.time_regex, n, s, shown));
                 }
-                samples.push_back(*t);
+                samples[at].push_back(*t);
             }
-            if (!failure.empty())
-                out.failures.push_back({n, s, failure});
-            else
-                out.points.push_back({n, s, *core::summarize(std::move(samples))});
         }
     }
+    SweepResult out;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        for (std::size_t j = 0; j < threads.size(); ++j) {
+            const std::size_t at = i * threads.size() + j;
+            if (!failure[at].empty())
+                out.failures.push_back({sizes[i], threads[j], failure[at]});
+            else
+                out.points.push_back({sizes[i], threads[j], *core::summarize(std::move(samples[at]))});
+        }
     std::error_code ec;
     std::filesystem::remove(log, ec);
     if (out.points.empty() && out.failures.empty())

@@ -78,6 +78,8 @@ std::string threads_json(const ThreadsAnalysis& a) {
         json& out = j["series"][i];
         out["fitted"] = s.fitted;
         out["held_out"] = s.held_out;
+        out["noise_floor"] = s.noise_floor;
+        out["noisy_points"] = s.noisy;
         out["notes"] = s.notes;
         json models = json::array();
         for (const auto& m : s.models)
@@ -126,7 +128,10 @@ std::string threads_text(const ThreadsAnalysis& a) {
             ns.insert(p.n);
             at[{p.n, p.s}] = &p;
         }
-        out += "measured T(n,s) [s], median over the samples (* = spread > 5 %, - = not measured):\n";
+        out +=
+            fmt::format("measured T(n,s) [s], median over the samples (* = NOISY: interquartile spread above "
+                        "{}, the outlier fence of this series' spreads; - = not measured):\n",
+                        pct(s.noise_floor));
         out += fmt::format("{:>12}", "n \\ s");
         for (const int t : ss)
             out += fmt::format(" {:>10}", t);

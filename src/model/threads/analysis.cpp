@@ -1,6 +1,7 @@
 #include "model/threads/analysis.hpp"
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
 #include "model/scale/forecast.hpp"
 
 #include <algorithm>
@@ -148,9 +149,19 @@ ThreadsAnalysis analyse(ThreadsData data, const std::vector<Target>& targets, in
     ThreadsAnalysis out;
     out.holdout = holdout;
     out.targets = targets;
-    for (const auto& series : data.series) {
+    for (auto& series : data.series) {
         SeriesAnalysis sa;
         sa.api = series.api;
+        // NOISY: a point whose interquartile spread is an outlier among the series' points (the machine
+        // file's rule, core::outlier_floor), so a host that disturbs every point alike flags none.
+        std::vector<double> spreads;
+        for (const auto& p : series.points)
+            spreads.push_back(core::interquartile_spread_of(p.seconds).value_or(0.0));
+        sa.noise_floor = core::outlier_floor(spreads, core::k_noisy_spread, k_noise_min_points);
+        for (auto& p : series.points) {
+            p.seconds.noisy = core::interquartile_spread_of(p.seconds).value_or(0.0) > sa.noise_floor;
+            sa.noisy += p.seconds.noisy;
+        }
         for (const auto& f : series.failures)
             sa.notes.push_back(fmt::format("left out n={:g} s={}: {}", f.n, f.s, f.reason));
         std::set<double> nset;

@@ -62,8 +62,15 @@ struct BestThreads {
     std::optional<bool> within_5pct;
 };
 
+// Fewer points than this have no noise floor of their own (core::k_noisy_spread instead).
+inline constexpr std::size_t k_noise_min_points = 8;
+
 struct SeriesAnalysis {
     std::string api;
+    // A point is NOISY when the interquartile spread of its samples exceeds this floor: the outlier fence
+    // of the series' spreads, at least core::k_noisy_spread (core::outlier_floor).
+    double noise_floor = 0.0;
+    std::size_t noisy = 0;
     std::vector<ModelReport> models; // roofcast first
     std::vector<BestThreads> best;   // one per size (measured and predicted)
     std::size_t fitted = 0;          // points the models were fitted on

@@ -105,8 +105,12 @@ struct Reader {
 json data_to_json(const ThreadsData& d) {
     const Context& c = d.context;
     json caches = json::array();
-    for (const auto& k : c.caches)
-        caches.push_back({{"name", k.name}, {"bytes", k.bytes}});
+    for (const auto& k : c.caches) {
+        json one = {{"name", k.name}, {"bytes", k.bytes}};
+        if (k.shared_by_cores > 0)
+            one["shared_by_cores"] = k.shared_by_cores;
+        caches.push_back(std::move(one));
+    }
     json bw = json::array();
     for (const auto& [s, gbs] : c.bandwidth_gbs)
         bw.push_back({{"threads", s}, {"gbs", gbs}});
@@ -171,8 +175,10 @@ ThreadsData data_from_json(const json& j, const std::string& file, std::vector<s
     const json& caches = r.array(r.member(c, "context", "caches"), "context.caches", 16, "caches");
     for (std::size_t i = 0; i < caches.size(); ++i) {
         const std::string at = element_path("context.caches", i);
-        d.context.caches.push_back(
-            {r.text(caches[i], at, "name"), r.number(caches[i], at, "bytes", 1, k_max_cache_bytes)});
+        Cache k{r.text(caches[i], at, "name"), r.number(caches[i], at, "bytes", 1, k_max_cache_bytes)};
+        if (r.optional(caches[i], at, "shared_by_cores"))
+            k.shared_by_cores = r.count(caches[i], at, "shared_by_cores");
+        d.context.caches.push_back(std::move(k));
     }
     if (const json* bw = r.optional(c, "context", "bandwidth_gbs")) {
         r.array(*bw, "context.bandwidth_gbs", 4096, "{threads, gbs} pairs");
@@ -228,7 +234,8 @@ ThreadsData data_from_json(const json& j, const std::string& file, std::vector<s
             }
         }
         // What the analysis wrote is derived again from the measurements on reading.
-        for (const char* k : {"fitted", "held_out", "notes", "models", "predictions", "best"})
+        for (const char* k :
+             {"fitted", "held_out", "noise_floor", "noisy_points", "notes", "models", "predictions", "best"})
             r.keys.mark_whole(member_path(at, k));
         d.series.push_back(std::move(out));
     }

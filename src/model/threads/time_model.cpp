@@ -21,8 +21,8 @@ double hinge(double x, double b) {
     return std::max(0.0, x - b);
 }
 
-bool in_memory(const ThreadsModel& m, double n) {
-    return m.memory_from && n >= *m.memory_from;
+bool in_memory(const ThreadsModel& m, double n, double s) {
+    return m.memory_from && n >= *m.memory_from * m.capacity_scale(m.memory_instances, s);
 }
 
 // The design row of one point: θ columns, T_seq/s columns (cache regimes), memory columns.
@@ -30,12 +30,14 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     std::vector<double> r{1.0, s};
     for (const double b : m.s_breaks)
         r.push_back(hinge(s, b));
-    const bool mem = in_memory(m, n);
+    if (m.oversubscription_step)
+        r.push_back(s > m.hw_threads ? 1.0 : 0.0);
+    const bool mem = in_memory(m, n, s);
     const double c = mem ? 0.0 : m.work_share(s);
     r.push_back(c);
     r.push_back(c * n);
-    for (const double b : m.n_breaks)
-        r.push_back(c * hinge(n, b));
+    for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
+        r.push_back(c * hinge(n, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
     if (m.memory_from) {
         const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.bandwidth(s) * 1e9) : n;
         r.push_back(mem ? x : 0.0);
@@ -59,6 +61,21 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
     for (const auto& p : pts) {
         ns.push_back(p.n);
         ss.push_back(p.s);
+    }
+    // The oversubscription step needs two thread counts beyond the hardware threads (with the slope there).
+    // and, with θ's other parameters and T_seq's share of the work, more thread counts than θ has parameters.
+    if (m.oversubscription_step) {
+        const std::size_t beyond = distinct_in(ss, m.hw_threads + 0.5, k_inf);
+        const std::size_t all = distinct_in(ss, 0.0, k_inf);
+        if (beyond < 2 || all < 4 + m.s_breaks.size()) {
+            if (!record)
+                return false;
+            m.notes.push_back(
+                fmt::format("θ(s): {} thread count(s) beyond the {} hardware threads, {} in all: no "
+                            "step for oversubscription",
+                            beyond, m.hw_threads, all));
+            m.oversubscription_step = false;
+        }
     }
     bool changed = true;
     while (changed) {
@@ -118,6 +135,7 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
                             m.n_names[k], lo, hi, have, need, m.n_names[into]));
             m.n_names.erase(m.n_names.begin() + static_cast<long>(k));
             m.n_breaks.erase(m.n_breaks.begin() + static_cast<long>(drop));
+            m.n_break_instances.erase(m.n_break_instances.begin() + static_cast<long>(drop));
             changed = true;
         }
     }
@@ -236,6 +254,19 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
               {"slope", slope, "s/thread", "added cost per further thread"}}});
     }
     j = 2 + m.s_breaks.size();
+    if (m.oversubscription_step) {
+        std::size_t n_pts = 0;
+        for (const auto& p : pts)
+            n_pts += p.s > m.hw_threads;
+        m.regimes.push_back({fmt::format("theta step s>{}", m.hw_threads),
+                             static_cast<double>(m.hw_threads),
+                             k_inf,
+                             n_pts,
+                             {{"step", c[j], "s",
+                               "added once the threads outnumber the hardware threads (a region's end waits "
+                               "for threads the scheduler has taken off their core)"}}});
+        ++j;
+    }
     double tslope = c[j + 1];
     for (std::size_t k = 0; k <= m.n_breaks.size(); ++k) {
         const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
@@ -287,6 +318,7 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
     m.kind = kind;
     m.bytes_per_n = ctx.bytes_per_n;
     m.hw_threads = std::max(ctx.hw_threads, ctx.cores);
+    m.cores = std::max(1, ctx.cores);
     if (ctx.cores >= 1) {
         m.s_breaks.push_back(ctx.cores);
         m.s_names.push_back("cores");
@@ -301,14 +333,22 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
     for (std::size_t k = 0; k < caches.size(); ++k) {
         const double nb = caches[k].bytes / ctx.bytes_per_n;
         const bool last = k + 1 == caches.size();
+        // Instances of the cache the threads' data spreads over: one per core for a private cache, one
+        // for a cache all cores share; unknown sharing (0) is taken as one, the capacity unscaled.
+        const double instances = caches[k].shared_by_cores > 0
+                                     ? std::max(1.0, std::floor(double(m.cores) / caches[k].shared_by_cores))
+                                     : 1.0;
         if (last && kind != Kind::doda) {
             m.memory_from = nb;
+            m.memory_instances = instances;
         } else {
             m.n_breaks.push_back(nb);
+            m.n_break_instances.push_back(instances);
             m.n_names.push_back(last ? "MEM" : caches[k + 1].name);
         }
     }
     if (kind == Kind::roofcast) {
+        m.oversubscription_step = ctx.hw_threads >= 1;
         m.bandwidth_gbs =
             ctx.bandwidth_gbs.empty() ? bandwidth_from_sweep(pts, ctx.bytes_per_n) : ctx.bandwidth_gbs;
         if (ctx.bandwidth_gbs.empty())
@@ -346,10 +386,20 @@ double ThreadsModel::bandwidth(double s) const {
     return bandwidth_gbs.back().second;
 }
 
+double ThreadsModel::capacity_scale(double instances, double s) const {
+    // s threads on min(s, P) cores, spread over the instances first (an unpinned team is spread by the
+    // scheduler): their data sees min(s, P, instances) instances of the cache.
+    if (kind != Kind::roofcast)
+        return 1.0;
+    return std::max(1.0, std::min({s, static_cast<double>(cores), instances}));
+}
+
 double ThreadsModel::theta(double s) const {
     double t = coef[0] + coef[1] * s;
     for (std::size_t k = 0; k < s_breaks.size(); ++k)
         t += coef[2 + k] * hinge(s, s_breaks[k]);
+    if (oversubscription_step && s > hw_threads)
+        t += coef[2 + s_breaks.size()];
     return t;
 }
 
@@ -377,7 +427,11 @@ std::string ThreadsModel::formula() const {
     case Kind::doda_memory:
         return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + α·n + β above";
     case Kind::roofcast:
-        return "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β above";
+        return oversubscription_step
+                   ? "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) "
+                     "+ β above; θ(s) steps up beyond H threads"
+                   : "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + "
+                     "γ·bytes(n)/B(s) + β above";
     }
     return "";
 }

@@ -15,7 +15,10 @@
 //                 the machine's memory bandwidth at s threads, the cache breaks refined by the fit
 //                 (each moved within [½, 2]× its capacity where that lowers the residual), and beyond
 //                 the H hardware threads the shared work takes ceil(s/H)/s · T_seq(n): s threads on H
-//                 run in ceil(s/H) waves, not s at once (work_share).
+//                 run in ceil(s/H) waves, not s at once (work_share); and θ(s) steps up by a constant
+//                 θ_over·[s > H] where the threads outnumber the hardware threads: a region's end then
+//                 waits for threads the scheduler has taken off their cores (measured on an empty OpenMP
+//                 region: about 1 µs at 2 threads, 58 µs at 3 on a 2-vCPU VM; docs/threads.md).
 // Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
 // its parameters is merged into its neighbour and the merge is recorded in `notes`; data that cannot
 // determine the model at all (fewer than 3 thread counts or sizes) is a core::InputError.
@@ -55,9 +58,19 @@ struct ThreadsModel {
     // Threads that run at once (hardware threads; 0 = unknown): the roofcast model's shared work runs in
     // ceil(s / hw_threads) waves beyond it (work_share).
     int hw_threads = 0;
-    std::vector<double> s_breaks;                      // thread counts where θ bends
-    std::vector<std::string> s_names;                  // "cores", "hw threads"
-    std::vector<double> n_breaks;                      // hinges of T_seq (ascending)
+    std::vector<double> s_breaks; // thread counts where θ bends
+    // roofcast model: θ(s) also steps up by a constant once s exceeds hw_threads (dropped with fewer than
+    // two thread counts beyond them).
+    bool oversubscription_step = false;
+    std::vector<std::string> s_names; // "cores", "hw threads"
+    std::vector<double> n_breaks;     // hinges of T_seq (ascending), at one thread
+    // roofcast model: per break (and for the start of the memory regime), the cache instances the threads'
+    // data can spread over (cores / cores sharing one instance; 1 for a shared cache or unknown sharing).
+    // At s threads a break lies at n_breaks[k] · capacity_scale(n_break_instances[k], s): s threads on a
+    // private L2 hold s times one core's L2 (Doda's breaks stay at one thread's capacities).
+    std::vector<double> n_break_instances;
+    double memory_instances = 1.0;
+    int cores = 1;
     std::vector<std::string> n_names;                  // regime names, n_breaks.size() + 1 of them
     std::optional<double> memory_from;                 // sizes >= this are in the memory regime
     std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
@@ -72,6 +85,8 @@ struct ThreadsModel {
     // ceil(s/H)/s beyond the H hardware threads, as s threads on H run in ceil(s/H) waves.
     double work_share(double s) const;
     double theta(double s) const;
+    // min(s, cores, instances), at least 1, for the roofcast model; 1 for Doda's forms.
+    double capacity_scale(double instances, double s) const;
     double bandwidth(double s) const; // GB/s, linear interpolation in s, clamped at the ends
     std::string formula() const;
     // 95 % interval from the relative residuals: value·(1 ∓ t·rel_sigma); nullopt without dof.

@@ -117,6 +117,41 @@ TEST(ThreadsModel, SharedWorkRunsInWavesBeyondTheHardwareThreads) {
     EXPECT_LT(m.rel_sigma, 1e-9);
 }
 
+TEST(ThreadsModel, ThetaStepsUpWhereTheThreadsOutnumberTheHardwareThreads) {
+    // An oversubscribed region pays a constant 40 µs more (the scheduler's hand-off) on top of θ(s).
+    std::vector<Measurement> pts;
+    auto stepped = [](double n, double s) { return truth(n, s) + (s > 4 ? 40e-6 : 0.0); };
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(point(n, s, stepped(n, s)));
+    const ThreadsModel m = fit_model(Kind::roofcast, context(), pts);
+    ASSERT_TRUE(m.oversubscription_step);
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    EXPECT_NEAR(m.theta(5) - m.theta(4), theta(5) - theta(4) + 40e-6, 1e-12);
+    for (const double s : {3.0, 4.0, 5.0, 8.0})
+        EXPECT_NEAR(m.evaluate(5000, s), stepped(5000, s), 1e-9 * stepped(5000, s)) << s;
+    bool named = false;
+    for (const auto& r : m.regimes)
+        if (r.name == "theta step s>4") {
+            named = true;
+            EXPECT_NEAR(r.parameters[0].value, 40e-6, 1e-12);
+        }
+    EXPECT_TRUE(named);
+    // Doda's forms keep the paper's piecewise-linear θ and miss the step.
+    EXPECT_FALSE(fit_model(Kind::doda_memory, context(), pts).oversubscription_step);
+    // One thread count beyond the hardware threads cannot tell the step from the slope: dropped, said.
+    std::vector<Measurement> few;
+    for (const auto& p : pts)
+        if (p.s <= 5)
+            few.push_back(p);
+    const ThreadsModel f = fit_model(Kind::roofcast, context(), few);
+    EXPECT_FALSE(f.oversubscription_step);
+    bool said = false;
+    for (const auto& note : f.notes)
+        said = said || note.find("no step for oversubscription") != std::string::npos;
+    EXPECT_TRUE(said);
+}
+
 TEST(ThreadsModel, RefinementFindsABreakAwayFromTheCapacity) {
     // The L2 break of the data sits at 2^(1/4) x the capacity (an effective size smaller than the cache).
     const double moved = 131072.0 * std::pow(2.0, 0.25);
@@ -252,4 +287,35 @@ TEST(ThreadsAnalysis, HoldoutScoresOnPointsNotFitted) {
     EXPECT_GT(s.held_out, synthetic().size() / 4);
     EXPECT_EQ(s.models[0].evaluated, s.held_out);
     EXPECT_LT(s.models[0].max_error, 1e-6); // the exact model predicts the held-out points too
+}
+
+TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
+    // Every point's samples spread by 30 % between their quartiles (a host that disturbs them alike), one
+    // point by 300 %: only that one is NOISY, against a floor lifted above the common spread.
+    auto with_spread = [](std::vector<Measurement> pts, double wide_at) {
+        for (std::size_t i = 0; i < pts.size(); ++i) {
+            const double t = pts[i].seconds.median;
+            const double w = i == static_cast<std::size_t>(wide_at) ? 3.0 : 0.3;
+            pts[i].seconds =
+                *core::summarize({t * (1 - w / 2), t * (1 - w / 2), t, t * (1 + w / 2), t * (1 + w / 2)});
+        }
+        return pts;
+    };
+    ThreadsData d;
+    d.context = context();
+    d.series.push_back({"omp", with_spread(synthetic(), 7), {}, {}});
+    const ThreadsAnalysis a = analyse(d, {}, 0);
+    const SeriesAnalysis& s = a.series.front();
+    EXPECT_EQ(s.noisy, 1u);
+    EXPECT_GT(s.noise_floor, 0.3);
+    EXPECT_LT(s.noise_floor, 3.0);
+    EXPECT_TRUE(a.data.series.front().points[7].seconds.noisy);
+    EXPECT_FALSE(a.data.series.front().points[6].seconds.noisy);
+    // A quiet series (no spread at all) keeps the 5 % floor.
+    ThreadsData quiet;
+    quiet.context = context();
+    quiet.series.push_back({"omp", synthetic(), {}, {}});
+    const ThreadsAnalysis q = analyse(quiet, {}, 0);
+    EXPECT_DOUBLE_EQ(q.series.front().noise_floor, core::k_noisy_spread);
+    EXPECT_EQ(q.series.front().noisy, 0u);
 }
