@@ -319,3 +319,36 @@ TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
     EXPECT_DOUBLE_EQ(q.series.front().noise_floor, core::k_noisy_spread);
     EXPECT_EQ(q.series.front().noisy, 0u);
 }
+
+TEST(ThreadsModel, PrivateCacheBreaksScaleWithTheCoresInUse) {
+    // L1 and L2 private (one per core), L3 shared by both cores: at s threads the data of one thread's
+    // worth of L2 is s x as large up to the 2 cores, so the breaks of T_seq lie at min(s, 2) x capacity.
+    Context c = context();
+    c.caches = {{"L1", 32768.0, 1}, {"L2", 1048576.0, 1}, {"L3", 8.0 * 1048576.0, 2}};
+    auto scaled = [](double n, double s) {
+        const double k = std::min(s, 2.0);
+        if (n >= 1048576.0)
+            return truth(n, s);
+        return theta(s) + tseq(n, 4096 * k, 131072 * k) * (s <= 4 ? 1.0 / s : std::ceil(s / 4) / s);
+    };
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(point(n, s, scaled(n, s)));
+    const ThreadsModel m = fit_model(Kind::roofcast, c, pts);
+    EXPECT_DOUBLE_EQ(m.capacity_scale(m.n_break_instances[1], 1), 1.0);
+    EXPECT_DOUBLE_EQ(m.capacity_scale(m.n_break_instances[1], 3), 2.0);
+    EXPECT_DOUBLE_EQ(m.capacity_scale(m.memory_instances, 3), 1.0); // the shared L3 does not grow
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    for (const double s : {1.0, 2.0, 6.0})
+        EXPECT_NEAR(m.evaluate(200000, s), scaled(200000, s), 1e-9 * scaled(200000, s)) << s;
+    // Without the sharing (older files: unknown) the breaks stay at one core's capacity and miss these data.
+    EXPECT_GT(fit_model(Kind::roofcast, context(), pts).rel_sigma, 1e-6);
+    // The sharing survives the results file.
+    ThreadsData d;
+    d.context = c;
+    d.series.push_back({"omp", pts, {}, {}});
+    const ThreadsData back = data_from_json(data_to_json(d), "x.json");
+    EXPECT_EQ(back.context.caches[1].shared_by_cores, 1);
+    EXPECT_EQ(back.context.caches[2].shared_by_cores, 2);
+}
