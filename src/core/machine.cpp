@@ -15,6 +15,15 @@
 
 namespace roofcast::core {
 
+std::vector<std::pair<std::string, std::optional<double>>> exponent_fields(const Machine& m) {
+    return {{"overlap_exponent", m.overlap_exponent},
+            {"overlap_exponent_low", m.overlap_exponent_low},
+            {"overlap_exponent_high", m.overlap_exponent_high},
+            {"compute_overlap_exponent", m.compute_overlap_exponent},
+            {"compute_overlap_exponent_low", m.compute_overlap_exponent_low},
+            {"compute_overlap_exponent_high", m.compute_overlap_exponent_high}};
+}
+
 std::string to_string(Provenance p) {
     switch (p) {
     case Provenance::measured:
@@ -304,23 +313,31 @@ Machine machine_from_yaml(const YamlField& root) {
         compute["peak_gflops"].fail("expected at least one precision (double or single)");
     if (auto e = compute.optional("effective_gflops"))
         m.effective_gflops = precision_map(*e);
-    if (auto e = compute.optional("overlap_exponent")) {
-        m.overlap_exponent = e->as_double();
-        if (!(*m.overlap_exponent >= 1.0) || !std::isfinite(*m.overlap_exponent))
-            e->fail("expected a finite number >= 1 (1: the terms add up; larger: they overlap more)");
-    }
-    if (auto e = compute.optional("overlap_exponent_low")) {
-        m.overlap_exponent_low = e->as_double();
-        if (!(*m.overlap_exponent_low >= 1.0) || !std::isfinite(*m.overlap_exponent_low))
-            e->fail("expected a finite number >= 1, the lower end of the overlap exponent's interval");
-    }
-    if (auto e = compute.optional("overlap_exponent_high")) {
-        m.overlap_exponent_high = e->as_double();
-        if (!m.overlap_exponent_low || !(*m.overlap_exponent_high >= *m.overlap_exponent_low) ||
-            !std::isfinite(*m.overlap_exponent_high))
-            e->fail("expected a finite number >= overlap_exponent_low (which must be given too), the upper "
-                    "end of the overlap exponent's interval");
-    }
+    // An exponent of the mixed model with its optional interval (p: data/data, q: compute/data).
+    auto exponent = [&](const std::string& name, std::optional<double>& value, std::optional<double>& low,
+                        std::optional<double>& high) {
+        if (auto e = compute.optional(name)) {
+            value = e->as_double();
+            if (!(*value >= 1.0) || !std::isfinite(*value))
+                e->fail("expected a finite number >= 1 (1: the terms add up; larger: they overlap more)");
+        }
+        if (auto e = compute.optional(name + "_low")) {
+            low = e->as_double();
+            if (!(*low >= 1.0) || !std::isfinite(*low))
+                e->fail("expected a finite number >= 1, the lower end of the " + name + "'s interval");
+        }
+        if (auto e = compute.optional(name + "_high")) {
+            high = e->as_double();
+            if (!low || !(*high >= *low) || !std::isfinite(*high))
+                e->fail("expected a finite number >= " + name +
+                        "_low (which must be given too), the upper end "
+                        "of the " +
+                        name + "'s interval");
+        }
+    };
+    exponent("overlap_exponent", m.overlap_exponent, m.overlap_exponent_low, m.overlap_exponent_high);
+    exponent("compute_overlap_exponent", m.compute_overlap_exponent, m.compute_overlap_exponent_low,
+             m.compute_overlap_exponent_high);
     if (auto ceil = compute.optional("ceilings")) {
         for (std::size_t i = 0; i < ceil->size(); ++i) {
             const YamlField c = ceil->at(i);
@@ -528,12 +545,9 @@ std::string machine_to_yaml(const Machine& m) {
         compute["peak_gflops"][p] = v;
     for (const auto& [p, v] : m.effective_gflops)
         compute["effective_gflops"][p] = v;
-    if (m.overlap_exponent)
-        compute["overlap_exponent"] = *m.overlap_exponent;
-    if (m.overlap_exponent_low)
-        compute["overlap_exponent_low"] = *m.overlap_exponent_low;
-    if (m.overlap_exponent_high)
-        compute["overlap_exponent_high"] = *m.overlap_exponent_high;
+    for (const auto& [name, value] : exponent_fields(m))
+        if (value)
+            compute[name] = *value;
     for (const auto& c : m.ceilings) {
         YAML::Node cn;
         cn["precision"] = c.precision;

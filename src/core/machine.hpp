@@ -196,6 +196,12 @@ struct Machine {
     // high absent means unbounded above (the max fits as well). Absent where p was entered.
     std::optional<double> overlap_exponent_low;
     std::optional<double> overlap_exponent_high;
+    // Mixed model: how far the arithmetic overlaps the data transfers, t = (t_data^q + t_C^q)^(1/q) with
+    // t_data the p-norm of the data terms (model/overlap.hpp, mixed_time); absent: t_C joins the p-norm.
+    // >= 1; calibrated on the overlap loops with arithmetic, with its interval as p's.
+    std::optional<double> compute_overlap_exponent;
+    std::optional<double> compute_overlap_exponent_low;
+    std::optional<double> compute_overlap_exponent_high;
     std::vector<ComputeCeiling> ceilings;
     std::vector<Level> levels; // closest to the core first, MEM last
     std::vector<BandwidthPoint> sweep;
@@ -213,6 +219,10 @@ struct Machine {
     // Effective compute rate (calibrated/entered), else the peak.
     double effective(const std::string& precision) const;
 };
+
+// The mixed model's exponents as they are named in the machine file's `compute` section, in order
+// (overlap_exponent, _low, _high, then compute_overlap_exponent, _low, _high): one list for both writers.
+std::vector<std::pair<std::string, std::optional<double>>> exponent_fields(const Machine& m);
 
 // The vector ISAs of topology.isa and compute.ceilings[].isa: a register width in bits (scalar 64, sse
 // 128, avx2 256, avx512 512; 0 for a name that is none of these) and the name people read ("AVX-512").

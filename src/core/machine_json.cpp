@@ -80,12 +80,9 @@ json compute_json(const Machine& m) {
         compute["peak_gflops"][p] = num(v);
     for (const auto& [p, v] : m.effective_gflops)
         compute["effective_gflops"][p] = num(v);
-    if (m.overlap_exponent)
-        compute["overlap_exponent"] = num(*m.overlap_exponent);
-    if (m.overlap_exponent_low)
-        compute["overlap_exponent_low"] = num(*m.overlap_exponent_low);
-    if (m.overlap_exponent_high)
-        compute["overlap_exponent_high"] = num(*m.overlap_exponent_high);
+    for (const auto& [name, value] : exponent_fields(m))
+        if (value)
+            compute[name] = num(*value);
     for (const auto& c : m.ceilings) {
         json cn{{"precision", c.precision},
                 {"isa", c.isa},

@@ -300,7 +300,7 @@ std::vector<OverlapPoint> overlap_points(const std::vector<SuiteKernel>& kernels
         if (kernels[i].overlap_reuses == 0 || !r.measured_seconds)
             continue;
         out.push_back({kernels[i].name, r.measured_seconds->min / r.iterations, r.flops_per_iteration,
-                       r.bytes_per_iteration});
+                       r.bytes_per_iteration, kernels[i].overlap_extra_fmas > 0});
     }
     return out;
 }

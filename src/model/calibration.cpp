@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 
 namespace roofcast::model {
@@ -17,33 +18,81 @@ namespace {
 constexpr double k_chi2_1_95 = 3.841;
 } // namespace
 
+namespace {
+
+// One loop of an exponent fit: its measured log time and its predicted time at an exponent (nullopt: the
+// max).
+struct ExponentSample {
+    std::string kernel;
+    double log_t = 0;
+    std::function<double(std::optional<double>)> time;
+};
+
+// The terms of a loop under the calibrated figures: the data terms of the calibrated levels, and t_C.
+struct LoopTerms {
+    std::vector<double> data;
+    std::optional<double> compute;
+};
+
+LoopTerms loop_terms(const OverlapPoint& p, const Calibration& c) {
+    LoopTerms t;
+    for (const auto& lc : c.levels) {
+        const auto b = p.bytes.find(lc.level);
+        if (lc.effective_gbs && b != p.bytes.end() && b->second > 0)
+            t.data.push_back(b->second / (*lc.effective_gbs * core::k_giga));
+    }
+    if (c.effective_gflops && p.flops > 0)
+        t.compute = p.flops / (*c.effective_gflops * core::k_giga);
+    return t;
+}
+
+OverlapFit fit_exponent(const std::vector<ExponentSample>& samples);
+
+} // namespace
+
 std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
-    struct Sample {
-        std::string kernel;
-        std::vector<double> terms;
-        double log_t;
-    };
-    std::vector<Sample> samples;
+    std::vector<ExponentSample> samples;
     for (const auto& p : points) {
-        if (!(p.seconds_per_iteration > 0))
+        if (!(p.seconds_per_iteration > 0) || p.with_compute)
             continue;
-        Sample s{p.kernel, {}, std::log(p.seconds_per_iteration)};
-        for (const auto& lc : c.levels) {
-            const auto b = p.bytes.find(lc.level);
-            if (lc.effective_gbs && b != p.bytes.end() && b->second > 0)
-                s.terms.push_back(b->second / (*lc.effective_gbs * core::k_giga));
-        }
-        if (c.effective_gflops && p.flops > 0)
-            s.terms.push_back(p.flops / (*c.effective_gflops * core::k_giga));
-        if (!s.terms.empty())
-            samples.push_back(std::move(s));
+        LoopTerms t = loop_terms(p, c);
+        std::vector<double> terms = t.data;
+        if (t.compute)
+            terms.push_back(*t.compute);
+        if (!terms.empty())
+            samples.push_back({p.kernel, std::log(p.seconds_per_iteration),
+                               [terms](std::optional<double> e) { return overlap_norm(terms, e); }});
     }
     if (samples.empty())
         return std::nullopt;
+    return fit_exponent(samples);
+}
+
+std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    const std::optional<double> p_exp = c.overlap ? c.overlap->exponent : std::nullopt;
+    std::vector<ExponentSample> samples;
+    for (const auto& p : points) {
+        if (!(p.seconds_per_iteration > 0) || !p.with_compute)
+            continue;
+        LoopTerms t = loop_terms(p, c);
+        if (t.data.empty() || !t.compute)
+            continue;
+        samples.push_back({p.kernel, std::log(p.seconds_per_iteration), [t, p_exp](std::optional<double> e) {
+                               return mixed_time(t.data, *t.compute, p_exp, e.value_or(k_overlap_p_max));
+                           }});
+    }
+    if (samples.empty())
+        return std::nullopt;
+    return fit_exponent(samples);
+}
+
+namespace {
+
+OverlapFit fit_exponent(const std::vector<ExponentSample>& samples) {
     auto rms = [&](std::optional<double> p) {
         double sum = 0;
         for (const auto& s : samples) {
-            const double e = s.log_t - std::log(overlap_norm(s.terms, p));
+            const double e = s.log_t - std::log(s.time(p));
             sum += e * e;
         }
         return std::sqrt(sum / static_cast<double>(samples.size()));
@@ -121,9 +170,11 @@ std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, c
     return f;
 }
 
-std::string overlap_text(const OverlapFit& f) {
-    std::string t =
-        f.exponent ? fmt::format("p = {:.2f}", *f.exponent) : std::string("p: the max (complete overlap)");
+} // namespace
+
+std::string overlap_text(const OverlapFit& f, char name) {
+    std::string t = f.exponent ? fmt::format("{} = {:.2f}", name, *f.exponent)
+                               : fmt::format("{}: the max (complete overlap)", name);
     if (!f.interval_known)
         return t;
     const bool wide = !f.exponent_high || *f.exponent_high > k_wide_interval_ratio * *f.exponent_low;
@@ -202,6 +253,7 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::ve
         out.levels.push_back(lc);
     }
     out.overlap = fit_overlap(overlap, out);
+    out.compute_overlap = fit_compute_overlap(overlap, out);
     return out;
 }
 
@@ -239,6 +291,19 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
                 : fmt::format("mixed model: the {} overlap loops fit complete overlap (the max) best ({} "
                               "threads); {}",
                               c.overlap->used.size(), c.threads, overlap_text(*c.overlap)));
+    }
+    if (c.compute_overlap) {
+        const OverlapFit& q = *c.compute_overlap;
+        m.compute_overlap_exponent = q.exponent.value_or(k_overlap_p_max);
+        m.compute_overlap_exponent_low = q.interval_known ? q.exponent_low : std::nullopt;
+        m.compute_overlap_exponent_high = q.interval_known ? q.exponent_high : std::nullopt;
+        const std::string text = overlap_text(q, 'q');
+        m.notes.push_back(
+            fmt::format("mixed model compute/data exponent {} fitted on {} overlap loops with arithmetic ({} "
+                        "threads; rms "
+                        "log error {:.3f}, {:.3f} with the max)",
+                        q.exponent ? text : std::string("q: the max (the arithmetic hides completely)"),
+                        q.used.size(), c.threads, q.rms_log_error, q.rms_log_error_max));
     }
     if (!c.effective_gflops)
         return;

@@ -45,6 +45,8 @@ struct OverlapPoint {
     double seconds_per_iteration = 0;
     double flops = 0;
     std::map<std::string, double> bytes; // per level, as declared
+    // A loop with extra arithmetic: it calibrates the compute/data exponent q, the others p.
+    bool with_compute = false;
 };
 
 struct OverlapFit {
@@ -76,7 +78,8 @@ struct LevelCalibration {
 };
 
 // "p = 1.45, 95 % interval 1.21-1.80" / "... 1.21-unbounded (poorly determined: between ... )"; "" without p.
-std::string overlap_text(const OverlapFit& f);
+// `name` names the exponent: 'p' (data/data) or 'q' (compute/data).
+std::string overlap_text(const OverlapFit& f, char name = 'p');
 // "41.2 GB/s ± 3.1 (95 %, 4 loops)"; a half-width above 10 % of the value adds "(wide)".
 std::string effective_bandwidth_text(const LevelCalibration& lc);
 
@@ -87,6 +90,9 @@ struct Calibration {
     std::string effective_gflops_kernel;
     std::vector<LevelCalibration> levels; // in the order the levels first appear in the points
     std::optional<OverlapFit> overlap;    // when overlap points were given and their terms are known
+    // The compute/data exponent q of overlap.hpp's mixed_time, fitted on the loops with arithmetic given p
+    // (exponent nullopt: the arithmetic hides completely, written as q = k_overlap_p_max).
+    std::optional<OverlapFit> compute_overlap;
 };
 
 Calibration calibrate(const std::vector<CalibrationPoint>& points,
@@ -94,14 +100,20 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points,
 
 // The overlap fit alone, on the effective figures of `c` (levels without an effective bandwidth and
 // points whose terms are all unknown are skipped); nullopt without usable points.
+// Only the points without extra arithmetic take part.
 std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
+// The compute/data exponent q alone: t = ((sum t_level^p)^(q/p) + t_C^q)^(1/q) with p from c.overlap,
+// fitted on the points with extra arithmetic as p is (least squared log error, profile interval); nullopt
+// without such points or without P_eff.
+std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
 
 // Writes the calibrated figures into the machine: Level::effective_bandwidth_gbs (and the roof
 // bandwidth_gbs when the level had none, so a minimal machine file becomes usable), and
 // Machine::effective_gflops[precision] -- a whole-machine figure, so only when the loops ran on every
 // core of the machine (the models scale it to fewer threads); Machine::overlap_exponent from the overlap
-// fit (removed when the fit found complete overlap); records a note per figure. A level of the
-// calibration that the machine lacks is an InputError naming `machine_file` and the level.
+// fit (removed when the fit found complete overlap) and Machine::compute_overlap_exponent from the
+// compute/data fit (k_overlap_p_max when the arithmetic hides completely); records a note per figure. A level
+// of the calibration that the machine lacks is an InputError naming `machine_file` and the level.
 void apply_calibration(core::Machine& m, const Calibration& c, const std::string& machine_file);
 
 } // namespace roofcast::model

@@ -24,9 +24,10 @@ constexpr double k_wide_band = 0.10;
 void add_calibration_band(ModelDetail& d, const ModelContext& c) {
     const core::Machine& m = c.m;
     const bool p_interval = m.overlap_exponent_low.has_value();
+    const bool q_interval = m.compute_overlap_exponent && m.compute_overlap_exponent_low.has_value();
     bool any_bandwidth = false;
-    std::vector<double> slow{d.compute.seconds_per_iteration};
-    std::vector<double> fast{d.compute.seconds_per_iteration};
+    std::vector<double> slow;
+    std::vector<double> fast;
     for (const auto& term : d.prediction.terms) {
         if (!term.seconds_per_iteration)
             continue;
@@ -45,11 +46,19 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
         slow.push_back(t_slow);
         fast.push_back(t_fast);
     }
-    if (!p_interval && !any_bandwidth)
+    if (!p_interval && !q_interval && !any_bandwidth)
         return;
     const double t = d.prediction.seconds_per_iteration;
-    const double t_slow = overlap_norm(slow, p_interval ? m.overlap_exponent_low : m.overlap_exponent);
-    const double t_fast = overlap_norm(fast, p_interval ? m.overlap_exponent_high : m.overlap_exponent);
+    const double t_c = d.compute.seconds_per_iteration;
+    // q's upper end absent: unbounded (the max), k_overlap_p_max as the compute/data fit writes it.
+    const std::optional<double> q_fast =
+        q_interval ? std::optional<double>(m.compute_overlap_exponent_high.value_or(k_overlap_p_max))
+                   : m.compute_overlap_exponent;
+    const double t_slow =
+        mixed_time(slow, t_c, p_interval ? m.overlap_exponent_low : m.overlap_exponent,
+                   q_interval ? m.compute_overlap_exponent_low : m.compute_overlap_exponent);
+    const double t_fast =
+        mixed_time(fast, t_c, p_interval ? m.overlap_exponent_high : m.overlap_exponent, q_fast);
     if (!(t > 0))
         return;
     std::string from;
@@ -57,6 +66,12 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
         from = fmt::format("p {:.2f}-{}", *m.overlap_exponent_low,
                            m.overlap_exponent_high ? fmt::format("{:.2f}", *m.overlap_exponent_high)
                                                    : std::string("unbounded"));
+    if (q_interval)
+        from += (from.empty() ? "" : ", ") +
+                fmt::format("q {:.2f}-{}", *m.compute_overlap_exponent_low,
+                            m.compute_overlap_exponent_high
+                                ? fmt::format("{:.2f}", *m.compute_overlap_exponent_high)
+                                : std::string("unbounded"));
     if (any_bandwidth)
         from += std::string(from.empty() ? "" : ", ") + "effective bandwidths within their half-widths";
     const bool wide = !std::isfinite(t_slow) || t_slow / t - 1 > k_wide_band || 1 - t_fast / t > k_wide_band;
@@ -82,22 +97,32 @@ ModelDetail mixed(const ModelContext& c) {
     for (std::size_t i = 0; i < levels.size(); ++i)
         d.prediction.terms.push_back(term_for(c, levels[i], true, !(l1_untimed && i == 0)));
     finish(d, c);
-    if (c.m.overlap_exponent) {
-        // Partial overlap (overlap.hpp): t = (t_C^p + sum t_level^p)^(1/p), p calibrated; the bottleneck
-        // stays the largest term.
+    if (c.m.overlap_exponent || c.m.compute_overlap_exponent) {
+        // Partial overlap (overlap.hpp, mixed_time): t = (t_C^p + sum t_level^p)^(1/p), or with a
+        // compute/data exponent q, ((sum t_level^p)^(q/p) + t_C^q)^(1/q); the bottleneck stays the largest
+        // term.
         core::Prediction& p = d.prediction;
-        std::vector<double> ts{d.compute.seconds_per_iteration};
+        std::vector<double> data;
         for (const auto& term : p.terms)
             if (term.seconds_per_iteration)
-                ts.push_back(*term.seconds_per_iteration);
+                data.push_back(*term.seconds_per_iteration);
         const double t_max = p.seconds_per_iteration;
-        const double t = overlap_norm(ts, c.m.overlap_exponent);
+        const double t = mixed_time(data, d.compute.seconds_per_iteration, c.m.overlap_exponent,
+                                    c.m.compute_overlap_exponent);
         d.overlap_exponent = c.m.overlap_exponent;
+        d.compute_overlap_exponent = c.m.compute_overlap_exponent;
         set_time(d, c, t);
+        const std::string p_text =
+            c.m.overlap_exponent ? fmt::format("p = {:.3g}", *c.m.overlap_exponent) : std::string("p = max");
         p.notes.push_back(
-            fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with p = {:.3g} (machine "
-                        "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
-                        *c.m.overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
+            c.m.compute_overlap_exponent
+                ? fmt::format(
+                      "terms overlap partially: t = ((sum of t_level^p)^(q/p) + t_C^q)^(1/q) with {}, "
+                      "q = {:.3g} (machine file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
+                      p_text, *c.m.compute_overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9)
+                : fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with p = {:.3g} (machine "
+                              "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
+                              *c.m.overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
     }
     add_calibration_band(d, c);
     if (l1_untimed)

@@ -31,4 +31,22 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
     return top * std::pow(sum, 1.0 / *p);
 }
 
+// The mixed model's time from its data terms (every timed level) and its compute term t_C. Without a
+// compute/data exponent q every term joins one p-norm (p as above). With q (calibrated on overlap loops with
+// arithmetic, calibration.hpp) the data terms combine first and the arithmetic then overlaps with their
+// result: t = ((sum_level t_level^p)^(q/p) + t_C^q)^(1/q). On the 2-vCPU AMD EPYC VM arithmetic hid
+// completely behind three streams but only partly behind the mixed family's 5-16 (docs/models.md, "What one
+// exponent misses"): the exponent of the data/data overlap, fitted on loops without arithmetic, says nothing
+// about how the arithmetic overlaps, which is a property of the core to be measured on its own (Hofmann et
+// al. 2020, Sect. 3: which parts of a loop's time overlap is machine-specific).
+inline double mixed_time(const std::vector<double>& data, double t_compute, std::optional<double> p,
+                         std::optional<double> q) {
+    if (!q) {
+        std::vector<double> all = data;
+        all.push_back(t_compute);
+        return overlap_norm(all, p);
+    }
+    return overlap_norm({overlap_norm(data, p), t_compute}, q);
+}
+
 } // namespace roofcast::model

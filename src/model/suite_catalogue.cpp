@@ -178,32 +178,41 @@ void add_overlap(std::vector<SuiteKernel>& out, const core::Machine& m, const Si
     // and b, (K + 2) rows of W elements, which is set to the reuse window of level C (as the family's
     // n + 2 rows); a and b together beyond every cache.
     const ReuseCache c = reuse_cache(m, s, threads, machine_file);
-    for (const int k : sw::k_overlap_reuses) {
-        const std::size_t row = sw::odd_line_bytes(c.window / (k + 2)) / 8;
-        const double blocks_per_thread = std::ceil(0.5 * s.mem_working_set / (8.0 * row * threads));
-        const std::size_t n = static_cast<std::size_t>(std::max(1.0, blocks_per_thread)) *
-                              static_cast<std::size_t>(threads) * row;
-        SuiteKernel kn;
-        kn.name = fmt::format("calib-overlap-{}-K{}", c.name, k);
-        kn.suite = "calibrate";
-        kn.spec = base_spec(kn.name, 1.0 + k, static_cast<double>(n)); // 1 multiply + K adds
-        // The core loads b and K window elements and stores a: 16 + 8K bytes at L1; out to C the store's
-        // write-allocate adds 8; beyond C only b, a and its write-allocate, 24 bytes.
-        bool beyond = false;
-        for (const auto& l : m.levels) {
-            kn.spec.explicit_bytes[l.name] = beyond ? 24.0 : l.name == "L1" ? 16.0 + 8.0 * k : 24.0 + 8.0 * k;
-            if (l.name == c.name)
-                beyond = true;
+    // First the loops without arithmetic (the data/data exponent p), then the same loops with 3K extra
+    // multiply-adds (the compute/data exponent q), calib-overlap-flops-C-K: each set one series in the
+    // charts.
+    for (const bool with_compute : {false, true})
+        for (const int k : sw::k_overlap_reuses) {
+            const int q = with_compute ? sw::overlap_compute_fmas(k) : 0;
+            const std::size_t row = sw::odd_line_bytes(c.window / (k + 2)) / 8;
+            const double blocks_per_thread = std::ceil(0.5 * s.mem_working_set / (8.0 * row * threads));
+            const std::size_t n = static_cast<std::size_t>(std::max(1.0, blocks_per_thread)) *
+                                  static_cast<std::size_t>(threads) * row;
+            SuiteKernel kn;
+            kn.name = fmt::format("calib-overlap-{}{}-K{}", q == 0 ? "" : "flops-", c.name, k);
+            kn.suite = "calibrate";
+            kn.spec =
+                base_spec(kn.name, 1.0 + k + 2.0 * q, static_cast<double>(n)); // 1 multiply + K adds + Q FMAs
+            // The core loads b and K window elements and stores a: 16 + 8K bytes at L1; out to C the store's
+            // write-allocate adds 8; beyond C only b, a and its write-allocate, 24 bytes.
+            bool beyond = false;
+            for (const auto& l : m.levels) {
+                kn.spec.explicit_bytes[l.name] = beyond           ? 24.0
+                                                 : l.name == "L1" ? 16.0 + 8.0 * k
+                                                                  : 24.0 + 8.0 * k;
+                if (l.name == c.name)
+                    beyond = true;
+            }
+            kn.requested_bytes = 16.0 + 8.0 * k;
+            kn.overlap_reuses = k;
+            kn.overlap_cache = c.name;
+            kn.overlap_row = row;
+            kn.overlap_extra_fmas = q;
+            kn.run = [k, n, row, q](const sw::SuiteOptions& o, sw::Workspace& ws) {
+                return sw::run_overlap(k, n, row, o, ws, q);
+            };
+            out.push_back(std::move(kn));
         }
-        kn.requested_bytes = 16.0 + 8.0 * k;
-        kn.overlap_reuses = k;
-        kn.overlap_cache = c.name;
-        kn.overlap_row = row;
-        kn.run = [k, n, row](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_overlap(k, n, row, o, ws);
-        };
-        out.push_back(std::move(kn));
-    }
 }
 
 void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads,

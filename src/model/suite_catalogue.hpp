@@ -35,6 +35,7 @@ struct SuiteKernel {
     int overlap_reuses = 0;
     std::string overlap_cache;
     std::size_t overlap_row = 0; // W: elements per window row (n is a multiple of it)
+    int overlap_extra_fmas = 0;  // Q: 0 (the data/data exponent's loops) or 3K (the compute/data exponent's)
     // mixed: the family coordinates (m memory streams, n cache accesses in level C, l flops).
     int mixed_n = 0;
     int mixed_flop_level = 0;

@@ -71,6 +71,16 @@ std::string format_bench_table(const model::BenchReport& r) {
                        : fmt::format("  overlap: complete (t = max of the terms) fits the {} loop(s) best; "
                                      "rms log error {:.3f}; {}\n",
                                      o->used.size(), o->rms_log_error_max, model::overlap_text(*o));
+        if (const auto& q = r.calibration->compute_overlap) {
+            const std::string text = model::overlap_text(*q, 'q');
+            out += q->exponent
+                       ? fmt::format("  compute/data {} from {} loop(s) with arithmetic: t = (t_data^q + "
+                                     "t_C^q)^(1/q); rms log error {:.3f} (max: {:.3f})\n",
+                                     text, q->used.size(), q->rms_log_error, q->rms_log_error_max)
+                       : fmt::format("  compute/data: the arithmetic hides completely (q = max) in the {} "
+                                     "loop(s) with arithmetic; rms log error {:.3f}\n",
+                                     q->used.size(), q->rms_log_error_max);
+        }
     }
 
     out += "\n";

@@ -220,6 +220,12 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         row("Mixed-model overlap",
             h(fmt::format("p = {:.2f}: the terms combine as (sum of t_i^p)^(1/p)", *m.overlap_exponent)) +
                 " <span class=\"muted\">1: they add; none: the max</span>");
+    if (m.compute_overlap_exponent)
+        row("Mixed-model compute overlap",
+            h(fmt::format(
+                "q = {:.2f}: the arithmetic combines with the data terms as (t_data^q + t_C^q)^(1/q)",
+                *m.compute_overlap_exponent)) +
+                " <span class=\"muted\">1: it adds; large: it hides</span>");
     if (m.mpi && m.mpi->latency_s && m.mpi->bandwidth_gbs)
         row("MPI point to point",
             h(fmt::format("latency {}, bandwidth {:.2f} GB/s{}",

@@ -197,6 +197,15 @@ std::string format_explanation(const model::Analysis& a) {
                 }
                 combine = fmt::format("({})^(1/p) with p = {}", powers, num(*d.overlap_exponent));
             }
+            if (d.compute_overlap_exponent) {
+                std::string data;
+                for (const auto& t : p.terms)
+                    if (t.seconds_per_iteration)
+                        data += (data.empty() ? "" : " + ") + ("t_" + t.level + "^p");
+                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}, q = {}", data,
+                                      d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"),
+                                      num(*d.compute_overlap_exponent));
+            }
             out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
                                "{:g} / ({} x {} GFLOP/s) = {}\n",
                                combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,

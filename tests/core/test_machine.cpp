@@ -55,6 +55,8 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     m.overlap_exponent = 2.75;
     m.overlap_exponent_low = 2.1;
     m.overlap_exponent_high = 3.5;
+    m.compute_overlap_exponent = 1.4;
+    m.compute_overlap_exponent_low = 1.25;
     m.levels[2].effective_bandwidth_gbs = 38.5;
     m.levels[2].effective_bandwidth_half_width_gbs = 1.25;
     MpiFigures mpi;
@@ -76,6 +78,9 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     EXPECT_DOUBLE_EQ(*r.overlap_exponent, 2.75);
     EXPECT_DOUBLE_EQ(*r.overlap_exponent_low, 2.1);
     EXPECT_DOUBLE_EQ(*r.overlap_exponent_high, 3.5);
+    EXPECT_DOUBLE_EQ(*r.compute_overlap_exponent, 1.4);
+    EXPECT_DOUBLE_EQ(*r.compute_overlap_exponent_low, 1.25);
+    EXPECT_FALSE(r.compute_overlap_exponent_high); // unbounded above
     EXPECT_DOUBLE_EQ(*r.levels[2].effective_bandwidth_half_width_gbs, 1.25);
     EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
     EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);

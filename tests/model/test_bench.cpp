@@ -222,6 +222,55 @@ TEST(Overlap, FitThroughCalibrateAndIntoTheMachine) {
     EXPECT_FALSE(fit_overlap(pts, Calibration{}));
 }
 
+TEST(Overlap, MixedTimeCombinesTheDataFirstWhenItHasQ) {
+    // Without q the arithmetic joins the data terms' p-norm; with q the data combine first.
+    EXPECT_DOUBLE_EQ(mixed_time({3, 4}, 0, 2.0, std::nullopt), 5.0);
+    EXPECT_NEAR(mixed_time({3, 4}, 12, 2.0, std::nullopt), 13.0, 1e-12);
+    EXPECT_NEAR(mixed_time({3, 4}, 12, 2.0, 1.0), 17.0, 1e-12); // q = 1: the arithmetic adds to t_data = 5
+    EXPECT_NEAR(mixed_time({3, 4}, 2, std::nullopt, 1.0), 6.0, 1e-12); // p = max: t_data = 4
+}
+
+TEST(Overlap, ComputeExponentFitRecoversQGivenP) {
+    // Loops with arithmetic (3K multiply-adds: 1 + 7K flops) on the calibration above, generated with
+    // p = 2 for the data and q for the arithmetic against them; the loops without arithmetic fix p.
+    for (const double q : {1.0, 1.4, 2.5}) {
+        std::vector<OverlapPoint> pts = overlap_loops(2.0);
+        for (const int k : {1, 2, 3, 4, 6, 8, 12}) {
+            OverlapPoint o;
+            o.kernel = "K" + std::to_string(k) + "F";
+            o.flops = 1.0 + 7.0 * k;
+            o.bytes = {{"L1", 16.0 + 8 * k}, {"L3", 24.0 + 8 * k}, {"MEM", 24.0}};
+            o.with_compute = true;
+            o.seconds_per_iteration =
+                mixed_time({24.0 / 20e9, (24.0 + 8 * k) / 40e9}, o.flops / 100e9, 2.0, q);
+            pts.push_back(o);
+        }
+        Calibration c = overlap_calibration();
+        c.overlap = fit_overlap(pts, c);
+        ASSERT_TRUE(c.overlap && c.overlap->exponent);
+        EXPECT_EQ(c.overlap->used.size(), 7u); // only the loops without arithmetic
+        EXPECT_NEAR(*c.overlap->exponent, 2.0, 2e-3);
+        const auto f = fit_compute_overlap(pts, c);
+        ASSERT_TRUE(f && f->exponent) << q;
+        EXPECT_NEAR(*f->exponent, q, 1e-3 * q);
+        EXPECT_EQ(f->used.size(), 7u);
+        EXPECT_GT(f->rms_log_error_max, 1e-3); // hiding the arithmetic completely misses these times
+        // Into the machine file, and the mixed model then combines the same way.
+        core::Machine m;
+        m.levels.resize(2);
+        m.levels[0].name = "L3";
+        m.levels[1].name = "MEM";
+        c.compute_overlap = f;
+        apply_calibration(m, c, "m.yaml");
+        ASSERT_TRUE(m.compute_overlap_exponent);
+        EXPECT_NEAR(*m.compute_overlap_exponent, q, 1e-3 * q);
+    }
+    // No loop with arithmetic: no q.
+    Calibration c = overlap_calibration();
+    c.overlap = fit_overlap(overlap_loops(2.0), c);
+    EXPECT_FALSE(fit_compute_overlap(overlap_loops(2.0), c));
+}
+
 TEST(BenchCompare, ErrorOfEveryModelFromTheMedianTime) {
     core::Machine m;
     m.name = "test";

@@ -164,6 +164,21 @@ TEST(Mixed, OverlapExponentCombinesTheTerms) {
     EXPECT_NEAR(h.models[0].prediction.seconds_per_iteration, t_mem, 1e-9 * t_mem);
 }
 
+TEST(Mixed, ComputeExponentCombinesTheArithmeticWithTheDataTerms) {
+    // The same terms with q = 1 beside p = 2: t = ((t_MEM^2 + t_L2^2)^(1/2) + t_C); q below 1 is refused.
+    model::PredictOptions o;
+    o.models = {"mixed"};
+    const auto a = model::analyse(
+        kernel_from(counts("{MEM: 4, L2: 4}", 1)),
+        machine_from(ratio_two_machine(", overlap_exponent: 2, compute_overlap_exponent: 1")), o);
+    const auto& p = a.models[0].prediction;
+    const double t_mem = 32.0 / 46e9, t_c = 1.0 / 100e9;
+    EXPECT_NEAR(p.seconds_per_iteration, std::sqrt(2.0) * t_mem + t_c, 1e-9 * t_mem);
+    EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                            [](const std::string& n) { return n.find("q = 1") != std::string::npos; }));
+    EXPECT_THROW(machine_from(ratio_two_machine(", compute_overlap_exponent: 0.5")), core::InputError);
+}
+
 TEST(Mixed, CalibrationIntervalsBecomeABandInTheNotes) {
     // Same kernel (t_MEM = t_L2 = 32/46 ns, t_C = 1/100 ns), p = 2 within 1.5-3: the slow end is the p-norm
     // at p = 1.5, the fast end at p = 3. The slow end lies 2^(1/1.5) / 2^(1/2) - 1 = 12 % above the

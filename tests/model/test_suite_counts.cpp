@@ -208,6 +208,8 @@ TEST_F(SuiteCounts, OverlapLoops) {
         EXPECT_EQ(k.suite, "calibrate");
         EXPECT_EQ(k.overlap_cache, "L3"); // 2 x L2 fits half the tiny L3
         const int K = k.overlap_reuses;
+        const int Q = k.overlap_extra_fmas;
+        EXPECT_TRUE(Q == 0 || Q == sw::overlap_compute_fmas(K)) << k.name;
         const std::size_t W = k.overlap_row;
         const auto n = static_cast<std::size_t>(*k.spec.iterations);
         ASSERT_GT(W, 0u);
@@ -222,7 +224,7 @@ TEST_F(SuiteCounts, OverlapLoops) {
             double x = t.mul(t.ld(b, i), 0.5);
             for (int r = 0; r < K; ++r)
                 x = t.add(x, t.ld(w, static_cast<std::size_t>(r) * W + i % W));
-            t.st(a, i, x);
+            t.st(a, i, tape_extra(t, x, Q));
         }
         // The window is compulsory traffic once, K x W elements over n iterations: the halo factor.
         const double halo = 1.0 + 8.0 * static_cast<double>(K * W) / (24.0 * static_cast<double>(n));
@@ -242,12 +244,15 @@ TEST_F(SuiteCounts, OverlapLoops) {
         for (std::size_t x = 0; x < ww.size(); ++x)
             ww[x] = 0.125 * static_cast<double>(x % 9);
         if (K == 3) {
-            sw::overlap_body<3>(aa.data(), bb.data(), ww.data(), 0.5, n, W);
+            if (Q == 0)
+                sw::overlap_body<3>(aa.data(), bb.data(), ww.data(), 0.5, n, W);
+            else
+                sw::overlap_body<3, sw::overlap_compute_fmas(3)>(aa.data(), bb.data(), ww.data(), 0.5, n, W);
             for (std::size_t i = 0; i < n; ++i)
                 ASSERT_NEAR(aa[i], a.v[i], 1e-12) << k.name << " element " << i;
         }
     }
-    EXPECT_EQ(seen, static_cast<int>(sw::k_overlap_reuses.size()));
+    EXPECT_EQ(seen, 2 * static_cast<int>(sw::k_overlap_reuses.size())); // without and with arithmetic
 }
 
 TEST_F(SuiteCounts, MixedFamily) {

@@ -150,6 +150,21 @@ Measurement dispatch_overlap(int k, std::size_t n, std::size_t W, const SuiteOpt
     return m;
 }
 
+template <std::size_t... I>
+Measurement dispatch_overlap_compute(int k, std::size_t n, std::size_t W, const SuiteOptions& opt,
+                                     Workspace& ws, std::index_sequence<I...>) {
+    Measurement m;
+    bool found = false;
+    ((k == k_overlap_reuses[I]
+          ? (m = run_overlap_k<k_overlap_reuses[I], overlap_compute_fmas(k_overlap_reuses[I])>(n, W, opt, ws),
+             found = true)
+          : false),
+     ...);
+    if (!found)
+        throw std::invalid_argument("no overlap calibration loop with " + std::to_string(k) + " reuse loads");
+    return m;
+}
+
 constexpr std::size_t k_mixed_members = k_mixed_neighbours.size() * k_mixed_flop_levels;
 constexpr int member_n(std::size_t i) {
     return k_mixed_neighbours[i / k_mixed_flop_levels];
@@ -258,10 +273,14 @@ Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const
                         Workspace& ws, int extra_fmas) {
     if (window_row == 0 || n % window_row != 0)
         throw std::invalid_argument("overlap loop: n must be a positive multiple of the window row");
-    if (extra_fmas == 0 &&
-        std::find(k_overlap_reuses.begin(), k_overlap_reuses.end(), reuses) != k_overlap_reuses.end())
+    const bool suite_k =
+        std::find(k_overlap_reuses.begin(), k_overlap_reuses.end(), reuses) != k_overlap_reuses.end();
+    if (suite_k && extra_fmas == 0)
         return dispatch_overlap(reuses, n, window_row, opt, ws,
                                 std::make_index_sequence<k_overlap_reuses.size()>{});
+    if (suite_k && extra_fmas == overlap_compute_fmas(reuses))
+        return dispatch_overlap_compute(reuses, n, window_row, opt, ws,
+                                        std::make_index_sequence<k_overlap_reuses.size()>{});
     return dispatch_overlap_member(reuses, extra_fmas, n, window_row, opt, ws,
                                    std::make_index_sequence<k_mixed_members>{});
 }

@@ -72,6 +72,12 @@ inline constexpr std::array<int, 9> k_calibration_fmas{0, 1, 2, 3, 5, 8, 11, 17,
 // Reuse counts K of the overlap calibration loops (overlap_body): from memory-bound (K = 1) across the
 // memory/cache switch to cache-bound, for caches 1.3 to 5 times faster than memory.
 inline constexpr std::array<int, 7> k_overlap_reuses{1, 2, 3, 4, 6, 8, 12};
+// The same loops with 3K extra multiply-adds (1 + K + 6K flops): the three-way mix of memory, cache and
+// compute on which the mixed model's compute/data exponent is calibrated (model/calibration.hpp). 3K lies
+// between the mixed family's flop levels (1.5n and 4.5n), so no calibration loop is a family member.
+constexpr int overlap_compute_fmas(int reuses) {
+    return 3 * reuses;
+}
 
 // The mixed family's neighbour counts n and, per n, three flop levels: Q = 0, round(1.5 n),
 // round(4.5 n) extra multiply-adds, i.e. l = n + 2Q ~ n, 4n, 10n flops per iteration. n = 1 (one
@@ -87,8 +93,8 @@ Measurement run_stream(StreamOp op, std::size_t n, const SuiteOptions& opt, Work
 // `extra_fmas` must be one of k_calibration_fmas (std::invalid_argument otherwise).
 Measurement run_calibration(CalibrationShape shape, int extra_fmas, std::size_t n, const SuiteOptions& opt,
                             Workspace& ws);
-// `reuses` must be one of k_overlap_reuses with extra_fmas 0 (the suite's loops), or (reuses, extra_fmas)
-// a member (n, Q) of the mixed family below (the three-way mix of bench/overlap-compute.sh);
+// `reuses` must be one of k_overlap_reuses with extra_fmas 0 or overlap_compute_fmas(reuses) (the suite's
+// loops), or (reuses, extra_fmas) a member (n, Q) of the mixed family below (bench/overlap-compute.sh);
 // std::invalid_argument otherwise. n a multiple of `window_row` (W, elements per window row).
 Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const SuiteOptions& opt,
                         Workspace& ws, int extra_fmas = 0);
