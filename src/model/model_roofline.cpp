@@ -37,6 +37,10 @@ ModelDetail roofline(const ModelContext& c) {
                             *i_mem < *d.ridge_intensity ? "memory-bound; reducing traffic pays first"
                                                         : "compute-bound; in-core optimisations pay first")
               : "no memory traffic: compute-bound");
+    // The compute ceilings below the prediction, one note per optimisation they call for (in the order the
+    // optimisations first appear), each listing its ceilings: "above the double scalar fma 33.6, ... ceilings
+    // (GFLOP/s, 2 threads): needs SIMD vectorisation".
+    std::vector<std::pair<std::string, std::string>> needs; // optimisation, its ceilings
     for (const auto& cc : c.m.ceilings) {
         if (cc.precision != c.k.precision || cc.threads != c.threads)
             continue;
@@ -44,11 +48,19 @@ ModelDetail roofline(const ModelContext& c) {
         ch.name = fmt::format("{} {} {}, {}", cc.precision, cc.isa, cc.op, thread_text(cc.threads));
         ch.gflops = cc.gflops.median;
         ch.below_prediction = ch.gflops < d.prediction.gflops;
-        if (ch.below_prediction)
-            d.prediction.notes.push_back(fmt::format("above the '{}' ceiling ({:.3g} GFLOP/s): needs {}",
-                                                     ch.name, ch.gflops, optimisation_for(cc)));
+        if (ch.below_prediction) {
+            const std::string why = optimisation_for(cc);
+            auto it = std::find_if(needs.begin(), needs.end(), [&](const auto& n) { return n.first == why; });
+            if (it == needs.end())
+                it = needs.insert(needs.end(), {why, std::string()});
+            it->second += fmt::format("{}{} {} {} {:.3g}", it->second.empty() ? "" : ", ", cc.precision,
+                                      cc.isa, cc.op, ch.gflops);
+        }
         d.ceilings.push_back(ch);
     }
+    for (const auto& [why, list] : needs)
+        d.prediction.notes.push_back(
+            fmt::format("above the {} ceilings (GFLOP/s, {}): needs {}", list, thread_text(c.threads), why));
     // Bandwidth ceilings: the other memory kernels measured at this thread count, at the kernel's
     // intensity (e.g. a measured triad_nt above the roof used says non-temporal stores would pay).
     for (const auto& p : mem.measurements) {

@@ -22,6 +22,9 @@ namespace roofcast::report {
 
 namespace {
 
+using html_detail::compact_row;
+using html_detail::compact_table_end;
+using html_detail::compact_table_start;
 using html_detail::derivation;
 using html_detail::fixed3;
 using html_detail::h;
@@ -449,13 +452,26 @@ std::string html_report(const core::Results& r) {
                       roofs.compute.empty() ? "peak" : roofs.compute.front().label,
                       threads_text(roofs.threads))) +
         "), then each model's per-level terms; the highlighted row is the model's bottleneck. The "
-        "calibration "
-        "loops and the mixed family's members end with the bounding level: their predictions are in the "
+        "calibration loops, the STREAM kernels and the mixed family's members (rows of one construction "
+        "each) take one row of a table with the level bounding them: their predictions are in the "
         "predictions table, their per-level terms in results.json.</p>\n";
     if (r.kernels.empty())
         o += "<p class=\"none\">No kernels.</p>\n";
-    for (const auto& k : r.kernels)
-        derivation(o, k, roofs, k.suite != "calibrate" && k.suite != "mixed" && k.suite != "stream");
+    // The calibration loops, the mixed family and STREAM (rows of one construction each) as rows of compact
+    // tables, in the suite's order; every other kernel with its full derivation.
+    bool in_table = false;
+    for (const auto& k : r.kernels) {
+        const bool compact = k.suite == "calibrate" || k.suite == "mixed" || k.suite == "stream";
+        if (compact != in_table)
+            compact ? compact_table_start(o) : compact_table_end(o);
+        in_table = compact;
+        if (compact)
+            compact_row(o, k, roofs);
+        else
+            derivation(o, k, roofs);
+    }
+    if (in_table)
+        compact_table_end(o);
     o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
     if (!r.roofcast_version.empty())
         o += " " + h(r.roofcast_version);

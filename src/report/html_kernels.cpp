@@ -67,11 +67,71 @@ void predictions_section(std::string& o, const core::Results& r) {
     o += "</section>\n";
 }
 
-// `full`: with the threshold table and each model's per-level terms (the conclusion is always there). The
-// calibration loops, the members of the mixed family (dozens of rows of one construction) and the four
-// STREAM kernels (one stream each, their terms one line) get their summary lines only, which keeps the page
-// of a default run under 400 KiB; every term stays in results.json.
-void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full) {
+namespace {
+
+// The level bounding a kernel on the charts' roofline (Williams et al. 2009, eq. 1, applied per level as in
+// Ilic et al. 2014: level L bounds it when I_L < I*_L = P / B_L and then allows I_L × B_L) and its rate;
+// "compute" and P when every level's intensity lies right of its ridge.
+std::pair<std::string, double> roofline_bound(const core::KernelResult& k, const Roofs& roofs) {
+    std::string bound = "compute";
+    double rate = roofs.top();
+    for (const auto& roof : roofs.memory) {
+        auto it = k.bytes_per_iteration.find(roof.level);
+        if (it == k.bytes_per_iteration.end() || !(it->second > 0))
+            continue;
+        const double attainable = std::min(roofs.top(), k.flops_per_iteration / it->second * roof.gbs);
+        if (attainable < rate) {
+            rate = attainable;
+            bound = roof.level;
+        }
+    }
+    return {bound, rate};
+}
+
+std::string bytes_text(const core::KernelResult& k, const char* unit) {
+    std::string bytes;
+    for (const auto& [level, b] : k.bytes_per_iteration)
+        bytes += (bytes.empty() ? "" : ", ") + fmt::format("{} {:g}{}", level, b, unit);
+    return bytes.empty() ? "none" : bytes;
+}
+
+} // namespace
+
+void compact_table_start(std::string& o) {
+    o += "<table class=\"compact\"><thead><tr><th>Kernel</th><th class=\"n\">FLOP / it.</th><th>Bytes / "
+         "iteration</th><th class=\"n\">Measured</th><th>Closest model</th><th>Bound on the chart by</th>"
+         "</tr></thead><tbody>\n";
+}
+
+void compact_table_end(std::string& o) {
+    o += "</tbody></table>\n";
+}
+
+void compact_row(std::string& o, const core::KernelResult& k, const Roofs& roofs) {
+    const core::Prediction* best = closest(k);
+    o += "<tr id=\"" + h(anchor_id(k.name)) + "\">" + td(k.name) +
+         num_td(fmt::format("{:g}", k.flops_per_iteration)) + td(bytes_text(k, ""));
+    o += "<td class=\"n\">" +
+         (k.measured_gflops ? h(fmt::format("{} ({})", gflops_text(k.measured_gflops->median),
+                                            spread_text(*k.measured_gflops))) +
+                                  noisy_badge(*k.measured_gflops)
+                            : std::string("–")) +
+         "</td>";
+    o +=
+        td(best ? fmt::format("{} {}, {}", best->model, error_text(best->error_pct), best->bottleneck) : "–");
+    if (!(k.flops_per_iteration > 0)) {
+        o += td("no arithmetic: bandwidth") + "</tr>\n";
+        return;
+    }
+    const auto [bound, rate] = roofline_bound(k, roofs);
+    o += td(fmt::format("{} ({})", bound, gflops_text(rate))) + "</tr>\n";
+}
+
+// With the threshold table and each model's per-level terms (the conclusion is always there). The calibration
+// loops, the members of the mixed family (dozens of rows of one construction) and the four STREAM kernels
+// take a compact row instead (compact_row), which keeps the page of a default run under 400 KB; every
+// term stays in results.json.
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs) {
     const core::Prediction* best = closest(k);
     o += "<details id=\"" + h(anchor_id(k.name)) + "\"><summary>" + h(k.name) + " <span class=\"muted\">— " +
          h(fmt::format("{}, {}, {}", k.suite, k.precision, threads_text(k.threads)));
@@ -79,58 +139,42 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
         o += h(fmt::format("; closest: {} ({}), bound by {}", best->model, error_text(best->error_pct),
                            best->bottleneck));
     o += "</span></summary>\n";
-    std::string bytes;
-    for (const auto& [level, b] : k.bytes_per_iteration)
-        bytes += (bytes.empty() ? "" : ", ") + fmt::format("{} {:g} B", level, b);
-    o += "<p>" + h(fmt::format("Per iteration: {:g} FLOP; bytes: {}.", k.flops_per_iteration,
-                               bytes.empty() ? "none" : bytes));
+    o += "<p>" +
+         h(fmt::format("Per iteration: {:g} FLOP; bytes: {}.", k.flops_per_iteration, bytes_text(k, " B")));
     if (k.measured_gflops)
         o += h(fmt::format(" Measured {} ({}).", gflops_text(k.measured_gflops->median),
                            spread_text(*k.measured_gflops))) +
              noisy_badge(*k.measured_gflops);
-    if (k.measured_gbs && full)
+    if (k.measured_gbs)
         o += h(fmt::format(" Memory-side traffic {} ({}).", gbs_text(k.measured_gbs->median),
                            spread_text(*k.measured_gbs)));
     o += "</p>\n";
     for (const auto& n : k.notes)
         o += "<p class=\"muted\">" + h(n) + "</p>\n";
 
-    // Roofline thresholds with the charts' roofs: level L bounds the kernel when I_L < I*_L = P / B_L, and
-    // then allows P_L = I_L × B_L (Williams et al. 2009, eq. 1, applied per level as in Ilic et al. 2014).
+    // Roofline thresholds with the charts' roofs (roofline_bound).
     const double top = roofs.top();
     if (!(k.flops_per_iteration > 0)) {
         o += "<p class=\"why\">No floating-point work per iteration: the kernel has no arithmetic intensity "
-             "and no "
-             "place on the roofline; its figure of merit is bandwidth.</p>\n";
+             "and no place on the roofline; its figure of merit is bandwidth.</p>\n";
     } else {
-        // The compact form keeps the conclusion (the "why" line) and leaves out the table.
-        if (full)
-            o += "<h4>Which level bounds it (roofline thresholds, roofs of the "
-                 "charts)</h4>\n<table><thead><tr>"
-                 "<th>Level</th><th class=\"n\">Bytes / iteration</th><th class=\"n\">I = F / bytes</th>"
-                 "<th class=\"n\">Roof B</th><th class=\"n\">Ridge I* = P / B</th><th>I vs I*</th>"
-                 "<th class=\"n\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
-        std::string bound = "compute";
-        double bound_rate = top;
+        o += "<h4>Which level bounds it (roofline thresholds, roofs of the charts)</h4>\n<table><thead><tr>"
+             "<th>Level</th><th class=\"n\">Bytes / iteration</th><th class=\"n\">I = F / bytes</th>"
+             "<th class=\"n\">Roof B</th><th class=\"n\">Ridge I* = P / B</th><th>I vs I*</th>"
+             "<th class=\"n\">Attainable min(P, I × B)</th></tr></thead><tbody>\n";
         for (const auto& roof : roofs.memory) {
             auto it = k.bytes_per_iteration.find(roof.level);
             if (it == k.bytes_per_iteration.end() || !(it->second > 0))
                 continue;
             const double intensity = k.flops_per_iteration / it->second;
-            const double attainable = std::min(top, intensity * roof.gbs);
-            if (attainable < bound_rate) {
-                bound_rate = attainable;
-                bound = roof.level;
-            }
-            if (full)
-                o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
-                     num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
-                     num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
-                     td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
-                     num_td(gflops_text(attainable)) + "</tr>\n";
+            o += "<tr data-level=\"" + h(roof.level) + "\">" + td(roof.level) +
+                 num_td(fmt::format("{:g}", it->second)) + num_td(intensity_text(intensity)) +
+                 num_td(gbs_text(roof.gbs)) + num_td(intensity_text(roof.ridge)) +
+                 td(intensity < roof.ridge ? "I < I*: can bound" : "I ≥ I*: compute side") +
+                 num_td(gflops_text(std::min(top, intensity * roof.gbs))) + "</tr>\n";
         }
-        if (full)
-            o += "</tbody></table>\n";
+        o += "</tbody></table>\n";
+        const auto [bound, bound_rate] = roofline_bound(k, roofs);
         o += "<p class=\"why\">";
         if (bound == "compute")
             o += h(fmt::format("Every level's intensity lies right of its ridge: the compute roof P = {} "
@@ -140,12 +184,6 @@ void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs,
             o += h(fmt::format("{}-bound: I × B = {} is the lowest of all levels and below P.", bound,
                                gflops_text(bound_rate)));
         o += "</p>\n";
-    }
-    // The compact form (calibration loops, the mixed family) ends with the conclusion: each model's
-    // prediction is in the predictions table, its per-level terms in results.json.
-    if (!full) {
-        o += "</details>\n";
-        return;
     }
     for (const auto& p : k.predictions) {
         o += "<h4>" + h(fmt::format("{}: {}, bound by {}, error {}", p.model, gflops_text(p.gflops),

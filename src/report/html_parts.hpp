@@ -32,8 +32,14 @@ std::vector<std::string> model_names(const core::Results& r); // in order of fir
 
 // html_kernels.cpp
 void predictions_section(std::string& o, const core::Results& r);
-// One kernel's derivation; `full` = with the threshold table and each model's terms (not for the
+// One kernel's derivation with the threshold table and each model's terms (not for the
 // calibration loops and the mixed family, whose predictions the predictions table lists).
-void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs, bool full);
+void derivation(std::string& o, const core::KernelResult& k, const Roofs& roofs);
+// The kernels of many rows of one construction (calibration loops, the mixed family, STREAM): one table row
+// each (flops, bytes, measured rate, closest model, the level bounding it on the charts' roofline), opened
+// by compact_table_start and closed by compact_table_end; the row's id is the kernel's anchor.
+void compact_table_start(std::string& o);
+void compact_row(std::string& o, const core::KernelResult& k, const Roofs& roofs);
+void compact_table_end(std::string& o);
 
 } // namespace roofcast::report::html_detail
