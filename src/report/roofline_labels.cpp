@@ -134,24 +134,23 @@ bool Chart::place_label(svg::Document& doc, svg::LabelPlacer& placer, svg::Point
 
 void Chart::draw_kernel_labels(svg::Document& doc, const svg::Frame& f, svg::LabelPlacer& placer) {
     const auto anchor = anchors();
-    // A joined series (the mixed family, a calibration sweep): one label at its member with the highest
-    // performance.
-    std::map<std::string, std::pair<std::size_t, std::size_t>> top; // series label -> (kernel, members)
-    for (const auto& [k, m] : anchor) {
-        if (!joined(k))
-            continue;
-        auto [it, fresh] = top.try_emplace(series(k).label, k, 0);
-        ++it->second.second;
-        if (!fresh && m->y > anchor.at(it->second.first)->y)
-            it->second.first = k;
-    }
-    for (const auto& [label, kernel_members] : top) {
-        const auto [k, members] = kernel_members;
-        const Mark* m = anchor.at(k);
-        const std::string text = fmt::format("{} ({} kernels)", label, members);
-        if (!place_label(doc, placer, f.to_pixel(m->x, m->y), text, 11.5, "bold",
-                         label_colour(series(k).colour), "kernel-label family-label " + suite_class(k)))
-            numbered.push_back(text);
+    // A joined series (the mixed family, a calibration sweep): one label, at its member with the highest
+    // performance where there is room, else at the next highest, and so on. A series with no room at any
+    // member goes unlabelled on the plot: its legend entry (colour and marker) names it.
+    std::map<std::string, std::vector<std::size_t>> members; // series label -> its kernels
+    for (const auto& [k, m] : anchor)
+        if (joined(k))
+            members[series(k).label].push_back(k);
+    for (auto& [label, ks] : members) {
+        std::stable_sort(ks.begin(), ks.end(),
+                         [&](std::size_t a, std::size_t b) { return anchor.at(a)->y > anchor.at(b)->y; });
+        const std::string text = fmt::format("{} ({} kernels)", label, ks.size());
+        for (const std::size_t k : ks) {
+            const Mark* m = anchor.at(k);
+            if (place_label(doc, placer, f.to_pixel(m->x, m->y), text, 11.5, "bold",
+                            label_colour(series(k).colour), "kernel-label family-label " + suite_class(k)))
+                break;
+        }
     }
     for (const auto& [k, m] : anchor) {
         if (!series(k).labelled)
