@@ -47,7 +47,7 @@ std::optional<double> interquartile_spread(const std::vector<double>& samples) {
     return (*quantile(samples, 0.75) - *quantile(samples, 0.25)) / std::fabs(*med);
 }
 
-double outlier_floor(std::vector<double> spreads, double minimum, std::size_t min_rows) {
+double outlier_floor(const std::vector<double>& spreads, double minimum, std::size_t min_rows) {
     if (spreads.size() < std::max<std::size_t>(1, min_rows))
         return minimum;
     const double q1 = *quantile(spreads, 0.25), q3 = *quantile(spreads, 0.75);

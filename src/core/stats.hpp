@@ -50,7 +50,7 @@ std::optional<double> interquartile_spread_of(const Summary& s);
 // Q3 + 1.5 (Q3 - Q1) of `spreads` (Exploratory Data Analysis, 1977, ch. 2), never below `minimum`; with
 // fewer than `min_rows` spreads, `minimum` alone. The one rule behind the machine file's and the threads
 // results' NOISY flags (docs/noise.md).
-double outlier_floor(std::vector<double> spreads, double minimum, std::size_t min_rows);
+double outlier_floor(const std::vector<double>& spreads, double minimum, std::size_t min_rows);
 
 // The 97.5 % quantile of Student's t distribution with `dof` degrees of freedom (two-sided 95 %
 // intervals); infinity for dof 0.
