@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end: the report of a full default-suite run (tests/report/data/full-suite.json: `roofcast bench
-# --suite all --quick` on a 2-core VM, 73 kernels, raw samples and long notes trimmed), rendered in
+# End-to-end: the report of a full default-suite run (tests/report/data/full-suite.json: `roofcast run` on a
+# 2-vCPU AMD EPYC VM, 84 kernels, samples and long notes trimmed by tests/report/data/trim_results.py), rendered in
 # headless Chromium at its native size. A script in the page measures every <text> of every chart with
 # getBoundingClientRect and the test fails when two texts of one chart overlap or one leaves its canvas.
 # Usage: bash report_full_size.sh <roofcast-binary> <source-dir>; exit 77 = skipped (reason printed).
@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib/chromium.sh"
 setup_browser --run-all-compositor-stages-before-draw --virtual-time-budget=5000
 
 "$bin" report "$src/tests/report/data/full-suite.json" -o "$out/report" >/dev/null
-# The page stays small with 73 kernels (the samples and per-level terms of the calibration loops and the
+# The page stays small with 84 kernels (the samples and per-level terms of the calibration loops and the
 # mixed family stay in results.json): at most 400 KB.
 size=$(stat -c %s "$out/report/index.html")
 ((size <= 400000)) || { echo "FAIL: index.html is $size bytes, above 400 KB"; exit 1; }
