@@ -164,6 +164,7 @@ json prediction_to_json(const Prediction& p) {
             {"valid", p.valid},
             {"notes", p.notes},
             {"terms", terms},
+            {"compute_seconds_per_iteration", opt(p.compute_seconds_per_iteration)},
             {"error_pct", opt(p.error_pct)}};
 }
 
@@ -185,6 +186,7 @@ Prediction prediction_from(const J& f) {
     p.notes = f.strings("notes");
     // (predicted - measured) / measured with a prediction >= 0: at least -100 %.
     p.error_pct = f.opt_at_least("error_pct", -100);
+    p.compute_seconds_per_iteration = f.opt_at_least("compute_seconds_per_iteration", 0);
     if (f.has("terms")) {
         J terms = f["terms"];
         for (std::size_t i = 0; i < terms.size(); ++i) {

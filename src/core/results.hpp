@@ -36,6 +36,9 @@ struct Prediction {
     bool valid = true;        // inside the model's validity range
     std::vector<std::string> notes;
     std::vector<LevelTerm> terms;
+    // The compute term t_C = flops / P (the model's compute roof), beside the level terms; absent in older
+    // files.
+    std::optional<double> compute_seconds_per_iteration;
     std::optional<double> error_pct; // (predicted - measured) / measured * 100, when measured
 };
 

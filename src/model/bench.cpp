@@ -135,31 +135,68 @@ std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
     return p ? p->bottleneck : "compute";
 }
 
-// Each row's fraction of its bound round by round against its probe (model/round_verdict.hpp), from
-// `epochs` (each row's epochs of the rounds); the probe's best level is the median of its three best units
-// over the run, as a roof is chosen.
+// Each row's fraction of its bound round by round (model/round_verdict.hpp), from `epochs` (each row's epochs
+// of the rounds); a probe's best level is the median of its three best units over the run, as a roof is
+// chosen. A mixed or hierarchical bound with its compute term is judged term by term: each level's time
+// scaled by the probe of that level's resource (memory, a shared cache, a private cache), the compute term by
+// the compute probe, and recombined with the machine's exponents (the max for the hierarchical roofline); any
+// other row, or a term whose resource has no probe, against the probe of its kind alone.
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                     const std::vector<ProbeRounds>& probes, std::size_t rounds,
-                    const std::vector<std::vector<double>>& epochs) {
-    for (const auto& p : probes) {
-        std::vector<std::vector<double>> units; // per row, one per round
+                    const std::vector<std::vector<double>>& epochs, const core::Machine& machine) {
+    std::vector<std::vector<std::vector<double>>> units(probes.size()); // [probe][row] one per round
+    std::vector<std::optional<double>> refs;
+    for (std::size_t j = 0; j < probes.size(); ++j) {
         std::vector<double> all;
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            units.push_back(probe_units(p, i, 0));
-            all.insert(all.end(), units.back().begin(), units.back().end());
+            units[j].push_back(probe_units(probes[j], i, 0));
+            all.insert(all.end(), units[j].back().begin(), units[j].back().end());
         }
-        const auto ref = core::best_k_median(all, 3);
-        if (!ref)
+        refs.push_back(core::best_k_median(all, 3));
+    }
+    auto probe_of = [&](const std::string& kind) -> std::optional<std::size_t> {
+        for (std::size_t j = 0; j < probes.size(); ++j)
+            if (probes[j].kind == kind && refs[j])
+                return j;
+        return std::nullopt;
+    };
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        auto& r = rows[i];
+        const core::Prediction* b = bound_prediction(r);
+        if (!b || !r.measured_seconds)
             continue;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            auto& r = rows[i];
-            const core::Prediction* b = bound_prediction(r);
-            if (kinds[i] != p.kind || !b || !r.measured_seconds)
+        // Term by term where every term has a probe of its resource.
+        if ((b->model == "mixed" || b->model == "hierarchical") && b->compute_seconds_per_iteration) {
+            std::vector<ProbedTerm> data;
+            bool all_probed = true;
+            for (const auto& t : b->terms) {
+                if (!t.seconds_per_iteration || !(*t.seconds_per_iteration > 0))
+                    continue;
+                const auto j = probe_of(resident_kind(machine, t.level));
+                if (!j) {
+                    all_probed = false;
+                    break;
+                }
+                data.push_back({*t.seconds_per_iteration * r.iterations, units[*j][i], *refs[*j]});
+            }
+            const auto jc = probe_of("compute");
+            if (all_probed && jc) {
+                const ProbedTerm compute{*b->compute_seconds_per_iteration * r.iterations, units[*jc][i],
+                                         *refs[*jc]};
+                const bool mixed = b->model == "mixed";
+                r.bound_fraction_rounds = round_fractions_of_terms(
+                    epochs[i], rounds, data, compute, mixed ? machine.overlap_exponent : std::nullopt,
+                    mixed ? machine.compute_overlap_exponent : std::nullopt);
+                r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
                 continue;
-            r.bound_fraction_rounds =
-                round_fractions(epochs[i], rounds, units[i], b->seconds_per_iteration * r.iterations, *ref);
-            r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
+            }
         }
+        const auto j = probe_of(kinds[i]);
+        if (!j)
+            continue;
+        r.bound_fraction_rounds = round_fractions(epochs[i], rounds, units[*j][i],
+                                                  b->seconds_per_iteration * r.iterations, *refs[*j]);
+        r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
     }
 }
 
@@ -498,7 +535,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             assess_noise(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds), samples);
         if (rounds >= 2)
             round_verdicts(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds),
-                           samples);
+                           samples, machine);
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

@@ -67,6 +67,7 @@ void set_time(ModelDetail& d, const ModelContext& c, double t) {
 void finish(ModelDetail& d, const ModelContext& c) {
     core::Prediction& p = d.prediction;
     double t = d.compute.seconds_per_iteration;
+    p.compute_seconds_per_iteration = t;
     p.bottleneck = "compute";
     // Ties (within rounding) go to the level farther from the core: at the threshold of the mixed model
     // the kernel still counts as memory-bound.

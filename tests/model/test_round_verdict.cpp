@@ -1,4 +1,5 @@
 // The fraction of the bound round by round against the probe beside the kernel (model/round_verdict.hpp).
+#include "model/overlap.hpp"
 #include "model/round_verdict.hpp"
 
 #include <gtest/gtest.h>
@@ -31,4 +32,39 @@ TEST(RoundVerdict, CountsThatDoNotLineUpGiveNothing) {
     EXPECT_TRUE(round_fractions({1, 1}, 2, {1, 1}, 0, 1).empty());    // no bound
     EXPECT_TRUE(round_fractions({1, 1}, 0, {}, 1, 1).empty());
     EXPECT_TRUE(round_fractions({}, 1, {1}, 1, 1).empty());
+}
+
+TEST(RoundVerdict, EachTermFollowsTheProbeOfItsResource) {
+    // A three-way mix: memory 1.0 s, L3 0.8 s, compute 0.6 s per call, combined with p = 2 and q = 1.5. In
+    // round 2 memory delivers half its best while the L3 and the cores hold; in round 3 the cores run at 80
+    // %. The kernel takes what the host allows divided by 0.9 in every round: the fraction stays 0.9, where
+    // one probe for the whole bound (memory's) would call round 2 far better than the others.
+    const double p = 2.0, q = 1.5;
+    const std::vector<double> mem{40, 20, 40}, l3{200, 200, 200}, compute{100, 100, 80};
+    std::vector<double> times;
+    for (std::size_t r = 0; r < 3; ++r) {
+        const double allowed =
+            mixed_time({1.0 * 40 / mem[r], 0.8 * 200 / l3[r]}, 0.6 * 100 / compute[r], p, q);
+        times.insert(times.end(), {allowed / 0.9, allowed / 0.8});
+    }
+    const auto f = round_fractions_of_terms(times, 3, {{1.0, mem, 40}, {0.8, l3, 200}},
+                                            ProbedTerm{0.6, compute, 100}, p, q);
+    ASSERT_EQ(f.size(), 3u);
+    for (double x : f)
+        EXPECT_NEAR(x, 0.9, 1e-12);
+    const auto one = round_fractions(times, 3, mem, mixed_time({1.0, 0.8}, 0.6, p, q), 40);
+    ASSERT_EQ(one.size(), 3u);
+    EXPECT_GT(one[1],
+              1.1); // 1.18: memory's probe alone credits round 2 with the L3's and the cores' steadiness
+    // Without exponents the terms combine by the max (the hierarchical roofline).
+    const auto h = round_fractions_of_terms({2.0, 2.0}, 1, {{1.0, {10}, 10}}, ProbedTerm{1.5, {5}, 10},
+                                            std::nullopt, std::nullopt);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_DOUBLE_EQ(h[0], 3.0 / 2.0); // the compute term at half its probe's best: 3 s allowed, 2 s taken
+    // A term whose probe has a unit missing or zero gives nothing.
+    EXPECT_TRUE(
+        round_fractions_of_terms({1, 1}, 2, {{1.0, {1, 0}, 1}}, std::nullopt, 2.0, std::nullopt).empty());
+    EXPECT_TRUE(
+        round_fractions_of_terms({1, 1}, 2, {{1.0, {1}, 1}}, std::nullopt, 2.0, std::nullopt).empty());
+    EXPECT_TRUE(round_fractions_of_terms({1, 1}, 2, {}, std::nullopt, 2.0, std::nullopt).empty());
 }
