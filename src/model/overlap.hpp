@@ -35,10 +35,10 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
 // compute/data exponent q every term joins one p-norm (p as above). With q (calibrated on overlap loops with
 // arithmetic, calibration.hpp) the data terms combine first and the arithmetic then overlaps with their
 // result: t = ((sum_level t_level^p)^(q/p) + t_C^q)^(1/q). On the 2-vCPU AMD EPYC VM arithmetic hid
-// completely behind three streams but only partly behind the mixed family's 5-16 (docs/models.md, "What one
-// exponent misses"): the exponent of the data/data overlap, fitted on loops without arithmetic, says nothing
-// about how the arithmetic overlaps, which is a property of the core to be measured on its own (Hofmann et
-// al. 2020, Sect. 3: which parts of a loop's time overlap is machine-specific).
+// completely behind three streams but only partly behind the mixed family's 5-16 (docs/models.md,
+// "Compute/data exponent q"): the exponent of the data/data overlap, fitted on loops without arithmetic, says
+// nothing about how the arithmetic overlaps, which is a property of the core to be measured on its own
+// (Hofmann et al. 2020, Sect. 3: which parts of a loop's time overlap is machine-specific).
 inline double mixed_time(const std::vector<double>& data, double t_compute, std::optional<double> p,
                          std::optional<double> q) {
     if (!q) {
