@@ -176,6 +176,10 @@ TEST(HtmlReport, HeadlineListsKernelsBelowTheirBoundLowestFirst) {
     // the order is the report's): the summary section lists them lowest fraction first, at most six,
     // each with its causes and the first clause of its evidence; the rest counted.
     auto results = core::load_results(test::fixture("full-suite.json"));
+    for (auto& k : results.kernels) { // only the diagnoses given here
+        k.diagnosis.clear();
+        k.bound_fraction.reset();
+    }
     for (std::size_t i = 0; i < results.kernels.size(); i += 5) {
         auto& k = results.kernels[i];
         k.bound_fraction = 0.2 + 0.6 * static_cast<double>((i * 7) % 11) / 11;

@@ -234,11 +234,11 @@ TEST(RooflineChart, ClassicLevelFallsBackToOutermostCacheWithTraffic) {
 }
 
 TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
-    // 73 kernels of a real `bench --suite all --quick` run: the legend lists series, not kernels; the
+    // 84 kernels of a real `roofcast run`: the legend lists series, not kernels; the
     // mixed family has one label; every other drawn kernel has its name next to its dot or a number whose
     // name the legend lists; the chart fits a 1200 × 850 window.
     const auto results = core::load_results(test::fixture("full-suite.json"));
-    ASSERT_EQ(results.kernels.size(), 73u);
+    ASSERT_EQ(results.kernels.size(), 84u);
     for (const auto view : {RooflineView::classic, RooflineView::hierarchical}) {
         const auto doc = report::roofline_chart(results, view);
         EXPECT_LE(doc.width(), 1200);
@@ -261,8 +261,9 @@ TEST(RooflineChart, FullSuiteDrawsSeriesAndLabelsEachNamedKernel) {
 }
 
 TEST(RooflineChart, CalibrationSweepsAreSeriesJoinedAndLabelledOnce) {
-    // The 34 calibration loops of the full-suite run form four sweeps (calib-MEM, -L3, -L2: flops per
-    // iteration rising; calib-overlap-L3: overlap count rising). Each sweep is a series of its own (colour
+    // The 41 calibration loops of the full-suite run form five sweeps (calib-MEM, -L3, -L2: flops per
+    // iteration rising; calib-overlap-L3 and calib-overlap-flops-L3: overlap count rising). Each sweep is a
+    // series of its own (colour
     // and shape in the legend), its members joined by one line, one label each; the loops show the mixed
     // model's prediction only, and the legend lists that model alone.
     const auto results = core::load_results(test::fixture("full-suite.json"));
@@ -270,7 +271,7 @@ TEST(RooflineChart, CalibrationSweepsAreSeriesJoinedAndLabelledOnce) {
     for (const auto& k : results.kernels)
         if (k.suite == "calibrate")
             ++sweep_members[k.name.substr(0, k.name.rfind('-'))];
-    ASSERT_EQ(sweep_members.size(), 4u);
+    ASSERT_EQ(sweep_members.size(), 5u);
     const auto doc =
         report::roofline_chart(results, RooflineView::classic, "c", report::KernelSet::calibration_only);
     EXPECT_LE(doc.width(), 1200);
@@ -286,10 +287,10 @@ TEST(RooflineChart, CalibrationSweepsAreSeriesJoinedAndLabelledOnce) {
         EXPECT_NE(legend.find(sweep + " loops (" + std::to_string(n) + ")"), std::string::npos) << legend;
     }
     EXPECT_EQ(root->by_class("kernel-label").size(), sweep_members.size()) << labels;
-    EXPECT_EQ(count_class(*root, "prediction"), 34u);
+    EXPECT_EQ(count_class(*root, "prediction"), 41u);
     EXPECT_NE(legend.find("mixed (predicted)"), std::string::npos) << legend;
     EXPECT_EQ(legend.find("roofline (predicted)"), std::string::npos) << legend;
-    // Four series, four colours.
+    // Five series, five colours.
     std::set<std::string> fills;
     for (const auto* d : root->by_class("dot"))
         fills.insert(d->attr("fill"));
