@@ -14,11 +14,9 @@
 namespace roofcast::model {
 
 namespace {
+
 // 95 % quantile of the chi-square distribution with one degree of freedom (1.96^2).
 constexpr double k_chi2_1_95 = 3.841;
-} // namespace
-
-namespace {
 
 // One loop of an exponent fit: its measured log time and its predicted time at an exponent (nullopt: the
 // max).
@@ -46,49 +44,11 @@ LoopTerms loop_terms(const OverlapPoint& p, const Calibration& c) {
     return t;
 }
 
-OverlapFit fit_exponent(const std::vector<ExponentSample>& samples);
-
-} // namespace
-
-std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
-    std::vector<ExponentSample> samples;
-    for (const auto& p : points) {
-        if (!(p.seconds_per_iteration > 0) || p.with_compute)
-            continue;
-        LoopTerms t = loop_terms(p, c);
-        std::vector<double> terms = t.data;
-        if (t.compute)
-            terms.push_back(*t.compute);
-        if (!terms.empty())
-            samples.push_back({p.kernel, std::log(p.seconds_per_iteration),
-                               [terms](std::optional<double> e) { return overlap_norm(terms, e); }});
-    }
+// The exponent of the samples' predicted times with the least squared log error, its profile interval and the
+// loops used (calibration.hpp, OverlapFit); nullopt without samples. One fit for p and for q.
+std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& samples) {
     if (samples.empty())
         return std::nullopt;
-    return fit_exponent(samples);
-}
-
-std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
-    const std::optional<double> p_exp = c.overlap ? c.overlap->exponent : std::nullopt;
-    std::vector<ExponentSample> samples;
-    for (const auto& p : points) {
-        if (!(p.seconds_per_iteration > 0) || !p.with_compute)
-            continue;
-        LoopTerms t = loop_terms(p, c);
-        if (t.data.empty() || !t.compute)
-            continue;
-        samples.push_back({p.kernel, std::log(p.seconds_per_iteration), [t, p_exp](std::optional<double> e) {
-                               return mixed_time(t.data, *t.compute, p_exp, e.value_or(k_overlap_p_max));
-                           }});
-    }
-    if (samples.empty())
-        return std::nullopt;
-    return fit_exponent(samples);
-}
-
-namespace {
-
-OverlapFit fit_exponent(const std::vector<ExponentSample>& samples) {
     auto rms = [&](std::optional<double> p) {
         double sum = 0;
         for (const auto& s : samples) {
@@ -171,6 +131,38 @@ OverlapFit fit_exponent(const std::vector<ExponentSample>& samples) {
 }
 
 } // namespace
+
+std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    std::vector<ExponentSample> samples;
+    for (const auto& p : points) {
+        if (!(p.seconds_per_iteration > 0) || p.with_compute)
+            continue;
+        LoopTerms t = loop_terms(p, c);
+        std::vector<double> terms = t.data;
+        if (t.compute)
+            terms.push_back(*t.compute);
+        if (!terms.empty())
+            samples.push_back({p.kernel, std::log(p.seconds_per_iteration),
+                               [terms](std::optional<double> e) { return overlap_norm(terms, e); }});
+    }
+    return fit_exponent(samples);
+}
+
+std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    const std::optional<double> p_exp = c.overlap ? c.overlap->exponent : std::nullopt;
+    std::vector<ExponentSample> samples;
+    for (const auto& p : points) {
+        if (!(p.seconds_per_iteration > 0) || !p.with_compute)
+            continue;
+        LoopTerms t = loop_terms(p, c);
+        if (t.data.empty() || !t.compute)
+            continue;
+        samples.push_back({p.kernel, std::log(p.seconds_per_iteration), [t, p_exp](std::optional<double> e) {
+                               return mixed_time(t.data, *t.compute, p_exp, e.value_or(k_overlap_p_max));
+                           }});
+    }
+    return fit_exponent(samples);
+}
 
 std::string overlap_text(const OverlapFit& f, char name) {
     std::string t = f.exponent ? fmt::format("{} = {:.2f}", name, *f.exponent)

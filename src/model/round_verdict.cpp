@@ -7,22 +7,6 @@
 
 namespace roofcast::model {
 
-std::vector<double> round_fractions(const std::vector<double>& times, std::size_t rounds,
-                                    const std::vector<double>& probe, double bound_seconds,
-                                    double probe_ref) {
-    const auto per_round = split_rounds(times, rounds);
-    if (per_round.empty() || probe.size() != rounds || !(bound_seconds > 0) || !(probe_ref > 0))
-        return {};
-    std::vector<double> out;
-    for (std::size_t r = 0; r < rounds; ++r) {
-        const double best = *std::min_element(per_round[r].begin(), per_round[r].end());
-        if (!(best > 0) || !(probe[r] > 0))
-            return {};
-        out.push_back(bound_seconds * (probe_ref / probe[r]) / best);
-    }
-    return out;
-}
-
 std::vector<double> round_fractions_of_terms(const std::vector<double>& times, std::size_t rounds,
                                              const std::vector<ProbedTerm>& data,
                                              const std::optional<ProbedTerm>& compute,
@@ -53,11 +37,19 @@ std::vector<double> round_fractions_of_terms(const std::vector<double>& times, s
         std::vector<double> scaled;
         for (const auto& t : data)
             if (t.seconds > 0)
-                scaled.push_back(t.seconds * t.probe_ref / t.probe[r]);
-        const double t_c = with_compute ? compute->seconds * compute->probe_ref / compute->probe[r] : 0.0;
+                scaled.push_back(t.seconds * (t.probe_ref / t.probe[r]));
+        const double t_c = with_compute ? compute->seconds * (compute->probe_ref / compute->probe[r]) : 0.0;
         out.push_back(mixed_time(scaled, t_c, p, q) / best);
     }
     return out;
+}
+
+std::vector<double> round_fractions(const std::vector<double>& times, std::size_t rounds,
+                                    const std::vector<double>& probe, double bound_seconds,
+                                    double probe_ref) {
+    // One term, the whole bound, under one probe: the terms' form with nothing to combine.
+    return round_fractions_of_terms(times, rounds, {{bound_seconds, probe, probe_ref}}, std::nullopt,
+                                    std::nullopt, std::nullopt);
 }
 
 } // namespace roofcast::model

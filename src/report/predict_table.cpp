@@ -184,28 +184,23 @@ std::string format_explanation(const model::Analysis& a) {
                                    bytes_text(t.bytes_per_iteration), num(*t.bandwidth_gbs),
                                    t.bandwidth_source, core::format_seconds(*t.seconds_per_iteration));
             }
+            // The terms as the model combines them: max; one p-norm with t_C; or the data terms' p-norm
+            // combined with t_C by q (model/overlap.hpp, mixed_time).
             std::string names = "t_C";
+            std::string data_powers; // "t_L2^p + t_MEM^p"
             for (const auto& t : p.terms)
-                if (t.seconds_per_iteration)
+                if (t.seconds_per_iteration) {
                     names += ", t_" + t.level;
-            std::string combine = fmt::format("max({})", names);
-            if (d.overlap_exponent) {
-                std::string powers;
-                for (std::size_t at = 0, next = 0; next != std::string::npos; at = next + 2) {
-                    next = names.find(", ", at);
-                    powers += (powers.empty() ? "" : " + ") + names.substr(at, next - at) + "^p";
+                    data_powers += (data_powers.empty() ? "" : " + ") + ("t_" + t.level + "^p");
                 }
-                combine = fmt::format("({})^(1/p) with p = {}", powers, num(*d.overlap_exponent));
-            }
-            if (d.compute_overlap_exponent) {
-                std::string data;
-                for (const auto& t : p.terms)
-                    if (t.seconds_per_iteration)
-                        data += (data.empty() ? "" : " + ") + ("t_" + t.level + "^p");
-                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}, q = {}", data,
+            std::string combine = fmt::format("max({})", names);
+            if (d.compute_overlap_exponent)
+                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}, q = {}", data_powers,
                                       d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"),
                                       num(*d.compute_overlap_exponent));
-            }
+            else if (d.overlap_exponent)
+                combine = fmt::format("(t_C^p{}{})^(1/p) with p = {}", data_powers.empty() ? "" : " + ",
+                                      data_powers, num(*d.overlap_exponent));
             out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
                                "{:g} / ({} x {} GFLOP/s) = {}\n",
                                combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,

@@ -137,26 +137,16 @@ Measurement run_overlap_k(std::size_t n, std::size_t W, const SuiteOptions& opt,
     return m;
 }
 
+// The suite's overlap loop with K = k reuse loads, without extra arithmetic or with overlap_compute_fmas(K).
 template <std::size_t... I>
-Measurement dispatch_overlap(int k, std::size_t n, std::size_t W, const SuiteOptions& opt, Workspace& ws,
-                             std::index_sequence<I...>) {
-    Measurement m;
-    bool found = false;
-    ((k == k_overlap_reuses[I] ? (m = run_overlap_k<k_overlap_reuses[I]>(n, W, opt, ws), found = true)
-                               : false),
-     ...);
-    if (!found)
-        throw std::invalid_argument("no overlap calibration loop with " + std::to_string(k) + " reuse loads");
-    return m;
-}
-
-template <std::size_t... I>
-Measurement dispatch_overlap_compute(int k, std::size_t n, std::size_t W, const SuiteOptions& opt,
-                                     Workspace& ws, std::index_sequence<I...>) {
+Measurement dispatch_overlap(int k, bool with_compute, std::size_t n, std::size_t W, const SuiteOptions& opt,
+                             Workspace& ws, std::index_sequence<I...>) {
     Measurement m;
     bool found = false;
     ((k == k_overlap_reuses[I]
-          ? (m = run_overlap_k<k_overlap_reuses[I], overlap_compute_fmas(k_overlap_reuses[I])>(n, W, opt, ws),
+          ? (m = with_compute ? run_overlap_k<k_overlap_reuses[I], overlap_compute_fmas(k_overlap_reuses[I])>(
+                                    n, W, opt, ws)
+                              : run_overlap_k<k_overlap_reuses[I]>(n, W, opt, ws),
              found = true)
           : false),
      ...);
@@ -275,12 +265,9 @@ Measurement run_overlap(int reuses, std::size_t n, std::size_t window_row, const
         throw std::invalid_argument("overlap loop: n must be a positive multiple of the window row");
     const bool suite_k =
         std::find(k_overlap_reuses.begin(), k_overlap_reuses.end(), reuses) != k_overlap_reuses.end();
-    if (suite_k && extra_fmas == 0)
-        return dispatch_overlap(reuses, n, window_row, opt, ws,
+    if (suite_k && (extra_fmas == 0 || extra_fmas == overlap_compute_fmas(reuses)))
+        return dispatch_overlap(reuses, extra_fmas != 0, n, window_row, opt, ws,
                                 std::make_index_sequence<k_overlap_reuses.size()>{});
-    if (suite_k && extra_fmas == overlap_compute_fmas(reuses))
-        return dispatch_overlap_compute(reuses, n, window_row, opt, ws,
-                                        std::make_index_sequence<k_overlap_reuses.size()>{});
     return dispatch_overlap_member(reuses, extra_fmas, n, window_row, opt, ws,
                                    std::make_index_sequence<k_mixed_members>{});
 }

@@ -158,9 +158,9 @@ ThreadsAnalysis analyse(ThreadsData data, const std::vector<Target>& targets, in
         for (const auto& p : series.points)
             spreads.push_back(core::interquartile_spread_of(p.seconds).value_or(0.0));
         sa.noise_floor = core::outlier_floor(spreads, core::k_noisy_spread, k_noise_min_points);
-        for (auto& p : series.points) {
-            p.seconds.noisy = core::interquartile_spread_of(p.seconds).value_or(0.0) > sa.noise_floor;
-            sa.noisy += p.seconds.noisy;
+        for (std::size_t i = 0; i < series.points.size(); ++i) {
+            series.points[i].seconds.noisy = spreads[i] > sa.noise_floor;
+            sa.noisy += series.points[i].seconds.noisy;
         }
         for (const auto& f : series.failures)
             sa.notes.push_back(fmt::format("left out n={:g} s={}: {}", f.n, f.s, f.reason));

@@ -24,8 +24,8 @@ struct Measurement {
 struct Cache {
     std::string name;   // L1, L2, L3
     double bytes = 0.0; // usable capacity of one instance (the effective size where one was measured)
-    int shared_by_cores =
-        0; // cores sharing one instance (1: private); 0: unknown (capacity not scaled with s)
+    // Cores sharing one instance (1: private); 0: unknown (the capacity is not scaled with s).
+    int shared_by_cores = 0;
 };
 
 struct Context {

@@ -427,11 +427,10 @@ std::string ThreadsModel::formula() const {
     case Kind::doda_memory:
         return "T(n,s) = θ(s) + T_seq(n)/s below the last cache; θ(s) + α·n + β above";
     case Kind::roofcast:
-        return oversubscription_step
-                   ? "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) "
-                     "+ β above; θ(s) steps up beyond H threads"
-                   : "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + "
-                     "γ·bytes(n)/B(s) + β above";
+        return std::string(
+                   "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β "
+                   "above") +
+               (oversubscription_step ? "; θ(s) steps up beyond H threads" : "");
     }
     return "";
 }

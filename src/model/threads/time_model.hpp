@@ -58,12 +58,14 @@ struct ThreadsModel {
     // Threads that run at once (hardware threads; 0 = unknown): the roofcast model's shared work runs in
     // ceil(s / hw_threads) waves beyond it (work_share).
     int hw_threads = 0;
-    std::vector<double> s_breaks; // thread counts where θ bends
+    std::vector<double> s_breaks;     // thread counts where θ bends
+    std::vector<std::string> s_names; // "cores", "hw threads"
     // roofcast model: θ(s) also steps up by a constant once s exceeds hw_threads (dropped with fewer than
     // two thread counts beyond them).
     bool oversubscription_step = false;
-    std::vector<std::string> s_names; // "cores", "hw threads"
-    std::vector<double> n_breaks;     // hinges of T_seq (ascending), at one thread
+    std::vector<double> n_breaks;      // hinges of T_seq (ascending), at one thread
+    std::vector<std::string> n_names;  // regime names, n_breaks.size() + 1 of them
+    std::optional<double> memory_from; // sizes >= this are in the memory regime, at one thread
     // roofcast model: per break (and for the start of the memory regime), the cache instances the threads'
     // data can spread over (cores / cores sharing one instance; 1 for a shared cache or unknown sharing).
     // At s threads a break lies at n_breaks[k] · capacity_scale(n_break_instances[k], s): s threads on a
@@ -71,8 +73,6 @@ struct ThreadsModel {
     std::vector<double> n_break_instances;
     double memory_instances = 1.0;
     int cores = 1;
-    std::vector<std::string> n_names;                  // regime names, n_breaks.size() + 1 of them
-    std::optional<double> memory_from;                 // sizes >= this are in the memory regime
     std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
     std::vector<double> coef;
     double rel_sigma = 0.0; // RMS relative residual over the degrees of freedom
