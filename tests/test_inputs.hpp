@@ -47,6 +47,7 @@ inline core::Profile full_profile() {
     p.ranks = 2;
     p.wall_seconds = 1.5;
     p.cores = 2;
+    p.cpu_seconds = 2.75;
     p.exit_status = 0;
     p.command = {"./app", "--n", "10"};
     p.settings["caches"] = "D1 49152 B";

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +86,14 @@ std::optional<std::filesystem::path> find_in_path(const std::string& program) {
         start = end + 1;
     }
     return std::nullopt;
+}
+
+double children_cpu_seconds() {
+    struct rusage ru {};
+    if (::getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return 0.0;
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+    return seconds(ru.ru_utime) + seconds(ru.ru_stime);
 }
 
 int run_program(const std::vector<std::string>& args, const RunOptions& opt) {

@@ -27,6 +27,11 @@ inline constexpr int k_timed_out = -2;
 // wall-clock time around the call is the program's, not a polling interval's.
 int run_program(const std::vector<std::string>& args, const RunOptions& opt = {});
 
+// Processor time (user + system, seconds) of this process's children that have ended and been waited for,
+// with their own waited-for descendants (getrusage(RUSAGE_CHILDREN), POSIX). The difference across a
+// run_program call is what the program's process tree consumed, whether or not it waited for a core.
+double children_cpu_seconds();
+
 // A helper executable that ships beside roofcast (the MPI probe, the stencil runner): the path in
 // $env_var when that is set (empty when it is not executable), else `name` in the directory of the running
 // executable, else `build_path` (the build tree's copy; may be null). Empty when none is executable.

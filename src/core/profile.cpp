@@ -107,6 +107,8 @@ json profile_to_json(const Profile& p) {
     json run = json::object();
     run["wall_seconds"] = number(p.wall_seconds.value_or(0));
     run["cores"] = number(p.cores.value_or(0));
+    if (p.cpu_seconds)
+        run["cpu_seconds"] = number(*p.cpu_seconds);
     run["ranks"] = p.ranks;
     run["threads"] = p.threads;
     run["repetitions"] = p.repetitions;
@@ -203,6 +205,12 @@ void read_run(const json& run, Profile& p, const std::string& file, JsonKeys& ke
         p.cores = read_number(*c, file, "run.cores");
         if (const auto r = Range::positive_at_most(k_profile_max_cores); !r.contains(*p.cores))
             bad(file, "run.cores", r.expected(fmt::format("{}", *p.cores)));
+    }
+    if (const json* c = member(run, "cpu_seconds", "run", keys)) {
+        p.cpu_seconds = read_number(*c, file, "run.cpu_seconds");
+        if (const auto r = Range::non_negative_at_most(k_profile_max_cpu_seconds);
+            !r.contains(*p.cpu_seconds))
+            bad(file, "run.cpu_seconds", r.expected(fmt::format("{}", *p.cpu_seconds)));
     }
     const std::pair<const char*, std::pair<int*, long long>> counts[] = {
         {"ranks", {&p.ranks, static_cast<long long>(k_profile_max_ranks)}},

@@ -31,6 +31,8 @@ inline constexpr std::size_t k_profile_max_repetitions = 1000;
 // cores (ranks x threads): 2^30, a hundred times the largest machine's.
 inline constexpr double k_profile_max_wall_seconds = k_max_run_seconds;
 inline constexpr double k_profile_max_cores = 1073741824.0;
+// Processor time of a run: at most its wall time on every core.
+inline constexpr double k_profile_max_cpu_seconds = k_profile_max_wall_seconds * k_profile_max_cores;
 // A parameter (ranks, a problem size): a value a program holds in a 64-bit integer, 2^63 in magnitude.
 inline constexpr double k_profile_max_parameter = 9223372036854775808.0;
 // A metric's value (a count, a time, flops, bytes): core::k_max_events.
@@ -74,6 +76,9 @@ struct Profile {
     int threads = 1;
     std::optional<double> wall_seconds; // median over repetitions of the launch-to-exit time
     std::optional<double> cores;        // ranks x threads
+    // Median over repetitions of the processor time (user + system) of the launched process tree: what the
+    // run consumed, independent of waiting for a core (an oversubscribed or loaded machine). Optional.
+    std::optional<double> cpu_seconds;
     int repetitions = 1;
     std::vector<std::string> command; // the profiled program and its arguments
     std::optional<int> exit_status;   // of the program (0: profiles are written for successful runs)

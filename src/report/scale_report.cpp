@@ -169,7 +169,11 @@ std::string scale_text(const ScaleResult& r) {
         if (e.cost_ratio)
             out += fmt::format("profiling cost: small runs {} core-s, target run {} core-s, ratio {:.3f}\n",
                                g(*e.small_core_seconds), g(*e.target_core_seconds), *e.cost_ratio);
-        else
+        if (e.cpu_cost_ratio)
+            out += fmt::format("profiling cost in processor time: small runs {} CPU-s, target run {} CPU-s, "
+                               "ratio {:.3f}\n",
+                               g(*e.small_cpu_seconds), g(*e.target_cpu_seconds), *e.cpu_cost_ratio);
+        if (!e.cost_ratio)
             out += "profiling cost: n/a (run cost is recorded only in roofcast profiles: run.wall_seconds × "
                    "run.cores)\n";
     }
@@ -239,7 +243,10 @@ std::string scale_json(const ScaleResult& r) {
                               {"unmatched", e.unmatched},
                               {"small_core_seconds", opt(e.small_core_seconds)},
                               {"target_core_seconds", opt(e.target_core_seconds)},
-                              {"cost_ratio", opt(e.cost_ratio)}};
+                              {"cost_ratio", opt(e.cost_ratio)},
+                              {"small_cpu_seconds", opt(e.small_cpu_seconds)},
+                              {"target_cpu_seconds", opt(e.target_cpu_seconds)},
+                              {"cpu_cost_ratio", opt(e.cpu_cost_ratio)}};
     }
     return root.dump(2) + "\n";
 }

@@ -21,6 +21,7 @@ TEST(Profile, RoundTripsThroughJson) {
     EXPECT_EQ(q.backend, "cachegrind");
     EXPECT_EQ(q.ranks, 2);
     EXPECT_EQ(*q.wall_seconds, 1.5);
+    EXPECT_EQ(*q.cpu_seconds, 2.75);
     EXPECT_EQ(q.command, p.command);
     EXPECT_EQ(q.settings, p.settings);
     EXPECT_EQ(q.warnings, p.warnings);
@@ -80,6 +81,8 @@ TEST(Profile, NumericFieldsHaveRanges) {
               "p.json: field 'run.wall_seconds': expected a positive number at most 1e+07, got 20000000");
     EXPECT_EQ(with([](auto& k) { k["run"]["cores"] = 0; }),
               "p.json: field 'run.cores': expected a positive number at most 1.07374e+09, got 0");
+    EXPECT_EQ(with([](auto& k) { k["run"]["cpu_seconds"] = -1; }),
+              "p.json: field 'run.cpu_seconds': expected a non-negative number at most 1.07374e+16, got -1");
     EXPECT_EQ(with([](auto& k) { k["run"]["repetitions"] = 1001; }),
               "p.json: field 'run.repetitions': expected a whole number from 1 to 1000, got 1001");
     EXPECT_EQ(with([](auto& k) { k["run"]["exit_status"] = 256; }),

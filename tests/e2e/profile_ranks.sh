@@ -70,7 +70,13 @@ assert all(0.4 < v / ins1 < 0.6 for v in ins2), (ins1, ins2)
 # 20 sweeps over 50000 doubles (400 KB, more than any L1): at least one miss per line per sweep.
 assert h2["L1_DCM"]["per_rank"][0][0] >= 20 * 50000 / 8 * 0.9, h2["L1_DCM"]
 assert fn(two, "main->heavy")["flops"]["origin"] == "declared"
+# The processor time of the run's process tree (both ranks under valgrind, each well over 0.1 s of CPU).
+assert two["run"]["cpu_seconds"] > 0.2 and one["run"]["cpu_seconds"] > 0.1, (one["run"], two["run"])
 PY
+    # The cost of the small run against the larger one, in core-seconds and in processor time.
+    "$bin" scale "$tmp/c1.json" --evaluate "$tmp/c2.json" > "$tmp/cg-eval.txt" || fail "scale --evaluate"
+    grep -q '^profiling cost in processor time: small runs .* CPU-s, target run .* CPU-s, ratio ' \
+        "$tmp/cg-eval.txt" || fail "processor-time cost: $(tail -3 "$tmp/cg-eval.txt")"
     "$bin" validate "$tmp/c2.json" | grep -q 'roofcast profile' || fail "validate cachegrind"
 else
     echo "note: valgrind not installed: cachegrind part skipped"

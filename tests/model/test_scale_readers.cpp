@@ -142,7 +142,7 @@ TEST(ScaleReaders, RoofcastProfileKeysAndRangesAreThoseOfTheFormat) {
     const roofcast::core::Profile p = roofcast::test::full_profile();
     auto j = roofcast::core::profile_to_json(p);
     std::vector<std::string> unread{"stale"};
-    (void)read_roofcast_profile(j.dump(), "p.json", &unread);
+    EXPECT_EQ(read_roofcast_profile(j.dump(), "p.json", &unread).costs.at(0).cpu_seconds, 2.75);
     EXPECT_EQ(unread, std::vector<std::string>{});
     j["functions"][0]["metrics"]["L1_DCM"]["agregate"] = "sum";
     (void)read_roofcast_profile(j.dump(), "p.json", &unread);
@@ -154,6 +154,10 @@ TEST(ScaleReaders, RoofcastProfileKeysAndRangesAreThoseOfTheFormat) {
         "p.json: field 'functions[0].metrics.L1_DCM.per_rank[0]': expected a number from 0 to 1e+30 (or "
         "\"nan\"), got -2");
     j["functions"][0]["metrics"]["L1_DCM"]["per_rank"][0][1] = 2;
+    j["run"]["cpu_seconds"] = -1;
+    EXPECT_EQ(input_error_of([&] { read_roofcast_profile(j.dump(), "p.json"); }),
+              "p.json: field 'run.cpu_seconds': expected a non-negative number at most 1.07374e+16, got -1");
+    j["run"]["cpu_seconds"] = 1;
     j["run"]["wall_seconds"] = 0;
     EXPECT_EQ(input_error_of([&] { read_roofcast_profile(j.dump(), "p.json"); }),
               "p.json: field 'run': expected positive wall_seconds (at most 1e+07) and cores (at most "

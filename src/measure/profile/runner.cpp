@@ -379,6 +379,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     const std::string script = fmt::format("r={}; {}", k_rank_expr, tool);
 
     std::vector<double> walls;
+    std::vector<double> cpus;
     Gather gather(req.repeat, nranks);
     std::vector<std::string> warnings;
     int threads = 1;
@@ -396,9 +397,11 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
         if (!papi_events.empty())
             run.extra_env.push_back("ROOFCAST_MARKER_PAPI=" + fmt::format("{}", fmt::join(papi_events, ",")));
         run.output_log = (tmp.path() / "run.log").string();
+        const double cpu0 = core::children_cpu_seconds();
         const auto t0 = std::chrono::steady_clock::now();
         const int rc = core::run_program(args, run);
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double cpu = core::children_cpu_seconds() - cpu0;
         if (rc < 0)
             throw core::Error(fmt::format("cannot start {}: {}", args.front(), std::strerror(errno)));
         std::string tool_log;
@@ -418,6 +421,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
                                           tail.empty() ? "" : " (last output: " + tail + ")"));
         }
         walls.push_back(wall);
+        cpus.push_back(cpu);
 
         // Marker regions: declared work on every backend; times where the program ran at full speed.
         std::vector<std::string> mwarn;
@@ -509,6 +513,9 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     }
     std::sort(walls.begin(), walls.end());
     p.wall_seconds = walls[walls.size() / 2];
+    std::sort(cpus.begin(), cpus.end());
+    if (cpus[cpus.size() / 2] > 0) // a tick-accounted kernel may report 0 for a very short run
+        p.cpu_seconds = cpus[cpus.size() / 2];
     p.threads = threads;
     p.cores = static_cast<double>(nranks) * threads;
     p.exit_status = 0;

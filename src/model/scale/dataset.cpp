@@ -518,13 +518,20 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     if (has(root, "run", "")) {
         const json& run = root.at("run");
         RunCost cost{c, json_number(get(run, "wall_seconds", "run"), file, "run.wall_seconds"),
-                     json_number(get(run, "cores", "run"), file, "run.cores")};
+                     json_number(get(run, "cores", "run"), file, "run.cores"), std::nullopt};
         if (!(cost.wall_seconds > 0 && cost.wall_seconds <= core::k_profile_max_wall_seconds) ||
             !(cost.cores > 0 && cost.cores <= core::k_profile_max_cores))
             throw InputError(
                 file, "run",
                 fmt::format("expected positive wall_seconds (at most {:g}) and cores (at most {:g})",
                             core::k_profile_max_wall_seconds, core::k_profile_max_cores));
+        if (has(run, "cpu_seconds", "run")) {
+            const double cpu = json_number(get(run, "cpu_seconds", "run"), file, "run.cpu_seconds");
+            if (const auto r = core::Range::non_negative_at_most(core::k_profile_max_cpu_seconds);
+                !r.contains(cpu))
+                throw InputError(file, "run.cpu_seconds", r.expected(fmt::format("{}", cpu)));
+            cost.cpu_seconds = cpu;
+        }
         d.costs.push_back(cost);
         // The launch, read by core::load_profile (version 2 writes it), is part of the format.
         for (const char* key : {"ranks", "threads", "repetitions", "command", "exit_status"})

@@ -33,11 +33,13 @@ struct Series {
     std::vector<std::string> notes; // what was dropped or merged, one sentence each
 };
 
-// Cost of one profiled run: wall time x cores (core-seconds), used by --evaluate.
+// Cost of one profiled run, used by --evaluate: wall time x cores (core-seconds, what an allocation of one
+// core per rank costs) and, where the profile recorded it, the processor time the run consumed.
 struct RunCost {
     Coord x{};
     double wall_seconds = 0.0;
     double cores = 0.0;
+    std::optional<double> cpu_seconds;
     double core_seconds() const { return wall_seconds * cores; }
 };
 

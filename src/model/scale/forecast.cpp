@@ -52,21 +52,27 @@ Evaluation evaluate(const ScaleResult& r, const Dataset& measured, const std::st
         }
     }
     e.mean_relative_error = counted > 0 ? sum / static_cast<double>(counted) : std::nan("");
-    // Profiling cost: core-seconds of the small runs against the measured target run.
-    if (!r.data.costs.empty()) {
+    // Profiling cost: core-seconds (and processor seconds) of the small runs against the measured target run.
+    const auto total = [](const std::vector<RunCost>& costs, auto seconds) -> std::optional<double> {
         double s = 0.0;
-        for (const auto& c : r.data.costs)
-            s += c.core_seconds();
-        e.small_core_seconds = s;
-    }
-    if (!measured.costs.empty()) {
-        double s = 0.0;
-        for (const auto& c : measured.costs)
-            s += c.core_seconds();
-        e.target_core_seconds = s;
-    }
+        for (const auto& c : costs) {
+            const std::optional<double> v = seconds(c);
+            if (!v)
+                return std::nullopt;
+            s += *v;
+        }
+        return costs.empty() ? std::nullopt : std::optional<double>(s);
+    };
+    const auto core_s = [](const RunCost& c) { return std::optional<double>(c.core_seconds()); };
+    const auto cpu_s = [](const RunCost& c) { return c.cpu_seconds; };
+    e.small_core_seconds = total(r.data.costs, core_s);
+    e.target_core_seconds = total(measured.costs, core_s);
     if (e.small_core_seconds && e.target_core_seconds)
         e.cost_ratio = *e.small_core_seconds / *e.target_core_seconds;
+    e.small_cpu_seconds = total(r.data.costs, cpu_s);
+    e.target_cpu_seconds = total(measured.costs, cpu_s);
+    if (e.small_cpu_seconds && e.target_cpu_seconds && *e.target_cpu_seconds > 0)
+        e.cpu_cost_ratio = *e.small_cpu_seconds / *e.target_cpu_seconds;
     return e;
 }
 

@@ -30,6 +30,10 @@ struct Evaluation {
     std::optional<double> small_core_seconds; // sum over the fitted runs (roofcast profiles only)
     std::optional<double> target_core_seconds;
     std::optional<double> cost_ratio; // small / target
+    // The same from the processor time each run consumed (every run's profile records run.cpu_seconds).
+    std::optional<double> small_cpu_seconds;
+    std::optional<double> target_cpu_seconds;
+    std::optional<double> cpu_cost_ratio;
 };
 
 struct ScaleResult {
