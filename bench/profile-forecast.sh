@@ -6,13 +6,25 @@
 #    32 ranks with `roofcast scale --evaluate`, profile 16 and 32, and print per function the forecast, the
 #    measured value and the relative error of L1_DCM and INS, their mean over functions, and the
 #    profiling-cost ratio (CPU-seconds of the small runs over those of the target run);
-#  - towards problem size: the same at 2 ranks over four small sizes and one larger target.
+#    With a fixed problem (strong scaling) every small run does the whole problem's work, so this ratio
+#    cannot fall below about (work of 4 runs) / (work of 1): it shows what the forecast costs, not a saving;
+#  - towards problem size: the same at 2 ranks over four small sizes and one larger target, whose
+#    iterations make it a production-like run (cg 50, stencil 250: a stencil sweep is ~8x cheaper than a
+#    CG iteration); every rank's start-up under valgrind (~1.2-1.5 CPU-s) is a fixed cost the small runs
+#    pay too, so the ratio falls as the target's own work grows;
+#  - towards ranks and size together (parameters ranks and size, Extra-P's two-parameter models): small
+#    runs on a cross of 1, 2, 4 ranks at the smallest size and the four small sizes at one rank, plus the
+#    corner (4 ranks, largest small size) that separates additive from multiplicative terms; target
+#    BOTH_RANKS ranks (default 32) at SIZE_TARGET with the size experiment's iterations: the question
+#    "what will it cost at 32 ranks at the production size", which a fixed-problem rank study cannot
+#    answer cheaply.
 # Functions: those of the program itself (defined in its binary, `nm -C`) with at least 0.1 % of its
 # instructions at the target; a second line gives the mean over every function with >= 1 % of all
 # instructions, which on these small problems is dominated by MPI start-up (ld.so, getenv, Open MPI). Counts are simulated, so oversubscribed ranks are fine; the costs
 # are wall time x min(ranks, cores) of runs on this loaded 2-core machine, so they are noisy.
 # Env: ROOFCAST_MACHINE (machine file for the cache geometry; default hwloc's reported sizes),
-#      EXPERIMENTS ("ranks size", default both), REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment), SIZES / SIZE_TARGET (size experiment).
+#      EXPERIMENTS ("ranks size both", default all three), REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment, default 64 / 10), SIZES / SIZE_TARGET / SIZE_ITERS (size
+#      experiment, default "48 56 64 72" / 256 / per app as above).
 set -euo pipefail
 source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,16 +41,18 @@ command -v mpirun >/dev/null || { echo "needs mpirun (Open MPI)"; exit 1; }
 command -v valgrind >/dev/null || { echo "needs valgrind (cachegrind backend)"; exit 1; }
 machine_opt=()
 [[ -n "${ROOFCAST_MACHINE:-}" ]] && machine_opt=(--machine "$ROOFCAST_MACHINE")
-n_ranks=${N_RANKS:-32}
-iters=${ITERS:-5}
-sizes=${SIZES:-"12 16 20 24"}
-size_target=${SIZE_TARGET:-32}
+n_ranks=${N_RANKS:-64}
+iters=${ITERS:-10}
+sizes=${SIZES:-"48 56 64 72"}
+size_target=${SIZE_TARGET:-256}
+declare -A size_iters=([cg]=${SIZE_ITERS:-50} [stencil]=${SIZE_ITERS:-250})
 
-profile() { # name ranks param outfile -- command...
-    local ranks=$1 param=$2 file=$3
+profile() { # ranks "name=value ..." outfile command...
+    local ranks=$1 file=$3 pargs=()
+    for kv in $2; do pargs+=(--param "$kv"); done
     shift 3
     [[ -n "${REUSE:-}" && -s $file ]] && return 0 # REUSE=1: keep profiles of an earlier run in the same dir
-    "$bin" profile --backend cachegrind --ranks "$ranks" --param "$param" "${machine_opt[@]}" -o "$file" -- "$@" \
+    "$bin" profile --backend cachegrind --ranks "$ranks" "${pargs[@]}" "${machine_opt[@]}" -o "$file" -- "$@" \
         > "$file.log" 2>&1 || { echo "profile failed: $(tail -1 "$file.log")"; exit 1; }
 }
 
@@ -47,8 +61,7 @@ evaluate() { # label program target_file small_files...
     shift 3
     nm -C --defined-only "$program" | sed -E 's/^[0-9a-f]+ [A-Za-z] //' > "$out/symbols-$label.txt"
     local json=$out/eval-$label.json
-    "$bin" scale "$@" --predict "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(list(d['parameters'].values())[0])" "$target")" \
-        --evaluate "$target" --json > "$json" 2> "$json.log" || { echo "scale failed: $(tail -1 "$json.log")"; exit 1; }
+    "$bin" scale "$@" --evaluate "$target" --json > "$json" 2> "$json.log" || { echo "scale failed: $(tail -1 "$json.log")"; exit 1; }
     python3 - "$json" "$target" "$cores" "$out/symbols-$label.txt" "$@" <<'PY'
 import json, sys
 ev_file, target_file, cores, symfile, small = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
@@ -72,9 +85,9 @@ for r in sorted(rows, key=lambda r: (r["metric"], -r["measured"])):
     print(f"  {name:<44} {r['metric']:<7} {pred:>12.4g} {r['measured']:>12.4g} {e * 100 if e is not None else float('nan'):>9.1f} %")
     if e is not None:
         errs[r["metric"]].append(abs(e))
-def cpu_s(f):
+def cpu_s(f): # processor time of the run's process tree; older profiles: wall x the cores it could use
     d = json.load(open(f))
-    return d["run"]["wall_seconds"] * min(d["run"]["ranks"], cores)
+    return d["run"].get("cpu_seconds", d["run"]["wall_seconds"] * min(d["run"]["ranks"], cores))
 small_cost = sum(cpu_s(f) for f in small)
 target_cost = cpu_s(target_file)
 for m, e in errs.items():
@@ -94,10 +107,10 @@ for a in cg stencil; do
 done
 [[ ${#apps[@]} -eq 0 && ${#extra[@]} -eq 0 ]] && { echo "no example apps in $build and no program given"; exit 1; }
 
-run_app() { # label command-with-size-placeholder...
-    local label=$1
-    shift
-    local cmd=("$@")
+run_app() { # label size-experiment-iterations command-with-@N@-(size)-and-@I@-(iterations)-placeholders...
+    local label=$1 s_iters=$2
+    shift 2
+    local cmd=("${@//@I@/$iters}") s_cmd=("${@//@I@/$s_iters}")
     if [[ " ${EXPERIMENTS:-ranks size} " == *" ranks "* ]]; then
         echo
         echo "== $label: towards ranks (size ${n_ranks}, ${iters} iterations): 1,2,4,8 -> 16, 32"
@@ -109,25 +122,41 @@ run_app() { # label command-with-size-placeholder...
             echo " target $t ranks:"
             evaluate "$label-r$t" "${cmd[0]}" "$out/$label-r$t.json" "$out/$label"-r{1,2,4,8}.json
         done
+        echo " (a fixed problem: each small run does all of its work, so the cost ratio stays high; see docs/profile.md)"
     fi
-    [[ " ${EXPERIMENTS:-ranks size} " == *" size "* ]] || return 0
+    if [[ " ${EXPERIMENTS:-ranks size both} " == *" size "* ]]; then
     echo
-    echo "== $label: towards size (2 ranks): ${sizes} -> ${size_target}"
+    echo "== $label: towards size (2 ranks${s_iters:+, $s_iters iterations}): ${sizes} -> ${size_target}"
     local files=()
     for s in $sizes $size_target; do
-        profile 2 "size=$s" "$out/$label-s$s.json" "${cmd[@]//@N@/$s}"
+        profile 2 "size=$s" "$out/$label-s$s.json" "${s_cmd[@]//@N@/$s}"
         [[ $s != "$size_target" ]] && files+=("$out/$label-s$s.json")
     done
     echo " target size $size_target:"
     evaluate "$label-s$size_target" "${cmd[0]}" "$out/$label-s$size_target.json" "${files[@]}"
+    fi
+    [[ " ${EXPERIMENTS:-ranks size both} " == *" both "* ]] || return 0
+    local sz=($sizes) both=${BOTH_RANKS:-32}
+    echo
+    echo "== $label: towards ranks and size (${s_iters:+$s_iters iterations; }small: ranks 1,2,4 at size ${sz[0]}, sizes ${sizes} at 1 rank, 4 ranks at size ${sz[-1]}) -> $both ranks at size $size_target"
+    files=()
+    local points=("1 ${sz[0]}" "2 ${sz[0]}" "4 ${sz[0]}" "4 ${sz[-1]}")
+    for s in "${sz[@]:1}"; do points+=("1 $s"); done
+    for pt in "${points[@]}" "$both $size_target"; do
+        read -r r s <<< "$pt"
+        profile "$r" "ranks=$r size=$s" "$out/$label-b$r-$s.json" "${s_cmd[@]//@N@/$s}"
+        [[ "$pt" != "$both $size_target" ]] && files+=("$out/$label-b$r-$s.json")
+    done
+    echo " target $both ranks, size $size_target:"
+    evaluate "$label-b$both-$size_target" "${cmd[0]}" "$out/$label-b$both-$size_target.json" "${files[@]}"
 }
 
 start=$(date +%s)
 for a in "${apps[@]}"; do
-    run_app "$a" "$build/roofcast-example-$a" --n @N@ --iters "$iters"
+    run_app "$a" "${size_iters[$a]}" "$build/roofcast-example-$a" --n @N@ --iters @I@
 done
 if [[ ${#extra[@]} -gt 0 ]]; then
-    run_app "$(basename "${extra[0]}")" "${extra[@]}"
+    run_app "$(basename "${extra[0]}")" "" "${extra[@]}"
 fi
 echo
 echo "total $(($(date +%s) - start)) s; profiles in $out"

@@ -64,6 +64,41 @@ TEST(ScaleFit, RecoversEveryPmnfTermExactly) {
     }
 }
 
+// A loop nest's count over an n³ domain with its n² boundary, 7 + 9·n³ + 60·n², at four small sizes
+// (48 … 72): no one-term model extrapolates it to 256, the two-term polynomial recovers it exactly under
+// the validated selections; under MAPE selection (nothing held out) the three-coefficient form is not
+// offered. Expected at 256: 7 + 9·256³ + 60·256² = 154,927,111.
+TEST(ScaleFit, TwoTermPolynomialFromFourSizes) {
+    const std::vector<double> x = {48, 56, 64, 72};
+    std::vector<double> y;
+    for (double n : x)
+        y.push_back(7 + 9 * n * n * n + 60 * n * n);
+    const double truth = 7 + 9 * std::pow(256.0, 3) + 60 * std::pow(256.0, 2);
+    for (Selection sel : {Selection::forecast, Selection::loo}) {
+        const Fit f = fit_series(series_of(x, y), 1, sel);
+        SCOPED_TRACE(::testing::Message() << to_string(sel) << ": " << f.model.formula({"n"}));
+        ASSERT_EQ(f.model.terms.size(), 2u);
+        EXPECT_EQ(f.model.terms[0][0].i, 3.0);
+        EXPECT_EQ(f.model.terms[1][0].i, 2.0);
+        EXPECT_NEAR(f.model.coef[1], 9.0, 1e-6);
+        EXPECT_NEAR(f.model.coef[2], 60.0, 1e-3);
+        EXPECT_NEAR(predict(f, {256, 0}, 1).value / truth, 1.0, 1e-9);
+    }
+    EXPECT_EQ(fit_series(series_of(x, y), 1, Selection::mape).model.terms.size(), 1u);
+    // A pure one-term count keeps its one-term model (ties go to fewer coefficients).
+    std::vector<double> cube;
+    for (double n : x)
+        cube.push_back(7 + 9 * n * n * n);
+    EXPECT_EQ(fit_series(series_of(x, cube), 1, Selection::forecast).model.terms.size(), 1u);
+    // Off its asymptotic branch the polynomial is not admissible: 500 − 2·x³ + 40·x² at 1, 2, 4, 8 (538,
+    // 644, 1012, 1036) fits it exactly, but with a negative leading coefficient; it is not chosen.
+    std::vector<double> r = {1, 2, 4, 8}, cancel;
+    for (double v : r)
+        cancel.push_back(500 - 2 * v * v * v + 40 * v * v);
+    for (Selection sel : {Selection::forecast, Selection::loo})
+        EXPECT_LT(fit_series(series_of(r, cancel), 1, sel).model.terms.size(), 2u);
+}
+
 // Linear y = 3x + 5 with +-1 % noise at x = 1..10: a within 2 % of 3, b within 1.5 of 5.
 TEST(ScaleFit, LinearFamilyWithNoise) {
     std::vector<double> x, y;
@@ -249,6 +284,20 @@ TEST(ScaleFit, TwoParameterAdditive) {
     const Fit f = fit_series(s, 2, Selection::forecast);
     EXPECT_LT(f.mape, 1e-8) << f.model.formula({"p", "n"});
     EXPECT_NEAR(predict(f, {100, 20}, 2).value, 610.0, 1e-4);
+}
+
+// Two parameters, a polynomial in the size beside a term in the ranks: y = 7 + 9·n³ + 60·n² + 100·p on the
+// design of bench/profile-forecast.sh's combined experiment (ranks 1, 2, 4 at n = 48; n = 48 … 72 at one
+// rank; the corner 4 ranks at 72). At p = 32, n = 256: 7 + 9·256³ + 60·256² + 3200 = 154,930,311.
+TEST(ScaleFit, TwoParameterPolynomialInSize) {
+    Series s{"f", "INS", {}, {}};
+    const std::vector<std::pair<double, double>> design = {{1, 48}, {2, 48}, {4, 48}, {4, 72},
+                                                           {1, 56}, {1, 64}, {1, 72}};
+    for (const auto& [p, n] : design)
+        s.points.push_back(Point{{p, n}, {7 + 9 * n * n * n + 60 * n * n + 100 * p}});
+    const Fit f = fit_series(s, 2, Selection::forecast);
+    EXPECT_LT(f.mape, 1e-8) << f.model.formula({"p", "n"});
+    EXPECT_NEAR(predict(f, {32, 256}, 2).value / 154930311.0, 1.0, 1e-9) << f.model.formula({"p", "n"});
 }
 
 // fit_all shares bases between series at equal points and keeps series order.

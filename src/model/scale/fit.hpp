@@ -13,6 +13,8 @@
 //    log(x)/log(a) + b with a > 1; exponential a·b^(-x) + c with b > 1, c >= 0 (Levenberg–Marquardt,
 //    Marquardt 1963, on the variable-projection functional, Golub & Pereyra, SIAM J. Numer. Anal.
 //    10(2), 1973);
+//  - two PMNF terms c0 + c1·x^k + c2·x^(k-1), k = 2, 3 (loop-nest counts: interior plus boundary), only
+//    under a validated selection with at least four points and on the asymptotic branch (candidates.cpp);
 //  - piecewise (segmented) one-parameter models with one breakpoint (>= 6 points) or two (>= 9
 //    points), each segment the best PMNF term on its points.
 // Selection (see docs/design.md): `forecast` (default) scores each candidate by its relative error

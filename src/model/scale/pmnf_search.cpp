@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 
 namespace roofcast::model::scale::detail {
 
@@ -126,6 +127,48 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
                     continue;
                 hyps.push_back({Compound{one, b}, Compound{a, b2}});
             }
+    // The two-term polynomial of one parameter (x^k + x^(k-1), candidates.cpp), alone and beside each term
+    // of the other parameter, where a held-out point judges it and that parameter has four values or more.
+    // The guard (`admissible`) is the one-parameter family's: the x^k coefficient positive and its term
+    // larger than the x^(k-1) term at the largest fitted value.
+    struct Polynomial {
+        std::size_t first = 0; // index in the hypothesis of the x^k compound (x^(k-1) follows)
+        std::size_t param = 0;
+    };
+    std::vector<Polynomial> polys(hyps.size(), Polynomial{0, 2}); // param 2: not a polynomial hypothesis
+    if (sel != Selection::mape && !folds.test.empty())
+        for (std::size_t q = 0; q < 2; ++q) {
+            std::set<double> values;
+            for (const auto& x : p.xs)
+                values.insert(x[q]);
+            if (values.size() < 4)
+                continue;
+            for (const double k : {2.0, 3.0}) {
+                Compound hi{}, lo{};
+                hi[q] = Term{k, 0};
+                lo[q] = Term{k - 1.0, 0};
+                hyps.push_back({hi, lo});
+                polys.push_back({0, q});
+                for (const auto& t : q == 0 ? t1 : t0) {
+                    Compound other{};
+                    other[1 - q] = t;
+                    hyps.push_back({hi, lo, other});
+                    polys.push_back({0, q});
+                }
+            }
+        }
+    const auto admissible = [&](const std::vector<double>& c, std::size_t h, const int* idx, int m) {
+        const Polynomial& pp = polys[h];
+        if (pp.param > 1)
+            return true;
+        double x_max = 0.0;
+        for (int q = 0; q < m; ++q)
+            x_max = std::max(x_max, p.xs[static_cast<std::size_t>(idx[q])][pp.param]);
+        const auto& terms = hyps[h];
+        const double lead = c[pp.first + 1] * term_value(terms[pp.first][pp.param], x_max);
+        return c[pp.first + 1] > 0.0 &&
+               std::abs(c[pp.first + 2] * term_value(terms[pp.first + 1][pp.param], x_max)) < lead;
+    };
     double best = k_inf;
     {
         const auto fit_on = [&](const int* idx, int m) {
@@ -138,10 +181,11 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
     std::vector<std::pair<double, Model>> scored;
     std::vector<int> all(static_cast<std::size_t>(n));
     std::iota(all.begin(), all.end(), 0);
-    for (const auto& h : hyps) {
+    for (std::size_t hi = 0; hi < hyps.size(); ++hi) {
+        const auto& h = hyps[hi];
         const auto fit_on = [&](const int* idx, int m) -> std::optional<Model> {
             const auto c = fit_compounds(h, p.xs, y, idx, m);
-            if (!c)
+            if (!c || !admissible(*c, hi, idx, m))
                 return std::nullopt;
             Model mdl;
             mdl.family = Family::pmnf;
