@@ -39,7 +39,7 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
         r.push_back(c * hinge(n, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
     if (m.memory_from) {
-        const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.bandwidth(s) * 1e9) : n;
+        const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.memory_rate(s) * 1e9) : n;
         r.push_back(mem ? x : 0.0);
         r.push_back(mem ? 1.0 : 0.0);
     }
@@ -295,7 +295,7 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
         std::size_t n_pts = 0;
         for (const auto& p : pts)
             n_pts += p.n >= *m.memory_from;
-        if (m.kind == Kind::roofcast)
+        if (m.kind == Kind::roofcast) {
             m.regimes.push_back({"MEM",
                                  *m.memory_from,
                                  k_inf,
@@ -303,7 +303,11 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
                                  {{"gamma", c[q], "1",
                                    "time / (bytes / B(s)): 1 when the kernel streams at the bandwidth B(s)"},
                                   {"beta", c[q + 1], "s", "fixed cost in the memory regime"}}});
-        else
+            if (m.core_gbs)
+                m.regimes.back().parameters.push_back(
+                    {"core_rate", *m.core_gbs, "GB/s",
+                     "one core's rate in the last cache: B(s) is capped at min(s, cores) times it"});
+        } else
             m.regimes.push_back({"MEM",
                                  *m.memory_from,
                                  k_inf,
@@ -386,6 +390,13 @@ double ThreadsModel::bandwidth(double s) const {
     return bandwidth_gbs.back().second;
 }
 
+double ThreadsModel::memory_rate(double s) const {
+    const double b = bandwidth(s);
+    if (!core_gbs)
+        return b;
+    return std::min(b, std::max(1.0, std::min(s, static_cast<double>(cores))) * *core_gbs);
+}
+
 double ThreadsModel::capacity_scale(double instances, double s) const {
     // s threads on min(s, P) cores, spread over the instances first (an unpinned team is spread by the
     // scheduler): their data sees min(s, P, instances) instances of the cache.
@@ -451,6 +462,55 @@ double relative_rss(const ThreadsModel& m, const std::vector<Measurement>& pts) 
     return rss;
 }
 
+namespace {
+
+// One core's rate for this kernel in the last cache level (GB/s): bytes per element over the fitted
+// T_seq slope there at one thread; nullopt without a memory regime or a positive slope.
+std::optional<double> last_cache_core_gbs(const ThreadsModel& m) {
+    if (!m.memory_from || m.coef.empty())
+        return std::nullopt;
+    const std::size_t t = 2 + m.s_breaks.size() + (m.oversubscription_step ? 1 : 0); // θ's columns
+    double slope = m.coef[t + 1];
+    for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
+        slope += m.coef[t + 2 + k];
+    if (!(slope > 0))
+        return std::nullopt;
+    return m.bytes_per_n / slope / 1e9;
+}
+
+// The roofline cap of the memory regime (ThreadsModel::core_gbs): tried from the fitted last-cache rate,
+// refitted until the rate settles (at most four times), kept where the relative residual is lower.
+void try_core_cap(ThreadsModel& m, const std::vector<Measurement>& pts, double& best) {
+    ThreadsModel trial = m;
+    double r = best;
+    for (int round = 0; round < 4; ++round) {
+        const auto rate = last_cache_core_gbs(trial);
+        if (!rate)
+            return;
+        if (trial.core_gbs && std::abs(*rate - *trial.core_gbs) <= 1e-6 * *rate)
+            break;
+        trial.core_gbs = rate;
+        try {
+            r = solve(trial, pts);
+        } catch (const core::InputError&) {
+            return;
+        }
+    }
+    bool binds = false;
+    for (const auto& p : pts)
+        binds = binds || (in_memory(trial, p.n, p.s) && trial.memory_rate(p.s) < trial.bandwidth(p.s));
+    if (!binds || !(r < best * (1 - 1e-9)))
+        return;
+    best = r;
+    m = std::move(trial);
+    m.notes.push_back(
+        fmt::format("memory regime capped at min(s, {}) × {:.3g} GB/s, the kernel's one-core rate "
+                    "in the last cache: bound by its own instructions, not by B(s), at some s",
+                    m.cores, *m.core_gbs));
+}
+
+} // namespace
+
 ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurement>& pts) {
     if (pts.empty())
         throw core::InputError("", "sizes_threads", "expected at least one measured point");
@@ -511,6 +571,7 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
                 *breaks[k] = best_value;
             }
         best = solve(m, pts);
+        try_core_cap(m, pts, best);
     }
     m.rel_sigma = m.dof > 0 ? std::sqrt(relative_rss(m, pts) / static_cast<double>(m.dof)) : 0.0;
     describe(m, pts);

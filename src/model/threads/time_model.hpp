@@ -12,7 +12,10 @@
 //  - doda-memory: as doda below the last cache level; above it T(n, s) = θ(s) + α·n + β, the memory
 //                 regime in which time follows bandwidth rather than 1/s (Doda's second formula).
 //  - roofcast:    as doda-memory, but the memory regime is T(n, s) = θ(s) + γ·bytes(n)/B(s) + β with B(s)
-//                 the machine's memory bandwidth at s threads, the cache breaks refined by the fit
+//                 the machine's memory bandwidth at s threads (capped at min(s, P) times the kernel's own
+//                 one-core rate in the last cache where that fits better: Williams et al., "Roofline",
+//                 CACM 52(4), 2009, the attainable rate is the lower of the memory and the in-core roof),
+//                 the cache breaks refined by the fit
 //                 (each moved within [½, 2]× its capacity where that lowers the residual), and beyond
 //                 the H hardware threads the shared work takes ceil(s/H)/s · T_seq(n): s threads on H
 //                 run in ceil(s/H) waves, not s at once (work_share); and θ(s) steps up by a constant
@@ -74,6 +77,11 @@ struct ThreadsModel {
     double memory_instances = 1.0;
     int cores = 1;
     std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
+    // roofcast model: the kernel's own rate on one core (GB/s), from its time per element in the last cache
+    // level; the memory regime then streams at min(B(s), min(s, cores)·core_gbs) (a roofline per thread
+    // count: a kernel bound by its own instructions, as one dependent add chain per thread, is no faster in
+    // memory than in the last cache). Kept only where it lowers the residual (a note says so).
+    std::optional<double> core_gbs;
     std::vector<double> coef;
     double rel_sigma = 0.0; // RMS relative residual over the degrees of freedom
     std::size_t dof = 0;
@@ -88,6 +96,8 @@ struct ThreadsModel {
     // min(s, cores, instances), at least 1, for the roofcast model; 1 for Doda's forms.
     double capacity_scale(double instances, double s) const;
     double bandwidth(double s) const; // GB/s, linear interpolation in s, clamped at the ends
+    // The roofcast memory regime's rate at s threads: bandwidth(s), capped by core_gbs where that is set.
+    double memory_rate(double s) const;
     std::string formula() const;
     // 95 % interval from the relative residuals: value·(1 ∓ t·rel_sigma); nullopt without dof.
     std::optional<std::pair<double, double>> interval(double value) const;

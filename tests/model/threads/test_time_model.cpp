@@ -4,6 +4,7 @@
 #include "model/threads/analysis.hpp"
 #include "model/threads/time_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -351,4 +352,43 @@ TEST(ThreadsModel, PrivateCacheBreaksScaleWithTheCoresInUse) {
     const ThreadsData back = data_from_json(data_to_json(d), "x.json");
     EXPECT_EQ(back.context.caches[1].shared_by_cores, 1);
     EXPECT_EQ(back.context.caches[2].shared_by_cores, 2);
+}
+
+// A kernel bound by its own instructions (one dependent add chain per thread: 0.5 ns per 8-byte element,
+// 16 GB/s on one core) on a machine whose memory gives 20 GB/s to one thread and 24 GB/s to two: in memory
+// one thread runs at its own 16 GB/s, two at memory's 24 (not 2 × 16). The memory regime capped at
+// min(s, cores) × the last cache's one-core rate recovers it exactly; B(s) alone cannot (γ would have to
+// be 1.25 at one thread and 1 at two).
+TEST(ThreadsModel, MemoryRegimeCappedByTheKernelsOwnRate) {
+    Context c;
+    c.kernel = "norm2";
+    c.bytes_per_n = 8.0;
+    c.caches = {{"L1", 32768.0}, {"L2", 1048576.0}, {"L3", 8.0 * 1048576.0}};
+    c.cores = 2;
+    c.hw_threads = 2;
+    c.bandwidth_gbs = {{1, 20.0}, {2, 24.0}};
+    const auto th = [](double s) { return 2e-6 + 1e-6 * s + 5e-6 * std::max(0.0, s - 2); };
+    const auto t = [&](double n, double s) {
+        if (n >= 1048576.0)
+            return th(s) + n * 8.0 / (std::min(s <= 1 ? 20.0 : 24.0, std::min(s, 2.0) * 16.0) * 1e9) + 4e-5;
+        return th(s) + (1e-7 + 0.5e-9 * n) * std::ceil(s / 2) / s;
+    };
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(point(n, s, t(n, s)));
+    const ThreadsModel m = fit_model(Kind::roofcast, c, pts);
+    ASSERT_TRUE(m.core_gbs) << m.formula();
+    EXPECT_NEAR(*m.core_gbs, 16.0, 1e-6);
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    for (const double n : {2e6, 8e6})
+        for (const double s : {1.0, 2.0, 5.0})
+            EXPECT_NEAR(m.evaluate(n, s), t(n, s), 1e-9 * t(n, s)) << n << " " << s;
+    EXPECT_NE(
+        std::find_if(m.notes.begin(), m.notes.end(),
+                     [](const std::string& note) { return note.rfind("memory regime capped", 0) == 0; }),
+        m.notes.end());
+    // Without the cap's premise (a kernel that streams faster than memory in the last cache) nothing is
+    // capped: the exact synthetic model of the other tests keeps B(s).
+    EXPECT_FALSE(fit_model(Kind::roofcast, context(), synthetic()).core_gbs);
 }
