@@ -33,13 +33,19 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     if (m.oversubscription_step)
         r.push_back(s > m.hw_threads ? 1.0 : 0.0);
     const bool mem = in_memory(m, n, s);
-    const double c = mem ? 0.0 : m.work_share(s);
+    // The roofcast memory regime continues the cache regimes: the first n_b elements (the break at s threads)
+    // cost what they cost in the last cache, the elements beyond it stream from memory (a victim cache of
+    // n_b elements serves n_b of them whatever the working set, so the time bends at n_b rather than jumping
+    // to a separate line). Doda's doda-memory keeps its own line α·n + β.
+    const bool continued = mem && m.kind == Kind::roofcast;
+    const double at = continued ? *m.memory_from * m.capacity_scale(m.memory_instances, s) : n;
+    const double c = mem && !continued ? 0.0 : m.work_share(s);
     r.push_back(c);
-    r.push_back(c * n);
+    r.push_back(c * at);
     for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
-        r.push_back(c * hinge(n, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
+        r.push_back(c * hinge(at, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
     if (m.memory_from) {
-        const double x = m.kind == Kind::roofcast ? n * m.bytes_per_n / (m.memory_rate(s) * 1e9) : n;
+        const double x = m.kind == Kind::roofcast ? (n - at) * m.bytes_per_n / (m.memory_rate(s) * 1e9) : n;
         r.push_back(mem ? x : 0.0);
         r.push_back(mem ? 1.0 : 0.0);
     }
@@ -296,13 +302,14 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
         for (const auto& p : pts)
             n_pts += p.n >= *m.memory_from;
         if (m.kind == Kind::roofcast) {
-            m.regimes.push_back({"MEM",
-                                 *m.memory_from,
-                                 k_inf,
-                                 n_pts,
-                                 {{"gamma", c[q], "1",
-                                   "time / (bytes / B(s)): 1 when the kernel streams at the bandwidth B(s)"},
-                                  {"beta", c[q + 1], "s", "fixed cost in the memory regime"}}});
+            m.regimes.push_back(
+                {"MEM",
+                 *m.memory_from,
+                 k_inf,
+                 n_pts,
+                 {{"gamma", c[q], "1",
+                   "time / (bytes beyond the break / B(s)): 1 when the kernel streams at B(s)"},
+                  {"beta", c[q + 1], "s", "step at the break into memory"}}});
             if (m.core_gbs)
                 m.regimes.back().parameters.push_back(
                     {"core_rate", *m.core_gbs, "GB/s",

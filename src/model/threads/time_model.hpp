@@ -11,7 +11,8 @@
 //  - doda:        T(n, s) = θ(s) + T_seq(n)/s, breaks at every cache capacity (Doda's first formula).
 //  - doda-memory: as doda below the last cache level; above it T(n, s) = θ(s) + α·n + β, the memory
 //                 regime in which time follows bandwidth rather than 1/s (Doda's second formula).
-//  - roofcast:    as doda-memory, but the memory regime is T(n, s) = θ(s) + γ·bytes(n)/B(s) + β with B(s)
+//  - roofcast:    as doda-memory, but the memory regime continues the cache regimes at the break n_b(s):
+//                 T(n, s) = θ(s) + T_seq(n_b)·share(s) + γ·bytes(n − n_b)/B(s) + β, with B(s)
 //                 the machine's memory bandwidth at s threads (capped at min(s, P) times the kernel's own
 //                 one-core rate in the last cache where that fits better: Williams et al., "Roofline",
 //                 CACM 52(4), 2009, the attainable rate is the lower of the memory and the in-core roof),

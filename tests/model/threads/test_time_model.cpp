@@ -53,11 +53,17 @@ double bandwidth(double s) { // the context's B(s), interpolated
     return 20.0;
 }
 
-// The roofcast form: beyond the context's 4 hardware threads the shared work runs in ceil(s/4) waves.
+double share(double s) { // beyond the context's 4 hardware threads the shared work runs in ceil(s/4) waves
+    return s <= 4 ? 1.0 / s : std::ceil(s / 4) / s;
+}
+
+// The roofcast form: the memory regime (from the L3 capacity, 1 Mi elements) continues the cache regimes,
+// the first 1 Mi elements at their last-cache cost, the rest streaming at B(s) with γ = 1.2, plus a step β.
 double truth(double n, double s, double l1 = 4096, double l2 = 131072) {
-    if (n >= 1048576.0)
-        return theta(s) + 1.2 * n * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
-    return theta(s) + tseq(n, l1, l2) * (s <= 4 ? 1.0 / s : std::ceil(s / 4) / s);
+    constexpr double nb = 1048576.0;
+    if (n >= nb)
+        return theta(s) + tseq(nb, l1, l2) * share(s) + 1.2 * (n - nb) * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
+    return theta(s) + tseq(n, l1, l2) * share(s);
 }
 
 std::vector<double> sizes() {
@@ -328,9 +334,10 @@ TEST(ThreadsModel, PrivateCacheBreaksScaleWithTheCoresInUse) {
     c.caches = {{"L1", 32768.0, 1}, {"L2", 1048576.0, 1}, {"L3", 8.0 * 1048576.0, 2}};
     auto scaled = [](double n, double s) {
         const double k = std::min(s, 2.0);
-        if (n >= 1048576.0)
-            return truth(n, s);
-        return theta(s) + tseq(n, 4096 * k, 131072 * k) * (s <= 4 ? 1.0 / s : std::ceil(s / 4) / s);
+        if (n >= 1048576.0) // the shared L3's break does not grow; the cache part below it does
+            return theta(s) + tseq(1048576.0, 4096 * k, 131072 * k) * share(s) +
+                   1.2 * (n - 1048576.0) * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
+        return theta(s) + tseq(n, 4096 * k, 131072 * k) * share(s);
     };
     std::vector<Measurement> pts;
     for (const double n : sizes())
@@ -369,8 +376,10 @@ TEST(ThreadsModel, MemoryRegimeCappedByTheKernelsOwnRate) {
     c.bandwidth_gbs = {{1, 20.0}, {2, 24.0}};
     const auto th = [](double s) { return 2e-6 + 1e-6 * s + 5e-6 * std::max(0.0, s - 2); };
     const auto t = [&](double n, double s) {
-        if (n >= 1048576.0)
-            return th(s) + n * 8.0 / (std::min(s <= 1 ? 20.0 : 24.0, std::min(s, 2.0) * 16.0) * 1e9) + 4e-5;
+        constexpr double nb = 1048576.0;
+        if (n >= nb)
+            return th(s) + (1e-7 + 0.5e-9 * nb) * std::ceil(s / 2) / s +
+                   (n - nb) * 8.0 / (std::min(s <= 1 ? 20.0 : 24.0, std::min(s, 2.0) * 16.0) * 1e9) + 4e-5;
         return th(s) + (1e-7 + 0.5e-9 * n) * std::ceil(s / 2) / s;
     };
     std::vector<Measurement> pts;
