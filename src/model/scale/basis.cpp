@@ -150,5 +150,34 @@ std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& te
     return c;
 }
 
+std::vector<Compound> polynomial_compounds(double k, std::size_t q) {
+    Compound hi{}, lo{};
+    hi[q] = Term{k, 0};
+    lo[q] = Term{k - 1.0, 0};
+    return {hi, lo};
+}
+
+bool on_asymptotic_branch(const std::vector<double>& coef, std::size_t first,
+                          const std::vector<Compound>& terms, std::size_t q, const std::vector<Coord>& xs,
+                          const int* idx, int m) {
+    double x_max = 0.0;
+    for (int i = 0; i < m; ++i)
+        x_max = std::max(x_max, xs[static_cast<std::size_t>(idx[i])][q]);
+    const double lead = coef[first + 1] * term_value(terms[first][q], x_max);
+    return coef[first + 1] > 0.0 && std::abs(coef[first + 2] * term_value(terms[first + 1][q], x_max)) < lead;
+}
+
+std::optional<Model> fit_pmnf_model(const std::vector<Compound>& terms, const std::vector<Coord>& xs,
+                                    const double* y, const int* idx, int m) {
+    auto coef = fit_compounds(terms, xs, y, idx, m);
+    if (!coef)
+        return std::nullopt;
+    Model mdl;
+    mdl.family = Family::pmnf;
+    mdl.terms = terms;
+    mdl.coef = std::move(*coef);
+    return mdl;
+}
+
 } // namespace detail
 } // namespace roofcast::model::scale

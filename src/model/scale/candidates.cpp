@@ -1,6 +1,5 @@
 #include "model/scale/fit_detail.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 namespace roofcast::model::scale::detail {
@@ -118,25 +117,12 @@ public:
         const int n = static_cast<int>(c.all.size());
         if (n < 4 || c.sel == Selection::mape || c.folds.test.empty())
             return;
-        for (const double k : {2.0, 3.0}) {
-            Compound hi{}, lo{};
-            hi[0] = Term{k, 0};
-            lo[0] = Term{k - 1.0, 0};
-            const std::vector<Compound> terms{hi, lo};
+        for (const double k : k_polynomial_degrees) {
+            const std::vector<Compound> terms = polynomial_compounds(k, 0);
             const auto fit_on = [&c, terms](const int* idx, int m) -> std::optional<Model> {
-                const auto coef = fit_compounds(terms, c.p.xs, c.p.ys.data(), idx, m);
-                if (!coef)
+                auto mdl = fit_pmnf_model(terms, c.p.xs, c.p.ys.data(), idx, m);
+                if (!mdl || !on_asymptotic_branch(mdl->coef, 0, terms, 0, c.p.xs, idx, m))
                     return std::nullopt;
-                double x_max = 0.0;
-                for (int q = 0; q < m; ++q)
-                    x_max = std::max(x_max, c.p.xs[static_cast<std::size_t>(idx[q])][0]);
-                const double lead = (*coef)[1] * term_value(terms[0][0], x_max);
-                if (!((*coef)[1] > 0.0) || !(std::abs((*coef)[2] * term_value(terms[1][0], x_max)) < lead))
-                    return std::nullopt;
-                Model mdl;
-                mdl.family = Family::pmnf;
-                mdl.terms = terms;
-                mdl.coef = *coef;
                 return mdl;
             };
             const double score = score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 3);

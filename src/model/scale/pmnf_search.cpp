@@ -143,31 +143,21 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
                 values.insert(x[q]);
             if (values.size() < 4)
                 continue;
-            for (const double k : {2.0, 3.0}) {
-                Compound hi{}, lo{};
-                hi[q] = Term{k, 0};
-                lo[q] = Term{k - 1.0, 0};
-                hyps.push_back({hi, lo});
+            for (const double k : k_polynomial_degrees) {
+                const std::vector<Compound> poly = polynomial_compounds(k, q);
+                hyps.push_back(poly);
                 polys.push_back({0, q});
                 for (const auto& t : q == 0 ? t1 : t0) {
                     Compound other{};
                     other[1 - q] = t;
-                    hyps.push_back({hi, lo, other});
+                    hyps.push_back({poly[0], poly[1], other});
                     polys.push_back({0, q});
                 }
             }
         }
     const auto admissible = [&](const std::vector<double>& c, std::size_t h, const int* idx, int m) {
         const Polynomial& pp = polys[h];
-        if (pp.param > 1)
-            return true;
-        double x_max = 0.0;
-        for (int q = 0; q < m; ++q)
-            x_max = std::max(x_max, p.xs[static_cast<std::size_t>(idx[q])][pp.param]);
-        const auto& terms = hyps[h];
-        const double lead = c[pp.first + 1] * term_value(terms[pp.first][pp.param], x_max);
-        return c[pp.first + 1] > 0.0 &&
-               std::abs(c[pp.first + 2] * term_value(terms[pp.first + 1][pp.param], x_max)) < lead;
+        return pp.param > 1 || on_asymptotic_branch(c, pp.first, hyps[h], pp.param, p.xs, idx, m);
     };
     double best = k_inf;
     {
@@ -184,13 +174,9 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
     for (std::size_t hi = 0; hi < hyps.size(); ++hi) {
         const auto& h = hyps[hi];
         const auto fit_on = [&](const int* idx, int m) -> std::optional<Model> {
-            const auto c = fit_compounds(h, p.xs, y, idx, m);
-            if (!c || !admissible(*c, hi, idx, m))
+            auto mdl = fit_pmnf_model(h, p.xs, y, idx, m);
+            if (!mdl || !admissible(mdl->coef, hi, idx, m))
                 return std::nullopt;
-            Model mdl;
-            mdl.family = Family::pmnf;
-            mdl.terms = h;
-            mdl.coef = *c;
             return mdl;
         };
         const double s = score_candidate(fit_on, folds, sel, p.xs, p.ys, p.scale, h.size() + 1);

@@ -367,11 +367,7 @@ TEST(ThreadsModel, PrivateCacheBreaksScaleWithTheCoresInUse) {
 // min(s, cores) × the last cache's one-core rate recovers it exactly; B(s) alone cannot (γ would have to
 // be 1.25 at one thread and 1 at two).
 TEST(ThreadsModel, MemoryRegimeCappedByTheKernelsOwnRate) {
-    Context c;
-    c.kernel = "norm2";
-    c.bytes_per_n = 8.0;
-    c.caches = {{"L1", 32768.0}, {"L2", 1048576.0}, {"L3", 8.0 * 1048576.0}};
-    c.cores = 2;
+    Context c = context();
     c.hw_threads = 2;
     c.bandwidth_gbs = {{1, 20.0}, {2, 24.0}};
     const auto th = [](double s) { return 2e-6 + 1e-6 * s + 5e-6 * std::max(0.0, s - 2); };
