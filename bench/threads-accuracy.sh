@@ -4,7 +4,8 @@
 # For norm2 and triad, with OpenMP and with std::thread, measures T(n, s) over the automatic grid (sizes
 # across every cache level and memory, s = 1 .. 4x the hardware threads), then fits every model on all
 # but every k-th point (checkerboard over size and thread indices, default k = 3) and prints, per model,
-# the mean and max |relative error| on the held-out points, and the best-s check: for every size, is the
+# the mean and max |relative error| on the held-out points (and the max on the held-out points that are not
+# NOISY, whose own repeat spread is within the series' noise floor), and the best-s check: for every size, is the
 # measured time at the predicted best s within 5 % of the fastest measured time?
 set -euo pipefail
 source "$(dirname "$0")/lib/host.sh"
@@ -36,7 +37,10 @@ for s in d["series"]:
           f"the series' outlier fence), fitted on {s['fitted']}, "
           f"scored on {s['held_out']} held out")
     for m in s["models"]:
-        print(f"     {m['name']:12} mean |err| {100*m['mean_error']:6.1f} %   max |err| {100*m['max_error']:6.1f} %")
+        steady = m.get("max_error_steady")
+        steady_text = f"{100*steady:6.1f} %" if steady is not None else "   n/a"
+        print(f"     {m['name']:12} mean |err| {100*m['mean_error']:6.1f} %   max |err| {100*m['max_error']:6.1f} %"
+              f"   (on steady points {steady_text})")
     checked = [b for b in s["best"] if b["within_5pct"] is not None]
     good = sum(1 for b in checked if b["within_5pct"])
     worst = max((b["measured_at_best_s"] / b["measured_best"] - 1 for b in checked), default=0.0)

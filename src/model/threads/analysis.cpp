@@ -30,10 +30,13 @@ bool held_out(const std::vector<double>& ns, const std::vector<int>& ss, const M
 
 void score(ModelReport& m, const std::vector<Measurement>& pts) {
     double sum = 0.0, worst = 0.0;
+    m.max_error_steady.reset();
     for (const auto& p : pts) {
         const double e = std::abs(m.evaluate(p.n, p.s) - p.seconds.median) / p.seconds.median;
         sum += e;
         worst = std::max(worst, e);
+        if (!p.seconds.noisy)
+            m.max_error_steady = std::max(m.max_error_steady.value_or(0.0), e);
     }
     m.evaluated = pts.size();
     m.mean_error = pts.empty() ? 0.0 : sum / static_cast<double>(pts.size());

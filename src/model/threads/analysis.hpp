@@ -42,6 +42,10 @@ struct ModelReport {
     std::optional<scale::Fit> pmnf;
     double mean_error = 0.0; // mean |relative error| on the evaluation points (held-out ones, if any)
     double max_error = 0.0;
+    // The largest error on the evaluation points that are not NOISY (their own repeat spread within the
+    // series' noise floor): the model's error where the measurement itself is steady. Absent when every
+    // evaluation point is NOISY.
+    std::optional<double> max_error_steady;
     std::size_t evaluated = 0;
     std::vector<PredictionRow> predictions;
     std::vector<std::string> notes;

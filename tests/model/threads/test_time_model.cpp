@@ -318,6 +318,16 @@ TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
     EXPECT_LT(s.noise_floor, 3.0);
     EXPECT_TRUE(a.data.series.front().points[7].seconds.noisy);
     EXPECT_FALSE(a.data.series.front().points[6].seconds.noisy);
+    // The error on steady points leaves the NOISY one out: its median moved by 20 %, the others are exact.
+    auto moved = with_spread(synthetic(), 7);
+    moved[7].seconds.median *= 1.2;
+    ThreadsData dm;
+    dm.context = context();
+    dm.series.push_back({"omp", moved, {}, {}});
+    const ModelReport& r = analyse(dm, {}, 0).series.front().models.front();
+    EXPECT_NEAR(r.max_error, 0.2 / 1.2, 0.02); // the exact model sits at the unmoved value
+    ASSERT_TRUE(r.max_error_steady);
+    EXPECT_LT(*r.max_error_steady, 0.01);
     // A quiet series (no spread at all) keeps the 5 % floor.
     ThreadsData quiet;
     quiet.context = context();
