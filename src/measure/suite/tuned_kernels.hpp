@@ -136,6 +136,27 @@ inline constexpr int k_vector_registers = 16;
 // -ffp-contract=fast).
 using SuiteVector = double __attribute__((vector_size(k_vector_doubles * sizeof(double))));
 
+// x[idx[0..W)] into one vector. Element by element, GCC 12 builds it with W masked broadcasts that merge
+// into one register: a serial chain of W dependent instructions per vector. Pairs joined by shuffles form
+// a tree of depth log2(W) instead: on the AMD EPYC host (AVX-512, 2 threads) 11.20 against 10.99 GFLOP/s,
+// five interleaved pairs of runs, each pair faster; the hardware gather instruction was far slower there
+// (7.4 against 10.4 GFLOP/s).
+using SuitePair = double __attribute__((vector_size(2 * sizeof(double))));
+using SuiteQuad = double __attribute__((vector_size(4 * sizeof(double))));
+template <int W = k_vector_doubles>
+void gather_x(SuiteVector& out, const double* __restrict x, const std::int32_t* __restrict idx) {
+    const auto pair = [&](int l) { return SuitePair{x[idx[l]], x[idx[l + 1]]}; };
+    if constexpr (W == 8) {
+        const SuiteQuad lo = __builtin_shufflevector(pair(0), pair(2), 0, 1, 2, 3);
+        const SuiteQuad hi = __builtin_shufflevector(pair(4), pair(6), 0, 1, 2, 3);
+        out = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+    } else if constexpr (W == 4) {
+        out = __builtin_shufflevector(pair(0), pair(2), 0, 1, 2, 3);
+    } else {
+        out = pair(0);
+    }
+}
+
 // --- SpMV in SELL-C-sigma ---------------------------------------------------------------------------
 // Kreutzer, Hager, Wellein, Fehske & Bishop, "A unified sparse matrix data format for efficient general
 // sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J. Sci. Comput.
@@ -162,9 +183,7 @@ void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t
             auto term = [&](std::int32_t j) {
                 SuiteVector vv, xv;
                 std::memcpy(&vv, v + j * C, sizeof(vv));
-#pragma GCC unroll 8
-                for (int l = 0; l < C; ++l)
-                    xv[l] = x[cl[j * C + l]];
+                gather_x(xv, x, cl + j * C);
                 return vv * xv;
             };
             SuiteVector acc0{}, acc1{};
