@@ -324,7 +324,8 @@ TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
     ThreadsData dm;
     dm.context = context();
     dm.series.push_back({"omp", moved, {}, {}});
-    const ModelReport& r = analyse(dm, {}, 0).series.front().models.front();
+    const ThreadsAnalysis am = analyse(dm, {}, 0);
+    const ModelReport& r = am.series.front().models.front();
     EXPECT_NEAR(r.max_error, 0.2 / 1.2, 0.02); // the exact model sits at the unmoved value
     ASSERT_TRUE(r.max_error_steady);
     EXPECT_LT(*r.max_error_steady, 0.01);
