@@ -10,7 +10,7 @@
 #    cannot fall below about (work of 4 runs) / (work of 1): it shows what the forecast costs, not a saving;
 #  - towards problem size: the same at 2 ranks over four small sizes and one larger target, whose
 #    iterations make it a production-like run (cg 50, stencil 250: a stencil sweep is ~8x cheaper than a
-#    CG iteration); every rank's start-up under valgrind (~1.2-1.5 CPU-s) is a fixed cost the small runs
+#    CG iteration); every rank's start-up under valgrind (1.2-1.7 CPU-s) is a fixed cost the small runs
 #    pay too, so the ratio falls as the target's own work grows;
 #  - towards ranks and size together (parameters ranks and size, Extra-P's two-parameter models): small
 #    runs on a cross of 1, 2, 4 ranks at the smallest size and the four small sizes at one rank, plus the
@@ -20,8 +20,9 @@
 #    answer cheaply.
 # Functions: those of the program itself (defined in its binary, `nm -C`) with at least 0.1 % of its
 # instructions at the target; a second line gives the mean over every function with >= 1 % of all
-# instructions, which on these small problems is dominated by MPI start-up (ld.so, getenv, Open MPI). Counts are simulated, so oversubscribed ranks are fine; the costs
-# are wall time x min(ranks, cores) of runs on this loaded 2-core machine, so they are noisy.
+# instructions, which on these small problems is dominated by MPI start-up (ld.so, getenv, Open MPI). Counts are
+# simulated, so oversubscribed ranks are fine; the costs are each run's processor time (`run.cpu_seconds`; wall
+# time x min(ranks, cores) for profiles that lack it), which waiting for a core does not inflate.
 # Env: ROOFCAST_MACHINE (machine file for the cache geometry; default hwloc's reported sizes),
 #      EXPERIMENTS ("ranks size both", default all three), REUSE=1 (keep existing profiles in ROOFCAST_FORECAST_DIR), N_RANKS / ITERS (problem of the rank experiment, default 64 / 10), SIZES / SIZE_TARGET / SIZE_ITERS (size
 #      experiment, default "48 56 64 72" / 256 / per app as above).
@@ -46,6 +47,7 @@ iters=${ITERS:-10}
 sizes=${SIZES:-"48 56 64 72"}
 size_target=${SIZE_TARGET:-256}
 declare -A size_iters=([cg]=${SIZE_ITERS:-50} [stencil]=${SIZE_ITERS:-250})
+experiments=" ${EXPERIMENTS:-ranks size both} "
 
 profile() { # ranks "name=value ..." outfile command...
     local ranks=$1 file=$3 pargs=()
@@ -111,7 +113,7 @@ run_app() { # label size-experiment-iterations command-with-@N@-(size)-and-@I@-(
     local label=$1 s_iters=$2
     shift 2
     local cmd=("${@//@I@/$iters}") s_cmd=("${@//@I@/$s_iters}")
-    if [[ " ${EXPERIMENTS:-ranks size} " == *" ranks "* ]]; then
+    if [[ $experiments == *" ranks "* ]]; then
         echo
         echo "== $label: towards ranks (size ${n_ranks}, ${iters} iterations): 1,2,4,8 -> 16, 32"
         local subst=("${cmd[@]//@N@/$n_ranks}")
@@ -124,22 +126,21 @@ run_app() { # label size-experiment-iterations command-with-@N@-(size)-and-@I@-(
         done
         echo " (a fixed problem: each small run does all of its work, so the cost ratio stays high; see docs/profile.md)"
     fi
-    if [[ " ${EXPERIMENTS:-ranks size both} " == *" size "* ]]; then
-    echo
-    echo "== $label: towards size (2 ranks${s_iters:+, $s_iters iterations}): ${sizes} -> ${size_target}"
-    local files=()
-    for s in $sizes $size_target; do
-        profile 2 "size=$s" "$out/$label-s$s.json" "${s_cmd[@]//@N@/$s}"
-        [[ $s != "$size_target" ]] && files+=("$out/$label-s$s.json")
-    done
-    echo " target size $size_target:"
-    evaluate "$label-s$size_target" "${cmd[0]}" "$out/$label-s$size_target.json" "${files[@]}"
+    if [[ $experiments == *" size "* ]]; then
+        echo
+        echo "== $label: towards size (2 ranks${s_iters:+, $s_iters iterations}): ${sizes} -> ${size_target}"
+        local files=()
+        for s in $sizes $size_target; do
+            profile 2 "size=$s" "$out/$label-s$s.json" "${s_cmd[@]//@N@/$s}"
+            [[ $s != "$size_target" ]] && files+=("$out/$label-s$s.json")
+        done
+        echo " target size $size_target:"
+        evaluate "$label-s$size_target" "${cmd[0]}" "$out/$label-s$size_target.json" "${files[@]}"
     fi
-    [[ " ${EXPERIMENTS:-ranks size both} " == *" both "* ]] || return 0
-    local sz=($sizes) both=${BOTH_RANKS:-32}
+    [[ $experiments == *" both "* ]] || return 0
+    local sz=($sizes) both=${BOTH_RANKS:-32} files=()
     echo
     echo "== $label: towards ranks and size (${s_iters:+$s_iters iterations; }small: ranks 1,2,4 at size ${sz[0]}, sizes ${sizes} at 1 rank, 4 ranks at size ${sz[-1]}) -> $both ranks at size $size_target"
-    files=()
     local points=("1 ${sz[0]}" "2 ${sz[0]}" "4 ${sz[0]}" "4 ${sz[-1]}")
     for s in "${sz[@]:1}"; do points+=("1 $s"); done
     for pt in "${points[@]}" "$both $size_target"; do

@@ -168,6 +168,12 @@ double check_profile_value(double v, const std::string& file, const std::string&
     return v;
 }
 
+double check_profile_cpu_seconds(double v, const std::string& file, const std::string& field) {
+    if (const auto r = Range::non_negative_at_most(k_profile_max_cpu_seconds); !r.contains(v))
+        bad(file, field, r.expected(fmt::format("{}", v)));
+    return v;
+}
+
 namespace {
 
 // A member asked for, marked in `keys` by its path.
@@ -206,12 +212,9 @@ void read_run(const json& run, Profile& p, const std::string& file, JsonKeys& ke
         if (const auto r = Range::positive_at_most(k_profile_max_cores); !r.contains(*p.cores))
             bad(file, "run.cores", r.expected(fmt::format("{}", *p.cores)));
     }
-    if (const json* c = member(run, "cpu_seconds", "run", keys)) {
-        p.cpu_seconds = read_number(*c, file, "run.cpu_seconds");
-        if (const auto r = Range::non_negative_at_most(k_profile_max_cpu_seconds);
-            !r.contains(*p.cpu_seconds))
-            bad(file, "run.cpu_seconds", r.expected(fmt::format("{}", *p.cpu_seconds)));
-    }
+    if (const json* c = member(run, "cpu_seconds", "run", keys))
+        p.cpu_seconds =
+            check_profile_cpu_seconds(read_number(*c, file, "run.cpu_seconds"), file, "run.cpu_seconds");
     const std::pair<const char*, std::pair<int*, long long>> counts[] = {
         {"ranks", {&p.ranks, static_cast<long long>(k_profile_max_ranks)}},
         {"threads", {&p.threads, static_cast<long long>(k_profile_max_ranks)}},

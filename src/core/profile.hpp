@@ -102,5 +102,7 @@ Profile load_profile(const std::string& path, std::vector<std::string>* unread_k
 // Shared with `roofcast scale`'s reader of the same format.
 double check_profile_parameter(double v, const std::string& file, const std::string& field);
 double check_profile_value(double v, const std::string& file, const std::string& field);
+// run.cpu_seconds: 0 .. k_profile_max_cpu_seconds, or InputError(file, field).
+double check_profile_cpu_seconds(double v, const std::string& file, const std::string& field);
 
 } // namespace roofcast::core

@@ -525,13 +525,10 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
                 file, "run",
                 fmt::format("expected positive wall_seconds (at most {:g}) and cores (at most {:g})",
                             core::k_profile_max_wall_seconds, core::k_profile_max_cores));
-        if (has(run, "cpu_seconds", "run")) {
-            const double cpu = json_number(get(run, "cpu_seconds", "run"), file, "run.cpu_seconds");
-            if (const auto r = core::Range::non_negative_at_most(core::k_profile_max_cpu_seconds);
-                !r.contains(cpu))
-                throw InputError(file, "run.cpu_seconds", r.expected(fmt::format("{}", cpu)));
-            cost.cpu_seconds = cpu;
-        }
+        if (has(run, "cpu_seconds", "run"))
+            cost.cpu_seconds = core::check_profile_cpu_seconds(
+                json_number(get(run, "cpu_seconds", "run"), file, "run.cpu_seconds"), file,
+                "run.cpu_seconds");
         d.costs.push_back(cost);
         // The launch, read by core::load_profile (version 2 writes it), is part of the format.
         for (const char* key : {"ranks", "threads", "repetitions", "command", "exit_status"})

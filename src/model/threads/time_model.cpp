@@ -236,9 +236,23 @@ std::vector<std::pair<int, double>> bandwidth_from_sweep(const std::vector<Measu
     return out;
 }
 
+// The design's column layout (row()): θ's columns first (θ0, θ1, one hinge per s break, the oversubscription
+// step), then T_seq's (intercept, slope, one hinge per n break), then the memory regime's. T_seq's slope in
+// cache regime k (0 = below the first break) at one thread is its slope plus the first k hinges'.
+std::size_t tseq_first_column(const ThreadsModel& m) {
+    return 2 + m.s_breaks.size() + (m.oversubscription_step ? 1 : 0);
+}
+
+double tseq_slope(const ThreadsModel& m, std::size_t k) {
+    const std::size_t t = tseq_first_column(m);
+    double slope = m.coef[t + 1];
+    for (std::size_t q = 0; q < k; ++q)
+        slope += m.coef[t + 2 + q];
+    return slope;
+}
+
 void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
     const auto& c = m.coef;
-    std::size_t j = 0;
     double slope = c[1];
     m.regimes.clear();
     for (std::size_t k = 0; k <= m.s_breaks.size(); ++k) {
@@ -259,7 +273,6 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
              {{"theta(lo)", m.theta(lo), "s", "thread start/join cost at the segment's first thread count"},
               {"slope", slope, "s/thread", "added cost per further thread"}}});
     }
-    j = 2 + m.s_breaks.size();
     if (m.oversubscription_step) {
         std::size_t n_pts = 0;
         for (const auto& p : pts)
@@ -268,17 +281,15 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
                              static_cast<double>(m.hw_threads),
                              k_inf,
                              n_pts,
-                             {{"step", c[j], "s",
+                             {{"step", c[2 + m.s_breaks.size()], "s",
                                "added once the threads outnumber the hardware threads (a region's end waits "
                                "for threads the scheduler has taken off their core)"}}});
-        ++j;
     }
-    double tslope = c[j + 1];
+    const std::size_t j = tseq_first_column(m);
     for (std::size_t k = 0; k <= m.n_breaks.size(); ++k) {
         const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
         const double hi = k < m.n_breaks.size() ? m.n_breaks[k] : m.memory_from.value_or(k_inf);
-        if (k > 0)
-            tslope += c[j + 2 + k - 1];
+        const double tslope = tseq_slope(m, k);
         // T_seq at the regime start, then its intercept a_k = T_seq(lo) - slope·lo.
         double tseq_lo = c[j] + c[j + 1] * lo;
         for (std::size_t q = 0; q < m.n_breaks.size(); ++q)
@@ -476,10 +487,7 @@ namespace {
 std::optional<double> last_cache_core_gbs(const ThreadsModel& m) {
     if (!m.memory_from || m.coef.empty())
         return std::nullopt;
-    const std::size_t t = 2 + m.s_breaks.size() + (m.oversubscription_step ? 1 : 0); // θ's columns
-    double slope = m.coef[t + 1];
-    for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
-        slope += m.coef[t + 2 + k];
+    const double slope = tseq_slope(m, m.n_breaks.size());
     if (!(slope > 0))
         return std::nullopt;
     return m.bytes_per_n / slope / 1e9;
