@@ -11,7 +11,8 @@
 #  - towards problem size: the same at 2 ranks over four small sizes and one larger target, whose
 #    iterations make it a production-like run (cg 50, stencil 250: a stencil sweep is ~8x cheaper than a
 #    CG iteration); every rank's start-up under valgrind (1.2-1.7 CPU-s) is a fixed cost the small runs
-#    pay too, so the ratio falls as the target's own work grows;
+#    pay too, so the ratio falls as the target's own work grows; with four sizes or more the same target is
+#    also forecast from the three smallest only (the seed's cheaper design: a third less cost, no two-term fit);
 #  - towards ranks and size together (parameters ranks and size, Extra-P's two-parameter models): small
 #    runs on a cross of 1, 2, 4 ranks at the smallest size and the four small sizes at one rank, plus the
 #    corner (4 ranks, largest small size) that separates additive from multiplicative terms; target
@@ -136,6 +137,10 @@ run_app() { # label size-experiment-iterations command-with-@N@-(size)-and-@I@-(
         done
         echo " target size $size_target:"
         evaluate "$label-s$size_target" "${cmd[0]}" "$out/$label-s$size_target.json" "${files[@]}"
+        if [[ ${#files[@]} -ge 4 ]]; then # the cheaper design the seed allows: the three smallest sizes only
+            echo " target size $size_target from the three smallest sizes only ($(echo $sizes | cut -d' ' -f1-3)):"
+            evaluate "$label-s$size_target-3" "${cmd[0]}" "$out/$label-s$size_target.json" "${files[@]:0:3}"
+        fi
     fi
     [[ $experiments == *" both "* ]] || return 0
     local sz=($sizes) both=${BOTH_RANKS:-32} files=()
