@@ -47,7 +47,7 @@ struct Prediction {
 // was compared with (both in the unit `evidence` states).
 struct Diagnosis {
     std::string cause;    // vector-width | fp-mix | stream-capacity | cache-conflict | tlb-reach | in-core |
-                          // load-imbalance
+                          // load-imbalance | overlap | unexplained
     std::string evidence; // one sentence with the figures
     std::optional<double> figure;
     std::optional<double> limit;

@@ -65,11 +65,21 @@ struct DiagnosisEvidence {
     // in-core compute ceiling below the peak ("AVX2 without ILP", "scalar FMA"), with measured / it.
     std::string under_ceiling;
     std::optional<double> under_share;
+    // The mixed prediction's terms against the measured time (seconds per iteration): the exponent at which
+    // the kernel's data terms give the measured time (overlap_exponent_for) and the calibrated p it was
+    // held against (the lower end of its 95 % interval, else p itself).
+    std::optional<double> overlap_equivalent;
+    std::optional<double> overlap_calibrated;
+    std::optional<double>
+        overlap_calibrated_high; // upper end of p's interval (absent: unbounded or no interval)
+    double overlap_fitted = 0;   // the calibrated p itself
+    std::string largest_term;    // level (or "compute") of the largest term
+    double largest_seconds = 0, terms_sum_seconds = 0, measured_seconds = 0;
 };
 
 // The causes evidence supports, most specific first (cache-conflict, stream-capacity, tlb-reach,
-// vector-width, fp-mix, gather, in-core, load-imbalance); empty when fraction >= k_diagnosis_fraction;
-// one "unexplained" entry listing what was checked when no rule fires.
+// vector-width, fp-mix, gather, in-core, load-imbalance, overlap); empty when fraction >=
+// k_diagnosis_fraction; one "unexplained" entry listing what was checked when no rule fires.
 std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e);
 
 // The kernel's ceilings at its intensity in the roofline paper's order (core::Ceiling), each marked

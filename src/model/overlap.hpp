@@ -49,4 +49,21 @@ inline double mixed_time(const std::vector<double>& data, double t_compute, std:
     return overlap_norm({overlap_norm(data, p), t_compute}, q);
 }
 
+// The data/data exponent at which mixed_time(data, t_compute, x, q) equals `measured`: how far a kernel's
+// own terms overlapped, on the scale the calibration measures p (1: added, large: the max). mixed_time
+// falls as x grows, so a bisection on ln x between 1 and x_max; nullopt when `measured` lies outside
+// (mixed_time at x_max, mixed_time at 1]: faster than the near-max or slower than the terms added.
+inline std::optional<double> overlap_exponent_for(const std::vector<double>& data, double t_compute,
+                                                  std::optional<double> q, double measured, double x_max) {
+    const auto at = [&](double x) { return mixed_time(data, t_compute, x, q); };
+    if (!(measured > at(x_max)) || measured > at(1.0))
+        return std::nullopt;
+    double lo = 0.0, hi = std::log(x_max); // at(exp(lo)) >= measured > at(exp(hi))
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (at(std::exp(mid)) >= measured ? lo : hi) = mid;
+    }
+    return std::exp(0.5 * (lo + hi));
+}
+
 } // namespace roofcast::model

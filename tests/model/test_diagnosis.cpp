@@ -2,6 +2,7 @@
 // of loop nests whose streams, set conflicts and pages are counted by hand, and the ceilings' order.
 #include "model/access_streams.hpp"
 #include "model/diagnosis.hpp"
+#include "model/overlap.hpp"
 
 #include <gtest/gtest.h>
 
@@ -282,6 +283,59 @@ TEST(Diagnosis, CodeCausesOnlyWhereFpIssueMatters) {
     e.fp_share = 0.6;
     EXPECT_TRUE(has(diagnose(e), "vector-width"));
     EXPECT_TRUE(has(diagnose(e), "fp-mix"));
+}
+
+TEST(Overlap, ExponentForRecoversTheExponentThatMadeTheTime) {
+    const std::vector<double> data = {2.0, 1.0, 0.8};
+    for (const std::optional<double> q : {std::optional<double>{}, std::optional<double>{1.2}})
+        for (const double p : {1.0, 1.33, 2.5, 7.0}) {
+            const double t = mixed_time(data, 0.5, p, q);
+            const auto x = overlap_exponent_for(data, 0.5, q, t, 64.0);
+            ASSERT_TRUE(x.has_value()) << p;
+            EXPECT_NEAR(*x, p, 1e-6 * p) << p;
+        }
+    // Slower than the terms added, or faster than their near-max: no exponent explains it.
+    EXPECT_FALSE(overlap_exponent_for(data, 0.5, std::nullopt, 4.4, 64.0).has_value()); // sum 4.3
+    EXPECT_FALSE(overlap_exponent_for(data, 0.5, std::nullopt, 2.0, 64.0).has_value()); // the max
+}
+
+TEST(Diagnosis, OverlapBelowTheCalibratedExponent) {
+    // Terms MEM 0.200, L3 0.113, L2 0.106 ns, compute 0.027 ns; measured 0.332 ns: as if p = 1.33 against a
+    // calibrated 2.52-3.93.
+    DiagnosisEvidence e = evidence_at(0.72);
+    const std::vector<double> data = {0.200e-9, 0.113e-9, 0.106e-9};
+    e.measured_seconds = 0.332e-9;
+    e.largest_term = "MEM";
+    e.largest_seconds = 0.200e-9;
+    e.terms_sum_seconds = 0.446e-9;
+    e.overlap_fitted = 3.03;
+    e.overlap_calibrated = 2.52;
+    e.overlap_calibrated_high = 3.93;
+    e.overlap_equivalent = overlap_exponent_for(data, 0.027e-9, std::nullopt, e.measured_seconds, 64.0);
+    ASSERT_TRUE(e.overlap_equivalent.has_value());
+    EXPECT_NEAR(*e.overlap_equivalent, 1.33, 0.02);
+    auto d = diagnose(e);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "overlap");
+    EXPECT_NE(d[0].evidence.find("p = 1.33"), std::string::npos) << d[0].evidence;
+    EXPECT_NE(d[0].evidence.find("MEM 0.2 ns"), std::string::npos) << d[0].evidence;
+    EXPECT_NE(d[0].evidence.find("p = 3.03 (95 % interval 2.52-3.93)"), std::string::npos) << d[0].evidence;
+    EXPECT_DOUBLE_EQ(*d[0].limit, 2.52);
+    // Inside the calibration's interval: the overlap is what the model assumed, so it is not the cause.
+    e.overlap_equivalent = 2.7;
+    d = diagnose(e);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "unexplained");
+    EXPECT_NE(d[0].evidence.find("term overlap"), std::string::npos);
+    // Slower than the terms added: no exponent, not this cause.
+    e.overlap_equivalent.reset();
+    EXPECT_FALSE(has(diagnose(e), "overlap"));
+    // Without a calibrated exponent (the max assumed, or entered without calibration) nothing is checked.
+    e.overlap_equivalent = 1.3;
+    e.overlap_calibrated.reset();
+    d = diagnose(e);
+    EXPECT_FALSE(has(d, "overlap"));
+    EXPECT_EQ(d[0].evidence.find("term overlap"), std::string::npos);
 }
 
 } // namespace
