@@ -21,7 +21,10 @@ std::vector<std::pair<std::string, std::optional<double>>> exponent_fields(const
             {"overlap_exponent_high", m.overlap_exponent_high},
             {"compute_overlap_exponent", m.compute_overlap_exponent},
             {"compute_overlap_exponent_low", m.compute_overlap_exponent_low},
-            {"compute_overlap_exponent_high", m.compute_overlap_exponent_high}};
+            {"compute_overlap_exponent_high", m.compute_overlap_exponent_high},
+            {"cache_overlap_exponent", m.cache_overlap_exponent},
+            {"cache_overlap_exponent_low", m.cache_overlap_exponent_low},
+            {"cache_overlap_exponent_high", m.cache_overlap_exponent_high}};
 }
 
 std::string to_string(Provenance p) {
@@ -338,6 +341,8 @@ Machine machine_from_yaml(const YamlField& root) {
     exponent("overlap_exponent", m.overlap_exponent, m.overlap_exponent_low, m.overlap_exponent_high);
     exponent("compute_overlap_exponent", m.compute_overlap_exponent, m.compute_overlap_exponent_low,
              m.compute_overlap_exponent_high);
+    exponent("cache_overlap_exponent", m.cache_overlap_exponent, m.cache_overlap_exponent_low,
+             m.cache_overlap_exponent_high);
     if (auto ceil = compute.optional("ceilings")) {
         for (std::size_t i = 0; i < ceil->size(); ++i) {
             const YamlField c = ceil->at(i);

@@ -202,6 +202,12 @@ struct Machine {
     std::optional<double> compute_overlap_exponent;
     std::optional<double> compute_overlap_exponent_low;
     std::optional<double> compute_overlap_exponent_high;
+    // Mixed model: how far the cache levels' terms overlap among themselves, where memory's term meets their
+    // pc-norm with p (model/overlap.hpp, CacheOverlap); absent: every data term in p's norm. >= 1; calibrated
+    // on the overlap loops without arithmetic beside p, kept only where it fits them significantly better.
+    std::optional<double> cache_overlap_exponent;
+    std::optional<double> cache_overlap_exponent_low;
+    std::optional<double> cache_overlap_exponent_high;
     std::vector<ComputeCeiling> ceilings;
     std::vector<Level> levels; // closest to the core first, MEM last
     std::vector<BandwidthPoint> sweep;
@@ -221,7 +227,8 @@ struct Machine {
 };
 
 // The mixed model's exponents as they are named in the machine file's `compute` section, in order
-// (overlap_exponent, _low, _high, then compute_overlap_exponent, _low, _high): one list for both writers.
+// (overlap_exponent, _low, _high, then compute_overlap_exponent, _low, _high, then cache_overlap_exponent,
+// _low, _high): one list for both writers.
 std::vector<std::pair<std::string, std::optional<double>>> exponent_fields(const Machine& m);
 
 // The vector ISAs of topology.isa and compute.ceilings[].isa: a register width in bits (scalar 64, sse

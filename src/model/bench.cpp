@@ -169,6 +169,7 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
         if ((b->model == "mixed" || b->model == "hierarchical") && b->compute_seconds_per_iteration) {
             std::vector<ProbedTerm> data;
             bool all_probed = true;
+            bool last_is_memory = false;
             for (const auto& t : b->terms) {
                 if (!t.seconds_per_iteration || !(*t.seconds_per_iteration > 0))
                     continue;
@@ -178,6 +179,7 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
                     break;
                 }
                 data.push_back({*t.seconds_per_iteration * r.iterations, units[*j][i], *refs[*j]});
+                last_is_memory = t.level == "MEM";
             }
             const auto jc = probe_of("compute");
             if (all_probed && jc) {
@@ -186,7 +188,8 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
                 const bool mixed = b->model == "mixed";
                 r.bound_fraction_rounds = round_fractions_of_terms(
                     epochs[i], rounds, data, compute, mixed ? machine.overlap_exponent : std::nullopt,
-                    mixed ? machine.compute_overlap_exponent : std::nullopt);
+                    mixed ? machine.compute_overlap_exponent : std::nullopt,
+                    CacheOverlap{mixed ? machine.cache_overlap_exponent : std::nullopt, last_is_memory});
                 r.bound_fraction_median_round = core::median(r.bound_fraction_rounds);
                 continue;
             }

@@ -29,15 +29,26 @@ struct ExponentSample {
 // The terms of a loop under the calibrated figures: the data terms of the calibrated levels, and t_C.
 struct LoopTerms {
     std::vector<double> data;
+    bool last_is_memory = false; // the last data term is memory's (overlap.hpp, CacheOverlap)
     std::optional<double> compute;
 };
 
 LoopTerms loop_terms(const OverlapPoint& p, const Calibration& c) {
     LoopTerms t;
+    std::optional<double> memory; // memory's term goes last, whatever order the levels were calibrated in
     for (const auto& lc : c.levels) {
         const auto b = p.bytes.find(lc.level);
-        if (lc.effective_gbs && b != p.bytes.end() && b->second > 0)
-            t.data.push_back(b->second / (*lc.effective_gbs * core::k_giga));
+        if (lc.effective_gbs && b != p.bytes.end() && b->second > 0) {
+            const double seconds = b->second / (*lc.effective_gbs * core::k_giga);
+            if (lc.level == "MEM")
+                memory = seconds;
+            else
+                t.data.push_back(seconds);
+        }
+    }
+    if (memory) {
+        t.data.push_back(*memory);
+        t.last_is_memory = true;
     }
     if (c.effective_gflops && p.flops > 0)
         t.compute = p.flops / (*c.effective_gflops * core::k_giga);
@@ -132,24 +143,110 @@ std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& sample
 
 } // namespace
 
-std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+namespace {
+
+// The cache/cache exponent of `c` where the calibration adopted one.
+std::optional<double> cache_exponent(const Calibration& c) {
+    return c.cache_overlap ? c.cache_overlap->exponent : std::nullopt;
+}
+
+// The loops without extra arithmetic as samples of the data/data exponent p, their terms combined with the
+// cache/cache exponent `pc` (absent: one p-norm).
+std::vector<ExponentSample> data_samples(const std::vector<OverlapPoint>& points, const Calibration& c,
+                                         std::optional<double> pc) {
     std::vector<ExponentSample> samples;
     for (const auto& p : points) {
         if (!(p.seconds_per_iteration > 0) || p.with_compute)
             continue;
-        LoopTerms t = loop_terms(p, c);
-        std::vector<double> terms = t.data;
-        if (t.compute)
-            terms.push_back(*t.compute);
-        if (!terms.empty())
-            samples.push_back({p.kernel, std::log(p.seconds_per_iteration),
-                               [terms](std::optional<double> e) { return overlap_norm(terms, e); }});
+        const LoopTerms t = loop_terms(p, c);
+        if (t.data.empty() && !t.compute)
+            continue;
+        const CacheOverlap co{pc, t.last_is_memory};
+        samples.push_back({p.kernel, std::log(p.seconds_per_iteration), [t, co](std::optional<double> e) {
+                               return mixed_time(t.data, t.compute.value_or(0.0), e, std::nullopt, co);
+                           }});
     }
-    return fit_exponent(samples);
+    return samples;
+}
+
+} // namespace
+
+std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    return fit_exponent(data_samples(points, c, cache_exponent(c)));
+}
+
+std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
+    // Only loops with memory's term and at least two cache terms tell pc apart from p.
+    bool informative = false;
+    for (const auto& p : points)
+        if (p.seconds_per_iteration > 0 && !p.with_compute) {
+            const LoopTerms t = loop_terms(p, c);
+            informative = informative || (t.last_is_memory && t.data.size() >= 3);
+        }
+    if (!informative)
+        return std::nullopt;
+    // The profile: at each pc the rms log error of the best p (fit_exponent); searched on u = ln pc.
+    auto profile = [&](double u) {
+        const auto f = fit_exponent(data_samples(points, c, std::exp(u)));
+        return std::min(f->rms_log_error, f->rms_log_error_max);
+    };
+    const auto one = fit_exponent(data_samples(points, c, std::nullopt));
+    const double r_one = std::min(one->rms_log_error, one->rms_log_error_max);
+    const double hi = std::log(k_overlap_p_max);
+    constexpr int k_grid = 64;
+    int best = 0;
+    double best_r = profile(0.0);
+    for (int i = 1; i <= k_grid; ++i) {
+        const double r = profile(hi * i / k_grid);
+        if (r < best_r) {
+            best = i;
+            best_r = r;
+        }
+    }
+    double a = hi * std::max(0, best - 1) / k_grid, b = hi * std::min(k_grid, best + 1) / k_grid;
+    for (int it = 0; it < 40; ++it) { // ternary search: the profile is unimodal near its grid minimum
+        const double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+        const bool left = profile(m1) < profile(m2);
+        (left ? b : a) = left ? m2 : m1;
+    }
+    const double u_best = 0.5 * (a + b);
+    best_r = std::min(best_r, profile(u_best));
+    OverlapFit f;
+    f.used = one->used;
+    f.rms_log_error = best_r;
+    f.rms_log_error_max = r_one; // here: the rms with one p-norm for every data term
+    const double n = static_cast<double>(f.used.size());
+    // Kept only where it fits significantly better than one exponent (likelihood ratio, one more parameter:
+    // n ln(rms_one^2 / rms_pc^2) > 3.84), so a machine whose caches overlap as memory does keeps one p.
+    // One p that already fits to rounding (synthetic loops) leaves nothing for pc to explain.
+    constexpr double k_exact = 1e-9;
+    if (r_one < k_exact ||
+        n * std::log((r_one * r_one) / std::max(best_r * best_r, k_exact * k_exact)) <= k_chi2_1_95)
+        return f;
+    f.exponent = std::exp(u_best);
+    if (f.used.size() >= 2) {
+        auto inside = [&](double u) {
+            const double r = profile(u);
+            return r <= best_r || n * std::log((r * r) / (best_r * best_r)) <= k_chi2_1_95;
+        };
+        auto boundary = [&](double in, double out) {
+            for (int it = 0; it < 40; ++it) {
+                const double mid = 0.5 * (in + out);
+                (inside(mid) ? in : out) = mid;
+            }
+            return std::exp(in);
+        };
+        f.interval_known = true;
+        f.exponent_low = inside(0.0) ? 1.0 : boundary(u_best, 0.0);
+        if (!inside(hi))
+            f.exponent_high = boundary(u_best, hi);
+    }
+    return f;
 }
 
 std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c) {
     const std::optional<double> p_exp = c.overlap ? c.overlap->exponent : std::nullopt;
+    const std::optional<double> pc = cache_exponent(c);
     std::vector<ExponentSample> samples;
     for (const auto& p : points) {
         if (!(p.seconds_per_iteration > 0) || !p.with_compute)
@@ -157,14 +254,16 @@ std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& p
         LoopTerms t = loop_terms(p, c);
         if (t.data.empty() || !t.compute)
             continue;
-        samples.push_back({p.kernel, std::log(p.seconds_per_iteration), [t, p_exp](std::optional<double> e) {
-                               return mixed_time(t.data, *t.compute, p_exp, e.value_or(k_overlap_p_max));
-                           }});
+        const CacheOverlap co{pc, t.last_is_memory};
+        samples.push_back(
+            {p.kernel, std::log(p.seconds_per_iteration), [t, p_exp, co](std::optional<double> e) {
+                 return mixed_time(t.data, *t.compute, p_exp, e.value_or(k_overlap_p_max), co);
+             }});
     }
     return fit_exponent(samples);
 }
 
-std::string overlap_text(const OverlapFit& f, char name) {
+std::string overlap_text(const OverlapFit& f, const std::string& name) {
     std::string t = f.exponent ? fmt::format("{} = {:.2f}", name, *f.exponent)
                                : fmt::format("{}: the max (complete overlap)", name);
     if (!f.interval_known)
@@ -244,6 +343,7 @@ Calibration calibrate(const std::vector<CalibrationPoint>& points, const std::ve
         }
         out.levels.push_back(lc);
     }
+    out.cache_overlap = fit_cache_overlap(overlap, out);
     out.overlap = fit_overlap(overlap, out);
     out.compute_overlap = fit_compute_overlap(overlap, out);
     return out;
@@ -284,12 +384,38 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
                               "threads); {}",
                               c.overlap->used.size(), c.threads, overlap_text(*c.overlap)));
     }
+    // A calibration without the cache/cache exponent removes an earlier one: p was fitted without it.
+    m.cache_overlap_exponent = cache_exponent(c);
+    m.cache_overlap_exponent_low.reset();
+    m.cache_overlap_exponent_high.reset();
+    if (c.cache_overlap && c.cache_overlap->exponent) {
+        const OverlapFit& pc = *c.cache_overlap;
+        m.cache_overlap_exponent_low = pc.interval_known ? pc.exponent_low : std::nullopt;
+        m.cache_overlap_exponent_high = pc.interval_known ? pc.exponent_high : std::nullopt;
+        m.notes.push_back(fmt::format(
+            "mixed model cache/cache exponent pc = {:.2f}{} fitted with p on {} overlap loops ({} threads; "
+            "rms log "
+            "error {:.3f}, {:.3f} with one exponent for every data term)",
+            *pc.exponent,
+            pc.interval_known ? fmt::format(", 95 % interval {:.2f}-{}", *pc.exponent_low,
+                                            pc.exponent_high ? fmt::format("{:.2f}", *pc.exponent_high)
+                                                             : std::string("unbounded"))
+                              : std::string(),
+            pc.used.size(), c.threads, pc.rms_log_error, pc.rms_log_error_max));
+    } else if (c.cache_overlap) {
+        m.notes.push_back(
+            fmt::format("mixed model: a cache/cache exponent does not fit the {} overlap loops "
+                        "significantly better than one p (rms log error {:.3f} against {:.3f}); "
+                        "one p for every data term",
+                        c.cache_overlap->used.size(), c.cache_overlap->rms_log_error,
+                        c.cache_overlap->rms_log_error_max));
+    }
     if (c.compute_overlap) {
         const OverlapFit& q = *c.compute_overlap;
         m.compute_overlap_exponent = q.exponent.value_or(k_overlap_p_max);
         m.compute_overlap_exponent_low = q.interval_known ? q.exponent_low : std::nullopt;
         m.compute_overlap_exponent_high = q.interval_known ? q.exponent_high : std::nullopt;
-        const std::string text = overlap_text(q, 'q');
+        const std::string text = overlap_text(q, "q");
         m.notes.push_back(
             fmt::format("mixed model compute/data exponent {} fitted on {} overlap loops with arithmetic ({} "
                         "threads; rms "

@@ -78,8 +78,8 @@ struct LevelCalibration {
 };
 
 // "p = 1.45, 95 % interval 1.21-1.80" / "... 1.21-unbounded (poorly determined: between ... )"; "" without p.
-// `name` names the exponent: 'p' (data/data) or 'q' (compute/data).
-std::string overlap_text(const OverlapFit& f, char name = 'p');
+// `name` names the exponent: "p" (data/data), "q" (compute/data) or "pc" (cache/cache).
+std::string overlap_text(const OverlapFit& f, const std::string& name = "p");
 // "41.2 GB/s ± 3.1 (95 %, 4 loops)"; a half-width above 10 % of the value adds "(wide)".
 std::string effective_bandwidth_text(const LevelCalibration& lc);
 
@@ -93,19 +93,28 @@ struct Calibration {
     // The compute/data exponent q of overlap.hpp's mixed_time, fitted on the loops with arithmetic given p
     // (exponent nullopt: the arithmetic hides completely, written as q = k_overlap_p_max).
     std::optional<OverlapFit> compute_overlap;
+    // The cache/cache exponent pc of overlap.hpp's CacheOverlap, fitted with p on the loops without
+    // arithmetic (its profile: p refitted at every pc); exponent nullopt where it does not fit significantly
+    // better than one p (rms_log_error_max then holds the one-p rms).
+    std::optional<OverlapFit> cache_overlap;
 };
 
 Calibration calibrate(const std::vector<CalibrationPoint>& points,
                       const std::vector<OverlapPoint>& overlap = {});
 
 // The overlap fit alone, on the effective figures of `c` (levels without an effective bandwidth and
-// points whose terms are all unknown are skipped); nullopt without usable points.
+// points whose terms are all unknown are skipped), with c.cache_overlap's exponent where it has one; nullopt
+// without usable points.
 // Only the points without extra arithmetic take part.
 std::optional<OverlapFit> fit_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
 // The compute/data exponent q alone: t = ((sum t_level^p)^(q/p) + t_C^q)^(1/q) with p from c.overlap,
 // fitted on the points with extra arithmetic as p is (least squared log error, profile interval); nullopt
 // without such points or without P_eff.
 std::optional<OverlapFit> fit_compute_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
+// The cache/cache exponent pc alone (docs/models.md, "Cache/cache exponent"): nullopt without loops that have
+// memory's term and two cache terms; exponent nullopt where pc does not lower the rms log error significantly
+// (likelihood ratio against one p, chi-square with one degree of freedom).
+std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& points, const Calibration& c);
 
 // Writes the calibrated figures into the machine: Level::effective_bandwidth_gbs (and the roof
 // bandwidth_gbs when the level had none, so a minimal machine file becomes usable), and

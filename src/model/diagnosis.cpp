@@ -26,9 +26,11 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
     if (p.model != "mixed" || !m.overlap_exponent)
         return;
     std::vector<double> data;
+    bool last_is_memory = false;
     for (const auto& term : p.terms)
         if (term.seconds_per_iteration && *term.seconds_per_iteration > 0) {
             data.push_back(*term.seconds_per_iteration);
+            last_is_memory = term.level == "MEM";
             if (*term.seconds_per_iteration > e.largest_seconds) {
                 e.largest_seconds = *term.seconds_per_iteration;
                 e.largest_term = term.level;
@@ -50,7 +52,8 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
     if (m.overlap_exponent_low && m.overlap_exponent_high)
         e.overlap_calibrated_high = *m.overlap_exponent_high;
     e.overlap_equivalent =
-        overlap_exponent_for(data, t_c, m.compute_overlap_exponent, measured, k_overlap_p_max);
+        overlap_exponent_for(data, t_c, m.compute_overlap_exponent, measured, k_overlap_p_max,
+                             CacheOverlap{m.cache_overlap_exponent, last_is_memory});
 }
 
 } // namespace

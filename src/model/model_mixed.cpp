@@ -28,9 +28,11 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
     bool any_bandwidth = false;
     std::vector<double> slow;
     std::vector<double> fast;
+    bool last_is_memory = false;
     for (const auto& term : d.prediction.terms) {
         if (!term.seconds_per_iteration)
             continue;
+        last_is_memory = term.level == "MEM";
         const double t = *term.seconds_per_iteration;
         double t_slow = t;
         double t_fast = t;
@@ -46,8 +48,16 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
         slow.push_back(t_slow);
         fast.push_back(t_fast);
     }
-    if (!p_interval && !q_interval && !any_bandwidth)
+    const bool pc_interval = m.cache_overlap_exponent && m.cache_overlap_exponent_low.has_value();
+    if (!p_interval && !q_interval && !pc_interval && !any_bandwidth)
         return;
+    // pc's slow end is its lower end (the caches add more); its fast end the upper (unbounded: their max).
+    const CacheOverlap pc_slow{pc_interval ? m.cache_overlap_exponent_low : m.cache_overlap_exponent,
+                               last_is_memory};
+    const CacheOverlap pc_fast{
+        pc_interval ? std::optional<double>(m.cache_overlap_exponent_high.value_or(k_overlap_p_max))
+                    : m.cache_overlap_exponent,
+        last_is_memory};
     const double t = d.prediction.seconds_per_iteration;
     const double t_c = d.compute.seconds_per_iteration;
     // q's upper end absent: unbounded (the max), k_overlap_p_max as the compute/data fit writes it.
@@ -56,9 +66,9 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
                    : m.compute_overlap_exponent;
     const double t_slow =
         mixed_time(slow, t_c, p_interval ? m.overlap_exponent_low : m.overlap_exponent,
-                   q_interval ? m.compute_overlap_exponent_low : m.compute_overlap_exponent);
+                   q_interval ? m.compute_overlap_exponent_low : m.compute_overlap_exponent, pc_slow);
     const double t_fast =
-        mixed_time(fast, t_c, p_interval ? m.overlap_exponent_high : m.overlap_exponent, q_fast);
+        mixed_time(fast, t_c, p_interval ? m.overlap_exponent_high : m.overlap_exponent, q_fast, pc_fast);
     if (!(t > 0))
         return;
     std::string from;
@@ -66,6 +76,12 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
         from = fmt::format("p {:.2f}-{}", *m.overlap_exponent_low,
                            m.overlap_exponent_high ? fmt::format("{:.2f}", *m.overlap_exponent_high)
                                                    : std::string("unbounded"));
+    if (pc_interval)
+        from +=
+            (from.empty() ? "" : ", ") +
+            fmt::format("pc {:.2f}-{}", *m.cache_overlap_exponent_low,
+                        m.cache_overlap_exponent_high ? fmt::format("{:.2f}", *m.cache_overlap_exponent_high)
+                                                      : std::string("unbounded"));
     if (q_interval)
         from += (from.empty() ? "" : ", ") +
                 fmt::format("q {:.2f}-{}", *m.compute_overlap_exponent_low,
@@ -97,32 +113,44 @@ ModelDetail mixed(const ModelContext& c) {
     for (std::size_t i = 0; i < levels.size(); ++i)
         d.prediction.terms.push_back(term_for(c, levels[i], true, !(l1_untimed && i == 0)));
     finish(d, c);
-    if (c.m.overlap_exponent || c.m.compute_overlap_exponent) {
+    if (c.m.overlap_exponent || c.m.compute_overlap_exponent || c.m.cache_overlap_exponent) {
         // Partial overlap (overlap.hpp, mixed_time): t = (t_C^p + sum t_level^p)^(1/p), or with a
         // compute/data exponent q, ((sum t_level^p)^(q/p) + t_C^q)^(1/q); the bottleneck stays the largest
         // term.
+        // With a cache/cache exponent pc, the caches' terms combine first: (t_MEM^p + (sum_cache
+        // t_level^pc)^(p/pc))^(1/p) in place of the sum of t_level^p (overlap.hpp, CacheOverlap).
         core::Prediction& p = d.prediction;
         std::vector<double> data;
+        bool last_is_memory = false;
         for (const auto& term : p.terms)
-            if (term.seconds_per_iteration)
+            if (term.seconds_per_iteration) {
                 data.push_back(*term.seconds_per_iteration);
+                last_is_memory = term.level == "MEM";
+            }
         const double t_max = p.seconds_per_iteration;
+        const CacheOverlap cache{c.m.cache_overlap_exponent, last_is_memory};
         const double t = mixed_time(data, d.compute.seconds_per_iteration, c.m.overlap_exponent,
-                                    c.m.compute_overlap_exponent);
+                                    c.m.compute_overlap_exponent, cache);
         d.overlap_exponent = c.m.overlap_exponent;
         d.compute_overlap_exponent = c.m.compute_overlap_exponent;
+        const bool pc_used = cache.exponent && last_is_memory && data.size() >= 3;
+        if (pc_used)
+            d.cache_overlap_exponent = cache.exponent;
         set_time(d, c, t);
         const std::string p_text =
-            c.m.overlap_exponent ? fmt::format("p = {:.3g}", *c.m.overlap_exponent) : std::string("p = max");
+            (c.m.overlap_exponent ? fmt::format("p = {:.3g}", *c.m.overlap_exponent)
+                                  : std::string("p = max")) +
+            (pc_used ? fmt::format(" (caches among themselves pc = {:.3g})", *cache.exponent)
+                     : std::string());
         p.notes.push_back(
             c.m.compute_overlap_exponent
                 ? fmt::format(
                       "terms overlap partially: t = ((sum of t_level^p)^(q/p) + t_C^q)^(1/q) with {}, "
                       "q = {:.3g} (machine file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
                       p_text, *c.m.compute_overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9)
-                : fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with p = {:.3g} (machine "
+                : fmt::format("terms overlap partially: t = (sum of t_i^p)^(1/p) with {} (machine "
                               "file) = {:.4g} ns, {:+.1f} % over the largest term ({:.4g} ns)",
-                              *c.m.overlap_exponent, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
+                              p_text, t * 1e9, (t / t_max - 1) * 100, t_max * 1e9));
     }
     add_calibration_band(d, c);
     if (l1_untimed)

@@ -31,22 +31,49 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
     return top * std::pow(sum, 1.0 / *p);
 }
 
-// The mixed model's time from its data terms (every timed level) and its compute term t_C. Without a
-// compute/data exponent q every term joins one p-norm (p as above). With q (calibrated on overlap loops with
-// arithmetic, calibration.hpp) the data terms combine first and the arithmetic then overlaps with their
-// result: t = ((sum_level t_level^p)^(q/p) + t_C^q)^(1/q). On the 2-vCPU AMD EPYC VM arithmetic hid
-// completely behind three streams but only partly behind the mixed family's 5-16 (docs/models.md,
-// "Compute/data exponent q"): the exponent of the data/data overlap, fitted on loops without arithmetic, says
-// nothing about how the arithmetic overlaps, which is a property of the core to be measured on its own
-// (Hofmann et al. 2020, Sect. 3: which parts of a loop's time overlap is machine-specific).
+// How the cache levels' terms overlap among themselves, where the machine file has a cache/cache exponent
+// (calibration.hpp): with `exponent` and the last data term memory's, the data terms combine as
+// (t_MEM^p + (sum_cache t_level^pc)^(p/pc))^(1/p). Two exponents because on the 2-vCPU AMD EPYC VM the
+// overlap loops' own exponents fell from 4.5 to 2.0 as their L3 share grew (docs/models.md, "Cache/cache
+// exponent"): memory's transfers hide behind the caches' much better than the caches' hide behind each other
+// (Stengel et al., ICS 2015, Sect. 2: on Intel the in-cache transfers add; Hofmann et al. 2020, Sect. 3:
+// which transfers overlap is measured per machine).
+struct CacheOverlap {
+    std::optional<double> exponent; // pc; absent: every data term in the one p-norm
+    bool last_is_memory = false;    // the last of the data terms is memory's
+};
+
+// The data terms' time: their p-norm, or with a cache/cache exponent memory's term against the caches'
+// pc-norm.
+inline double data_time(const std::vector<double>& data, std::optional<double> p,
+                        const CacheOverlap& c = {}) {
+    if (!c.exponent || !c.last_is_memory || data.size() < 3)
+        return overlap_norm(data, p);
+    const std::vector<double> caches(data.begin(), data.end() - 1);
+    return overlap_norm({overlap_norm(caches, c.exponent), data.back()}, p);
+}
+
+// The mixed model's time from its data terms (every timed level, closest to the core first) and its compute
+// term t_C. Without a compute/data exponent q every term joins one p-norm (p as above; the caches' pc-norm
+// counts as one term there). With q (calibrated on overlap loops with arithmetic, calibration.hpp) the data
+// terms combine first and the arithmetic then overlaps with their result: t = (t_data^q + t_C^q)^(1/q). On
+// the 2-vCPU AMD EPYC VM arithmetic hid completely behind three streams but only partly behind the mixed
+// family's 5-16 (docs/models.md, "Compute/data exponent q"): the exponent of the data/data overlap, fitted
+// on loops without arithmetic, says nothing about how the arithmetic overlaps, which is a property of the
+// core to be measured on its own (Hofmann et al. 2020, Sect. 3: which parts of a loop's time overlap is
+// machine-specific).
 inline double mixed_time(const std::vector<double>& data, double t_compute, std::optional<double> p,
-                         std::optional<double> q) {
+                         std::optional<double> q, const CacheOverlap& c = {}) {
     if (!q) {
-        std::vector<double> all = data;
-        all.push_back(t_compute);
-        return overlap_norm(all, p);
+        if (!c.exponent || !c.last_is_memory || data.size() < 3) {
+            std::vector<double> all = data;
+            all.push_back(t_compute);
+            return overlap_norm(all, p);
+        }
+        const std::vector<double> caches(data.begin(), data.end() - 1);
+        return overlap_norm({overlap_norm(caches, c.exponent), data.back(), t_compute}, p);
     }
-    return overlap_norm({overlap_norm(data, p), t_compute}, q);
+    return overlap_norm({data_time(data, p, c), t_compute}, q);
 }
 
 // The data/data exponent at which mixed_time(data, t_compute, x, q) equals `measured`: how far a kernel's
@@ -54,8 +81,9 @@ inline double mixed_time(const std::vector<double>& data, double t_compute, std:
 // falls as x grows, so a bisection on ln x between 1 and x_max; nullopt when `measured` lies outside
 // (mixed_time at x_max, mixed_time at 1]: faster than the near-max or slower than the terms added.
 inline std::optional<double> overlap_exponent_for(const std::vector<double>& data, double t_compute,
-                                                  std::optional<double> q, double measured, double x_max) {
-    const auto at = [&](double x) { return mixed_time(data, t_compute, x, q); };
+                                                  std::optional<double> q, double measured, double x_max,
+                                                  const CacheOverlap& c = {}) {
+    const auto at = [&](double x) { return mixed_time(data, t_compute, x, q, c); };
     if (!(measured > at(x_max)) || measured > at(1.0))
         return std::nullopt;
     double lo = 0.0, hi = std::log(x_max); // at(exp(lo)) >= measured > at(exp(hi))

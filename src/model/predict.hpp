@@ -77,6 +77,7 @@ struct ModelDetail {
     std::vector<ValidityCheck> validity;                   // mixed
     std::optional<double> overlap_exponent;                // mixed: p of (sum t_i^p)^(1/p); none: max
     std::optional<double> compute_overlap_exponent;        // mixed: q of mixed_time (overlap.hpp); none: in p
+    std::optional<double> cache_overlap_exponent; // mixed: pc of CacheOverlap (overlap.hpp); none: in p
 };
 
 struct Analysis {

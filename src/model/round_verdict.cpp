@@ -10,7 +10,8 @@ namespace roofcast::model {
 std::vector<double> round_fractions_of_terms(const std::vector<double>& times, std::size_t rounds,
                                              const std::vector<ProbedTerm>& data,
                                              const std::optional<ProbedTerm>& compute,
-                                             std::optional<double> p, std::optional<double> q) {
+                                             std::optional<double> p, std::optional<double> q,
+                                             const CacheOverlap& cache) {
     const auto per_round = split_rounds(times, rounds);
     if (per_round.empty())
         return {};
@@ -39,7 +40,7 @@ std::vector<double> round_fractions_of_terms(const std::vector<double>& times, s
             if (t.seconds > 0)
                 scaled.push_back(t.seconds * (t.probe_ref / t.probe[r]));
         const double t_c = with_compute ? compute->seconds * (compute->probe_ref / compute->probe[r]) : 0.0;
-        out.push_back(mixed_time(scaled, t_c, p, q) / best);
+        out.push_back(mixed_time(scaled, t_c, p, q, cache) / best);
     }
     return out;
 }

@@ -12,6 +12,8 @@
 //     f_r = combine(t_level x (P_ref,level / P_r,level), t_C x (P_ref,C / P_r,C)) / t_r.
 #pragma once
 
+#include "model/overlap.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -32,12 +34,14 @@ struct ProbedTerm {
     double probe_ref = 0;
 };
 
-// The per-round fractions of a bound of several terms: data terms combined with exponent p, the compute term
-// with q (mixed_time; both absent: the max of every term, the hierarchical roofline). Empty when the counts
-// do not line up or a value is not positive (terms of zero time are left out).
+// The per-round fractions of a bound of several terms: data terms combined with exponent p (and the caches'
+// among themselves with `cache`'s pc), the compute term with q (mixed_time; both absent: the max of every
+// term, the hierarchical roofline). Empty when the counts do not line up or a value is not positive (terms of
+// zero time are left out).
 std::vector<double> round_fractions_of_terms(const std::vector<double>& times, std::size_t rounds,
                                              const std::vector<ProbedTerm>& data,
                                              const std::optional<ProbedTerm>& compute,
-                                             std::optional<double> p, std::optional<double> q);
+                                             std::optional<double> p, std::optional<double> q,
+                                             const CacheOverlap& cache = {});
 
 } // namespace roofcast::model

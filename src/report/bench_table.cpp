@@ -71,8 +71,18 @@ std::string format_bench_table(const model::BenchReport& r) {
                        : fmt::format("  overlap: complete (t = max of the terms) fits the {} loop(s) best; "
                                      "rms log error {:.3f}; {}\n",
                                      o->used.size(), o->rms_log_error_max, model::overlap_text(*o));
+        if (const auto& pc = r.calibration->cache_overlap)
+            out +=
+                pc->exponent
+                    ? fmt::format("  cache/cache {} from {} loop(s): t_data = (t_MEM^p + (sum_cache "
+                                  "t_level^pc)^(p/pc))^(1/p); rms log error {:.3f} (one p: {:.3f})\n",
+                                  model::overlap_text(*pc, "pc"), pc->used.size(), pc->rms_log_error,
+                                  pc->rms_log_error_max)
+                    : fmt::format("  cache/cache: no exponent of its own fits the {} loop(s) significantly "
+                                  "better than one p (rms log error {:.3f} against {:.3f})\n",
+                                  pc->used.size(), pc->rms_log_error, pc->rms_log_error_max);
         if (const auto& q = r.calibration->compute_overlap) {
-            const std::string text = model::overlap_text(*q, 'q');
+            const std::string text = model::overlap_text(*q, "q");
             out += q->exponent
                        ? fmt::format("  compute/data {} from {} loop(s) with arithmetic: t = (t_data^q + "
                                      "t_C^q)^(1/q); rms log error {:.3f} (max: {:.3f})\n",

@@ -223,6 +223,13 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
         row("Mixed-model overlap",
             h(fmt::format("p = {:.2f}: the terms combine as (sum of t_i^p)^(1/p)", *m.overlap_exponent)) +
                 " <span class=\"muted\">1: they add; none: the max</span>");
+    if (m.cache_overlap_exponent)
+        row("Mixed-model cache overlap",
+            h(fmt::format(
+                "pc = {:.2f}: the caches' terms combine as (sum of t_cache^pc)^(1/pc) before memory's "
+                "joins them with p",
+                *m.cache_overlap_exponent)) +
+                " <span class=\"muted\">1: they add; large: the max</span>");
     if (m.compute_overlap_exponent)
         row("Mixed-model compute overlap",
             h(fmt::format(

@@ -186,21 +186,33 @@ std::string format_explanation(const model::Analysis& a) {
             }
             // The terms as the model combines them: max; one p-norm with t_C; or the data terms' p-norm
             // combined with t_C by q (model/overlap.hpp, mixed_time).
+            // With a cache/cache exponent pc the caches' terms form one pc-norm first ("t_MEM^p + (t_L2^pc +
+            // t_L3^pc)^(p/pc)"; CacheOverlap).
             std::string names = "t_C";
-            std::string data_powers; // "t_L2^p + t_MEM^p"
+            std::string data_powers;  // "t_L2^p + t_MEM^p"
+            std::string cache_powers; // "t_L2^pc + t_L3^pc"
             for (const auto& t : p.terms)
                 if (t.seconds_per_iteration) {
                     names += ", t_" + t.level;
-                    data_powers += (data_powers.empty() ? "" : " + ") + ("t_" + t.level + "^p");
+                    if (d.cache_overlap_exponent && t.level != "MEM")
+                        cache_powers += (cache_powers.empty() ? "" : " + ") + ("t_" + t.level + "^pc");
+                    else
+                        data_powers += (data_powers.empty() ? "" : " + ") + ("t_" + t.level + "^p");
                 }
+            std::string pc_text;
+            if (d.cache_overlap_exponent) {
+                data_powers += (data_powers.empty() ? "" : " + ") + ("(" + cache_powers + ")^(p/pc)");
+                pc_text = ", pc = " + num(*d.cache_overlap_exponent);
+            }
             std::string combine = fmt::format("max({})", names);
             if (d.compute_overlap_exponent)
-                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}, q = {}", data_powers,
+                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}{}, q = {}", data_powers,
                                       d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"),
-                                      num(*d.compute_overlap_exponent));
-            else if (d.overlap_exponent)
-                combine = fmt::format("(t_C^p{}{})^(1/p) with p = {}", data_powers.empty() ? "" : " + ",
-                                      data_powers, num(*d.overlap_exponent));
+                                      pc_text, num(*d.compute_overlap_exponent));
+            else if (d.overlap_exponent || d.cache_overlap_exponent)
+                combine = fmt::format(
+                    "(t_C^p{}{})^(1/p) with p = {}{}", data_powers.empty() ? "" : " + ", data_powers,
+                    d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"), pc_text);
             out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
                                "{:g} / ({} x {} GFLOP/s) = {}\n",
                                combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,

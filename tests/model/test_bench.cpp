@@ -169,6 +169,74 @@ std::vector<OverlapPoint> overlap_loops(std::optional<double> p) {
 
 } // namespace
 
+namespace {
+
+// Overlap loops on MEM 20, L3 40 and L2 80 GB/s (P_eff 100 GFLOP/s) whose L2 share varies with K (24 + 16K B
+// at L2, 24 + 8K at L3, 24 at MEM), timed as (t_MEM^p + (t_L2^pc + t_L3^pc)^(p/pc) + t_C^p)^(1/p), written
+// out here rather than through overlap.hpp.
+Calibration three_level_calibration() {
+    Calibration c;
+    c.effective_gflops = 100.0;
+    c.levels = {{"MEM", 20.0, {}, {}}, {"L3", 40.0, {}, {}}, {"L2", 80.0, {}, {}}};
+    return c;
+}
+std::vector<OverlapPoint> three_level_loops(double p, double pc) {
+    std::vector<OverlapPoint> pts;
+    for (const int k : {1, 2, 3, 4, 6, 8, 12}) {
+        OverlapPoint o;
+        o.kernel = "K";
+        o.kernel += std::to_string(k);
+        o.flops = 1.0 + k;
+        o.bytes = {{"L2", 24.0 + 16 * k}, {"L3", 24.0 + 8 * k}, {"MEM", 24.0}};
+        const double l2 = (24.0 + 16 * k) / 80e9, l3 = (24.0 + 8 * k) / 40e9, mem = 24.0 / 20e9,
+                     c = o.flops / 100e9;
+        const double caches = std::pow(std::pow(l2, pc) + std::pow(l3, pc), 1 / pc);
+        o.seconds_per_iteration = std::pow(std::pow(mem, p) + std::pow(caches, p) + std::pow(c, p), 1 / p);
+        pts.push_back(o);
+    }
+    return pts;
+}
+
+} // namespace
+
+TEST(Overlap, CacheExponentRecoveredBesideP) {
+    Calibration c = three_level_calibration();
+    const auto pts = three_level_loops(6.0, 1.8);
+    c.cache_overlap = fit_cache_overlap(pts, c);
+    ASSERT_TRUE(c.cache_overlap && c.cache_overlap->exponent);
+    EXPECT_NEAR(*c.cache_overlap->exponent, 1.8, 0.01);
+    EXPECT_LT(c.cache_overlap->rms_log_error, 1e-3);
+    EXPECT_GT(c.cache_overlap->rms_log_error_max, c.cache_overlap->rms_log_error); // one p fits worse
+    const auto p = fit_overlap(pts, c); // p refitted with pc in place
+    ASSERT_TRUE(p && p->exponent);
+    EXPECT_NEAR(*p->exponent, 6.0, 0.1);
+    EXPECT_NE(overlap_text(*c.cache_overlap, "pc").find("pc = 1.80"), std::string::npos);
+    // Into the machine: pc with its interval, and a later calibration without it removes it.
+    core::Machine m;
+    m.levels = {core::Level{}, core::Level{}, core::Level{}};
+    m.levels[0].name = "L2";
+    m.levels[1].name = "L3";
+    m.levels[2].name = "MEM";
+    c.overlap = p;
+    apply_calibration(m, c, "m.yaml");
+    ASSERT_TRUE(m.cache_overlap_exponent);
+    EXPECT_NEAR(*m.cache_overlap_exponent, 1.8, 0.01);
+    c.cache_overlap->exponent.reset();
+    apply_calibration(m, c, "m.yaml");
+    EXPECT_FALSE(m.cache_overlap_exponent);
+    EXPECT_FALSE(m.cache_overlap_exponent_low);
+}
+
+TEST(Overlap, OneExponentForEveryTermKeepsNoCacheExponent) {
+    // Times from one p = 3 for every term: pc = p reproduces them, so pc adds nothing and is not kept.
+    const Calibration c = three_level_calibration();
+    const auto f = fit_cache_overlap(three_level_loops(3.0, 3.0), c);
+    ASSERT_TRUE(f);
+    EXPECT_FALSE(f->exponent);
+    // Loops with one cache level say nothing about pc.
+    EXPECT_FALSE(fit_cache_overlap(overlap_loops(2.0), overlap_calibration()));
+}
+
 TEST(Overlap, FitRecoversTheExponent) {
     for (const double p : {1.0, 1.7, 3.0, 6.0}) {
         const auto f = fit_overlap(overlap_loops(p), overlap_calibration());

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <map>
 #include <string>
 
 using namespace roofcast;
@@ -162,6 +164,44 @@ TEST(Mixed, OverlapExponentCombinesTheTerms) {
     o.models = {"hierarchical"};
     const auto h = model::analyse(kernel_from(counts("{MEM: 4, L2: 4}", 1)), machine_from(machine), o);
     EXPECT_NEAR(h.models[0].prediction.seconds_per_iteration, t_mem, 1e-9 * t_mem);
+}
+
+TEST(Mixed, CacheExponentCombinesTheCachesBeforeMemory) {
+    // L2, L3 and MEM timed (L1 is not): with p = 4 and pc = 1.5 the caches' terms form one 1.5-norm, which
+    // meets memory's term and t_C in the 4-norm; without pc every term is in the 4-norm.
+    const std::string machine =
+        "format_version: 1\nname: three-caches\ncompute: {peak_gflops: {double: 100}, "
+        "overlap_exponent: 4, cache_overlap_exponent: 1.5}\nlevels:\n"
+        "  - {name: L1, bandwidth_gbs: 500}\n  - {name: L2, bandwidth_gbs: 92}\n"
+        "  - {name: L3, bandwidth_gbs: 69}\n  - {name: MEM, bandwidth_gbs: 46}\n";
+    model::PredictOptions o;
+    o.models = {"mixed"};
+    const auto at =
+        model::analyse(kernel_from(counts("{MEM: 4, L3: 4, L2: 4}", 1)), machine_from(machine), o);
+    const auto& p = at.models[0].prediction;
+    std::map<std::string, double> t;
+    for (const auto& term : p.terms)
+        if (term.seconds_per_iteration)
+            t[term.level] = *term.seconds_per_iteration;
+    ASSERT_EQ(t.size(), 3u);
+    const double t_c = 1.0 / 100e9;
+    const double caches = std::pow(std::pow(t["L2"], 1.5) + std::pow(t["L3"], 1.5), 1 / 1.5);
+    const double expected = std::pow(std::pow(caches, 4) + std::pow(t["MEM"], 4) + std::pow(t_c, 4), 0.25);
+    EXPECT_NEAR(p.seconds_per_iteration, expected, 1e-9 * expected);
+    EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(),
+                            [](const std::string& n) { return n.find("pc = 1.5") != std::string::npos; }));
+    ASSERT_TRUE(at.models[0].cache_overlap_exponent);
+    // Without pc: one 4-norm over every term, which overlaps the caches more (a shorter time).
+    std::string one = machine;
+    one.replace(one.find(", cache_overlap_exponent: 1.5"),
+                std::string(", cache_overlap_exponent: 1.5").size(), "");
+    const auto a1 = model::analyse(kernel_from(counts("{MEM: 4, L3: 4, L2: 4}", 1)), machine_from(one), o);
+    const double all4 = std::pow(
+        std::pow(t["L2"], 4) + std::pow(t["L3"], 4) + std::pow(t["MEM"], 4) + std::pow(t_c, 4), 0.25);
+    EXPECT_NEAR(a1.models[0].prediction.seconds_per_iteration, all4, 1e-9 * all4);
+    EXPECT_LT(all4, expected);
+    EXPECT_FALSE(a1.models[0].cache_overlap_exponent);
+    EXPECT_THROW(machine_from(ratio_two_machine(", cache_overlap_exponent: 0.9")), core::InputError);
 }
 
 TEST(Mixed, ComputeExponentCombinesTheArithmeticWithTheDataTerms) {

@@ -56,6 +56,15 @@ TEST(RoundVerdict, EachTermFollowsTheProbeOfItsResource) {
     ASSERT_EQ(one.size(), 3u);
     EXPECT_GT(one[1],
               1.1); // 1.18: memory's probe alone credits round 2 with the L3's and the cores' steadiness
+    // With a cache/cache exponent the caches' terms are combined as the model combines them: two cache terms
+    // and memory's, each at its probe's best, taken in exactly the time they allow.
+    const CacheOverlap pc{1.5, true};
+    const double allowed = mixed_time({0.5, 0.7, 1.0}, 0.2, p, q, pc);
+    const auto c = round_fractions_of_terms({allowed}, 1, {{0.5, {7}, 7}, {0.7, {8}, 8}, {1.0, {9}, 9}},
+                                            ProbedTerm{0.2, {3}, 3}, p, q, pc);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_NEAR(c[0], 1.0, 1e-12);
+    EXPECT_GT(allowed, mixed_time({0.5, 0.7, 1.0}, 0.2, p, q)); // pc below p: the caches overlap less
     // Without exponents the terms combine by the max (the hierarchical roofline).
     const auto h = round_fractions_of_terms({2.0, 2.0}, 1, {{1.0, {10}, 10}}, ProbedTerm{1.5, {5}, 10},
                                             std::nullopt, std::nullopt);
