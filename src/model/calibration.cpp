@@ -55,33 +55,25 @@ LoopTerms loop_terms(const OverlapPoint& p, const Calibration& c) {
     return t;
 }
 
-// The exponent of the samples' predicted times with the least squared log error, its profile interval and the
-// loops used (calibration.hpp, OverlapFit); nullopt without samples. One fit for p and for q.
-std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& samples) {
-    if (samples.empty())
-        return std::nullopt;
-    auto rms = [&](std::optional<double> p) {
-        double sum = 0;
-        for (const auto& s : samples) {
-            const double e = s.log_t - std::log(s.time(p));
-            sum += e * e;
-        }
-        return std::sqrt(sum / static_cast<double>(samples.size()));
-    };
-    // Search u = ln p on a grid, then refine by golden section around the best grid point.
-    constexpr int k_grid = 256;
+// The least value of `at` over u = ln x, 1 <= x <= k_overlap_p_max: a grid of `grid` steps, then
+// golden-section refinement around the best grid point. `grid_index` says where the grid's best lay (grid:
+// the upper end).
+struct LogSearch {
+    double u = 0;
+    int grid_index = 0;
+};
+LogSearch search_ln_exponent(const std::function<double(double)>& at, int grid) {
     const double hi = std::log(k_overlap_p_max);
-    auto at = [&](double u) { return rms(std::exp(u)); };
     int best = 0;
-    double best_rms = at(0.0);
-    for (int i = 1; i <= k_grid; ++i) {
-        const double r = at(hi * i / k_grid);
-        if (r < best_rms) {
+    double best_value = at(0.0);
+    for (int i = 1; i <= grid; ++i) {
+        const double r = at(hi * i / grid);
+        if (r < best_value) {
             best = i;
-            best_rms = r;
+            best_value = r;
         }
     }
-    double a = hi * std::max(0, best - 1) / k_grid, b = hi * std::min(k_grid, best + 1) / k_grid;
+    double a = hi * std::max(0, best - 1) / grid, b = hi * std::min(grid, best + 1) / grid;
     const double g = (std::sqrt(5.0) - 1) / 2;
     double x1 = b - g * (b - a), x2 = a + g * (b - a);
     double f1 = at(x1), f2 = at(x2);
@@ -100,10 +92,64 @@ std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& sample
             f2 = at(x2);
         }
     }
+    return {(a + b) / 2, best};
+}
+
+// The profile interval of an exponent (Seber & Wild 1989, Sec. 5.9): every u = ln x whose rms `at(u)` stays
+// within the likelihood-ratio bound of `best_rms` over n loops, n ln(rms^2 / best_rms^2) <= 3.84, found by
+// bisection on either side of u_best (the rms is unimodal in u on these loops). High nullopt: the bound
+// reaches k_overlap_p_max (unbounded).
+struct ProfileInterval {
+    bool best_inside = true;
+    double low = 1.0;
+    std::optional<double> high;
+};
+ProfileInterval profile_interval(const std::function<double(double)>& at, double u_best, double best_rms,
+                                 double n) {
+    auto inside = [&](double u) {
+        const double r = at(u);
+        return r <= best_rms || n * std::log((r * r) / (best_rms * best_rms)) <= k_chi2_1_95;
+    };
+    auto boundary = [&](double in, double out) { // `in` inside, `out` outside
+        for (int it = 0; it < 60; ++it) {
+            const double mid = 0.5 * (in + out);
+            (inside(mid) ? in : out) = mid;
+        }
+        return std::exp(in);
+    };
+    ProfileInterval out;
+    const double hi = std::log(k_overlap_p_max);
+    if (!inside(u_best)) {
+        out.best_inside = false;
+        return out;
+    }
+    out.low = inside(0.0) ? 1.0 : boundary(u_best, 0.0);
+    if (!inside(hi))
+        out.high = boundary(u_best, hi);
+    return out;
+}
+
+// The exponent of the samples' predicted times with the least squared log error, its profile interval and the
+// loops used (calibration.hpp, OverlapFit); nullopt without samples. One fit for p and for q.
+std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& samples) {
+    if (samples.empty())
+        return std::nullopt;
+    auto rms = [&](std::optional<double> p) {
+        double sum = 0;
+        for (const auto& s : samples) {
+            const double e = s.log_t - std::log(s.time(p));
+            sum += e * e;
+        }
+        return std::sqrt(sum / static_cast<double>(samples.size()));
+    };
+    constexpr int k_grid = 256;
+    const double hi = std::log(k_overlap_p_max);
+    auto at = [&](double u) { return rms(std::exp(u)); };
+    const LogSearch found = search_ln_exponent(at, k_grid);
     OverlapFit f;
-    const double p = std::exp((a + b) / 2);
+    const double p = std::exp(found.u);
     f.rms_log_error_max = rms(std::nullopt);
-    if (best < k_grid) {
+    if (found.grid_index < k_grid) {
         f.exponent = p;
         f.rms_log_error = rms(p);
     } else {
@@ -111,31 +157,19 @@ std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& sample
     }
     for (const auto& s : samples)
         f.used.push_back(s.kernel);
-    // The profile interval: where the rms crosses the likelihood-ratio bound on either side of the best p
-    // (bisection on u = ln p; the rms is unimodal in u on these loops). p = k_overlap_p_max inside the bound
-    // counts as unbounded: the max fits as well.
+    // The profile interval on either side of the best p. p = k_overlap_p_max inside the bound counts as
+    // unbounded: the max fits as well.
     if (samples.size() >= 2) {
-        const double n = static_cast<double>(samples.size());
         const double best_rms = std::min(f.rms_log_error, f.rms_log_error_max);
-        auto inside = [&](double u) {
-            const double r = at(u);
-            return r <= best_rms || n * std::log((r * r) / (best_rms * best_rms)) <= k_chi2_1_95;
-        };
-        auto boundary = [&](double in, double out) { // `in` inside, `out` outside
-            for (int it = 0; it < 60; ++it) {
-                const double mid = 0.5 * (in + out);
-                (inside(mid) ? in : out) = mid;
-            }
-            return std::exp(in);
-        };
-        const double u_best = f.exponent ? std::log(*f.exponent) : hi;
+        const ProfileInterval iv = profile_interval(at, f.exponent ? std::log(*f.exponent) : hi, best_rms,
+                                                    static_cast<double>(samples.size()));
         f.interval_known = true;
-        if (!inside(u_best)) {
+        if (!iv.best_inside) {
             f.exponent_low = k_overlap_p_max; // only the max itself fits
         } else {
-            f.exponent_low = inside(0.0) ? 1.0 : boundary(u_best, 0.0);
-            if (f.exponent && !inside(hi))
-                f.exponent_high = boundary(u_best, hi);
+            f.exponent_low = iv.low;
+            if (f.exponent)
+                f.exponent_high = iv.high;
         }
     }
     return f;
@@ -192,25 +226,8 @@ std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& poi
     };
     const auto one = fit_exponent(data_samples(points, c, std::nullopt));
     const double r_one = std::min(one->rms_log_error, one->rms_log_error_max);
-    const double hi = std::log(k_overlap_p_max);
-    constexpr int k_grid = 64;
-    int best = 0;
-    double best_r = profile(0.0);
-    for (int i = 1; i <= k_grid; ++i) {
-        const double r = profile(hi * i / k_grid);
-        if (r < best_r) {
-            best = i;
-            best_r = r;
-        }
-    }
-    double a = hi * std::max(0, best - 1) / k_grid, b = hi * std::min(k_grid, best + 1) / k_grid;
-    for (int it = 0; it < 40; ++it) { // ternary search: the profile is unimodal near its grid minimum
-        const double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
-        const bool left = profile(m1) < profile(m2);
-        (left ? b : a) = left ? m2 : m1;
-    }
-    const double u_best = 0.5 * (a + b);
-    best_r = std::min(best_r, profile(u_best));
+    const double u_best = search_ln_exponent(profile, 64).u;
+    const double best_r = profile(u_best);
     OverlapFit f;
     f.used = one->used;
     f.rms_log_error = best_r;
@@ -225,21 +242,10 @@ std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& poi
         return f;
     f.exponent = std::exp(u_best);
     if (f.used.size() >= 2) {
-        auto inside = [&](double u) {
-            const double r = profile(u);
-            return r <= best_r || n * std::log((r * r) / (best_r * best_r)) <= k_chi2_1_95;
-        };
-        auto boundary = [&](double in, double out) {
-            for (int it = 0; it < 40; ++it) {
-                const double mid = 0.5 * (in + out);
-                (inside(mid) ? in : out) = mid;
-            }
-            return std::exp(in);
-        };
+        const ProfileInterval iv = profile_interval(profile, u_best, best_r, n);
         f.interval_known = true;
-        f.exponent_low = inside(0.0) ? 1.0 : boundary(u_best, 0.0);
-        if (!inside(hi))
-            f.exponent_high = boundary(u_best, hi);
+        f.exponent_low = iv.low;
+        f.exponent_high = iv.high;
     }
     return f;
 }
