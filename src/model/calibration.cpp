@@ -390,11 +390,14 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
                               "threads); {}",
                               c.overlap->used.size(), c.threads, overlap_text(*c.overlap)));
     }
-    // A calibration without the cache/cache exponent removes an earlier one: p was fitted without it.
-    m.cache_overlap_exponent = cache_exponent(c);
-    m.cache_overlap_exponent_low.reset();
-    m.cache_overlap_exponent_high.reset();
-    if (c.cache_overlap && c.cache_overlap->exponent) {
+    // A new p without the cache/cache exponent removes an earlier one (p was fitted without it); a
+    // calibration that fitted no p leaves both as they were.
+    if (c.overlap) {
+        m.cache_overlap_exponent = cache_exponent(c);
+        m.cache_overlap_exponent_low.reset();
+        m.cache_overlap_exponent_high.reset();
+    }
+    if (c.overlap && c.cache_overlap && c.cache_overlap->exponent) {
         const OverlapFit& pc = *c.cache_overlap;
         m.cache_overlap_exponent_low = pc.interval_known ? pc.exponent_low : std::nullopt;
         m.cache_overlap_exponent_high = pc.interval_known ? pc.exponent_high : std::nullopt;

@@ -221,6 +221,12 @@ TEST(Overlap, CacheExponentRecoveredBesideP) {
     apply_calibration(m, c, "m.yaml");
     ASSERT_TRUE(m.cache_overlap_exponent);
     EXPECT_NEAR(*m.cache_overlap_exponent, 1.8, 0.01);
+    // A calibration that fitted no p (no overlap loops in its suite) leaves p and pc as they were.
+    Calibration no_overlap = c;
+    no_overlap.overlap.reset();
+    no_overlap.cache_overlap.reset();
+    apply_calibration(m, no_overlap, "m.yaml");
+    EXPECT_TRUE(m.cache_overlap_exponent);
     c.cache_overlap->exponent.reset();
     apply_calibration(m, c, "m.yaml");
     EXPECT_FALSE(m.cache_overlap_exponent);
