@@ -129,34 +129,46 @@ ProfileInterval profile_interval(const std::function<double(double)>& at, double
     return out;
 }
 
-// The exponent of the samples' predicted times with the least squared log error, its profile interval and the
-// loops used (calibration.hpp, OverlapFit); nullopt without samples. One fit for p and for q.
-std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& samples) {
+// The rms log error of the samples' predicted times at exponent p (nullopt: the max).
+double rms_log_error(const std::vector<ExponentSample>& samples, std::optional<double> p) {
+    double sum = 0;
+    for (const auto& s : samples) {
+        const double e = s.log_t - std::log(s.time(p));
+        sum += e * e;
+    }
+    return std::sqrt(sum / static_cast<double>(samples.size()));
+}
+
+constexpr int k_exponent_grid = 256;
+
+// The exponent of the samples' predicted times with the least squared log error and the loops used, without
+// its interval (calibration.hpp, OverlapFit); nullopt without samples.
+std::optional<OverlapFit> best_exponent(const std::vector<ExponentSample>& samples) {
     if (samples.empty())
         return std::nullopt;
-    auto rms = [&](std::optional<double> p) {
-        double sum = 0;
-        for (const auto& s : samples) {
-            const double e = s.log_t - std::log(s.time(p));
-            sum += e * e;
-        }
-        return std::sqrt(sum / static_cast<double>(samples.size()));
-    };
-    constexpr int k_grid = 256;
-    const double hi = std::log(k_overlap_p_max);
-    auto at = [&](double u) { return rms(std::exp(u)); };
-    const LogSearch found = search_ln_exponent(at, k_grid);
+    const LogSearch found =
+        search_ln_exponent([&](double u) { return rms_log_error(samples, std::exp(u)); }, k_exponent_grid);
     OverlapFit f;
-    const double p = std::exp(found.u);
-    f.rms_log_error_max = rms(std::nullopt);
-    if (found.grid_index < k_grid) {
-        f.exponent = p;
-        f.rms_log_error = rms(p);
+    f.rms_log_error_max = rms_log_error(samples, std::nullopt);
+    if (found.grid_index < k_exponent_grid) {
+        f.exponent = std::exp(found.u);
+        f.rms_log_error = rms_log_error(samples, f.exponent);
     } else {
         f.rms_log_error = f.rms_log_error_max;
     }
     for (const auto& s : samples)
         f.used.push_back(s.kernel);
+    return f;
+}
+
+// best_exponent with its profile interval. One fit for p and for q.
+std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& samples) {
+    auto best = best_exponent(samples);
+    if (!best)
+        return std::nullopt;
+    OverlapFit& f = *best;
+    const double hi = std::log(k_overlap_p_max);
+    auto at = [&](double u) { return rms_log_error(samples, std::exp(u)); };
     // The profile interval on either side of the best p. p = k_overlap_p_max inside the bound counts as
     // unbounded: the max fits as well.
     if (samples.size() >= 2) {
@@ -172,7 +184,7 @@ std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& sample
                 f.exponent_high = iv.high;
         }
     }
-    return f;
+    return best;
 }
 
 } // namespace
@@ -219,12 +231,12 @@ std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& poi
         }
     if (!informative)
         return std::nullopt;
-    // The profile: at each pc the rms log error of the best p (fit_exponent); searched on u = ln pc.
+    // The profile: at each pc the rms log error of the best p (best_exponent); searched on u = ln pc.
     auto profile = [&](double u) {
-        const auto f = fit_exponent(data_samples(points, c, std::exp(u)));
+        const auto f = best_exponent(data_samples(points, c, std::exp(u)));
         return std::min(f->rms_log_error, f->rms_log_error_max);
     };
-    const auto one = fit_exponent(data_samples(points, c, std::nullopt));
+    const auto one = best_exponent(data_samples(points, c, std::nullopt));
     const double r_one = std::min(one->rms_log_error, one->rms_log_error_max);
     const double u_best = search_ln_exponent(profile, 64).u;
     const double best_r = profile(u_best);
@@ -396,28 +408,22 @@ void apply_calibration(core::Machine& m, const Calibration& c, const std::string
         m.cache_overlap_exponent = cache_exponent(c);
         m.cache_overlap_exponent_low.reset();
         m.cache_overlap_exponent_high.reset();
-    }
-    if (c.overlap && c.cache_overlap && c.cache_overlap->exponent) {
-        const OverlapFit& pc = *c.cache_overlap;
-        m.cache_overlap_exponent_low = pc.interval_known ? pc.exponent_low : std::nullopt;
-        m.cache_overlap_exponent_high = pc.interval_known ? pc.exponent_high : std::nullopt;
-        m.notes.push_back(fmt::format(
-            "mixed model cache/cache exponent pc = {:.2f}{} fitted with p on {} overlap loops ({} threads; "
-            "rms log "
-            "error {:.3f}, {:.3f} with one exponent for every data term)",
-            *pc.exponent,
-            pc.interval_known ? fmt::format(", 95 % interval {:.2f}-{}", *pc.exponent_low,
-                                            pc.exponent_high ? fmt::format("{:.2f}", *pc.exponent_high)
-                                                             : std::string("unbounded"))
-                              : std::string(),
-            pc.used.size(), c.threads, pc.rms_log_error, pc.rms_log_error_max));
-    } else if (c.cache_overlap) {
-        m.notes.push_back(
-            fmt::format("mixed model: a cache/cache exponent does not fit the {} overlap loops "
-                        "significantly better than one p (rms log error {:.3f} against {:.3f}); "
-                        "one p for every data term",
-                        c.cache_overlap->used.size(), c.cache_overlap->rms_log_error,
-                        c.cache_overlap->rms_log_error_max));
+        if (const auto& pc = c.cache_overlap; pc && pc->exponent) {
+            m.cache_overlap_exponent_low = pc->interval_known ? pc->exponent_low : std::nullopt;
+            m.cache_overlap_exponent_high = pc->interval_known ? pc->exponent_high : std::nullopt;
+            m.notes.push_back(
+                fmt::format("mixed model cache/cache exponent {} fitted with p on {} overlap loops "
+                            "({} threads; rms log error {:.3f}, {:.3f} with one exponent for "
+                            "every data term)",
+                            overlap_text(*pc, "pc"), pc->used.size(), c.threads, pc->rms_log_error,
+                            pc->rms_log_error_max));
+        } else if (pc) {
+            m.notes.push_back(
+                fmt::format("mixed model: a cache/cache exponent does not fit the {} overlap loops "
+                            "significantly better than one p (rms log error {:.3f} against "
+                            "{:.3f}); one p for every data term",
+                            pc->used.size(), pc->rms_log_error, pc->rms_log_error_max));
+        }
     }
     if (c.compute_overlap) {
         const OverlapFit& q = *c.compute_overlap;

@@ -25,26 +25,22 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
                       double measured) {
     if (p.model != "mixed" || !m.overlap_exponent)
         return;
-    std::vector<double> data;
-    bool last_is_memory = false;
-    for (const auto& term : p.terms)
-        if (term.seconds_per_iteration && *term.seconds_per_iteration > 0) {
-            data.push_back(*term.seconds_per_iteration);
-            last_is_memory = term.level == "MEM";
-            if (*term.seconds_per_iteration > e.largest_seconds) {
-                e.largest_seconds = *term.seconds_per_iteration;
-                e.largest_term = term.level;
-            }
-        }
-    if (data.empty())
+    // The terms as the prediction combined them (overlap.hpp, data_terms), so pc applies as it did there.
+    const DataTerms data = data_terms(p);
+    if (data.seconds.empty())
         return;
+    for (const auto& term : p.terms)
+        if (term.seconds_per_iteration && *term.seconds_per_iteration > e.largest_seconds) {
+            e.largest_seconds = *term.seconds_per_iteration;
+            e.largest_term = term.level;
+        }
     const double t_c = p.compute_seconds_per_iteration.value_or(0.0);
     if (t_c > e.largest_seconds) {
         e.largest_seconds = t_c;
         e.largest_term = "compute";
     }
     e.terms_sum_seconds = t_c;
-    for (const double x : data)
+    for (const double x : data.seconds)
         e.terms_sum_seconds += x;
     e.measured_seconds = measured;
     e.overlap_fitted = *m.overlap_exponent;
@@ -52,8 +48,8 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
     if (m.overlap_exponent_low && m.overlap_exponent_high)
         e.overlap_calibrated_high = *m.overlap_exponent_high;
     e.overlap_equivalent =
-        overlap_exponent_for(data, t_c, m.compute_overlap_exponent, measured, k_overlap_p_max,
-                             CacheOverlap{m.cache_overlap_exponent, last_is_memory});
+        overlap_exponent_for(data.seconds, t_c, m.compute_overlap_exponent, measured, k_overlap_p_max,
+                             CacheOverlap{m.cache_overlap_exponent, data.last_is_memory});
 }
 
 } // namespace
@@ -249,8 +245,8 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     // terms and their sum, where only the overlap exponent decides; the calibration loops' p puts the
     // prediction near the largest term, the kernel's own terms combine as if p were lower. Its transfers
     // between levels serialise more than the calibration loops' (Hofmann et al. 2020, Sect. 3: which parts
-    // overlap is a property of machine and code): shortening the inner levels' terms (blocking that keeps
-    // the reuse in L1 or L2) is what moves it, not more memory bandwidth.
+    // overlap is a property of machine and code): every level's term then adds to its time, so shortening
+    // the inner levels' terms (blocking that keeps the reuse in L1 or L2) gains as much as memory bandwidth.
     if (e.overlap_calibrated && e.measured_seconds > 0) {
         checked.push_back("term overlap");
         if (e.overlap_equivalent && *e.overlap_equivalent < *e.overlap_calibrated) {

@@ -72,22 +72,17 @@ void add_calibration_band(ModelDetail& d, const ModelContext& c) {
     if (!(t > 0))
         return;
     std::string from;
+    // "p 1.21-1.80", "q 1.05-unbounded", joined by commas.
+    const auto add_range = [&from](const char* name, double low, std::optional<double> high) {
+        from += fmt::format("{}{} {:.2f}-{}", from.empty() ? "" : ", ", name, low,
+                            high ? fmt::format("{:.2f}", *high) : std::string("unbounded"));
+    };
     if (p_interval)
-        from = fmt::format("p {:.2f}-{}", *m.overlap_exponent_low,
-                           m.overlap_exponent_high ? fmt::format("{:.2f}", *m.overlap_exponent_high)
-                                                   : std::string("unbounded"));
+        add_range("p", *m.overlap_exponent_low, m.overlap_exponent_high);
     if (pc_interval)
-        from +=
-            (from.empty() ? "" : ", ") +
-            fmt::format("pc {:.2f}-{}", *m.cache_overlap_exponent_low,
-                        m.cache_overlap_exponent_high ? fmt::format("{:.2f}", *m.cache_overlap_exponent_high)
-                                                      : std::string("unbounded"));
+        add_range("pc", *m.cache_overlap_exponent_low, m.cache_overlap_exponent_high);
     if (q_interval)
-        from += (from.empty() ? "" : ", ") +
-                fmt::format("q {:.2f}-{}", *m.compute_overlap_exponent_low,
-                            m.compute_overlap_exponent_high
-                                ? fmt::format("{:.2f}", *m.compute_overlap_exponent_high)
-                                : std::string("unbounded"));
+        add_range("q", *m.compute_overlap_exponent_low, m.compute_overlap_exponent_high);
     if (any_bandwidth)
         from += std::string(from.empty() ? "" : ", ") + "effective bandwidths within their half-widths";
     const bool wide = !std::isfinite(t_slow) || t_slow / t - 1 > k_wide_band || 1 - t_fast / t > k_wide_band;
@@ -120,20 +115,14 @@ ModelDetail mixed(const ModelContext& c) {
         // With a cache/cache exponent pc, the caches' terms combine first: (t_MEM^p + (sum_cache
         // t_level^pc)^(p/pc))^(1/p) in place of the sum of t_level^p (overlap.hpp, CacheOverlap).
         core::Prediction& p = d.prediction;
-        std::vector<double> data;
-        bool last_is_memory = false;
-        for (const auto& term : p.terms)
-            if (term.seconds_per_iteration) {
-                data.push_back(*term.seconds_per_iteration);
-                last_is_memory = term.level == "MEM";
-            }
+        const DataTerms data = data_terms(p);
         const double t_max = p.seconds_per_iteration;
-        const CacheOverlap cache{c.m.cache_overlap_exponent, last_is_memory};
-        const double t = mixed_time(data, d.compute.seconds_per_iteration, c.m.overlap_exponent,
+        const CacheOverlap cache{c.m.cache_overlap_exponent, data.last_is_memory};
+        const double t = mixed_time(data.seconds, d.compute.seconds_per_iteration, c.m.overlap_exponent,
                                     c.m.compute_overlap_exponent, cache);
         d.overlap_exponent = c.m.overlap_exponent;
         d.compute_overlap_exponent = c.m.compute_overlap_exponent;
-        const bool pc_used = cache.exponent && last_is_memory && data.size() >= 3;
+        const bool pc_used = cache.applies(data.seconds);
         if (pc_used)
             d.cache_overlap_exponent = cache.exponent;
         set_time(d, c, t);

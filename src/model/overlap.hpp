@@ -9,6 +9,8 @@
 // the model is scored on.
 #pragma once
 
+#include "core/results.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -41,16 +43,26 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
 struct CacheOverlap {
     std::optional<double> exponent; // pc; absent: every data term in the one p-norm
     bool last_is_memory = false;    // the last of the data terms is memory's
+    // Whether pc combines the caches' terms of `data`: an exponent, memory's term last, two cache terms.
+    bool applies(const std::vector<double>& data) const {
+        return exponent && last_is_memory && data.size() >= 3;
+    }
 };
+
+// The terms that enter p's norm: the data terms as they are, or where pc applies the caches' pc-norm as one
+// term beside memory's.
+inline std::vector<double> p_norm_terms(const std::vector<double>& data, const CacheOverlap& c) {
+    if (!c.applies(data))
+        return data;
+    const std::vector<double> caches(data.begin(), data.end() - 1);
+    return {overlap_norm(caches, c.exponent), data.back()};
+}
 
 // The data terms' time: their p-norm, or with a cache/cache exponent memory's term against the caches'
 // pc-norm.
 inline double data_time(const std::vector<double>& data, std::optional<double> p,
                         const CacheOverlap& c = {}) {
-    if (!c.exponent || !c.last_is_memory || data.size() < 3)
-        return overlap_norm(data, p);
-    const std::vector<double> caches(data.begin(), data.end() - 1);
-    return overlap_norm({overlap_norm(caches, c.exponent), data.back()}, p);
+    return overlap_norm(p_norm_terms(data, c), p);
 }
 
 // The mixed model's time from its data terms (every timed level, closest to the core first) and its compute
@@ -65,15 +77,27 @@ inline double data_time(const std::vector<double>& data, std::optional<double> p
 inline double mixed_time(const std::vector<double>& data, double t_compute, std::optional<double> p,
                          std::optional<double> q, const CacheOverlap& c = {}) {
     if (!q) {
-        if (!c.exponent || !c.last_is_memory || data.size() < 3) {
-            std::vector<double> all = data;
-            all.push_back(t_compute);
-            return overlap_norm(all, p);
-        }
-        const std::vector<double> caches(data.begin(), data.end() - 1);
-        return overlap_norm({overlap_norm(caches, c.exponent), data.back(), t_compute}, p);
+        std::vector<double> all = p_norm_terms(data, c);
+        all.push_back(t_compute);
+        return overlap_norm(all, p);
     }
     return overlap_norm({data_time(data, p, c), t_compute}, q);
+}
+
+// A prediction's timed data terms, closest to the core first, as the mixed model combines them (every level
+// term with a time), and whether the last of them is memory's.
+struct DataTerms {
+    std::vector<double> seconds;
+    bool last_is_memory = false;
+};
+inline DataTerms data_terms(const core::Prediction& p) {
+    DataTerms d;
+    for (const auto& term : p.terms)
+        if (term.seconds_per_iteration) {
+            d.seconds.push_back(*term.seconds_per_iteration);
+            d.last_is_memory = term.level == "MEM";
+        }
+    return d;
 }
 
 // The data/data exponent at which mixed_time(data, t_compute, x, q) equals `measured`: how far a kernel's

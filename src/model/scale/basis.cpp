@@ -157,14 +157,13 @@ std::vector<Compound> polynomial_compounds(double k, std::size_t q) {
     return {hi, lo};
 }
 
-bool on_asymptotic_branch(const std::vector<double>& coef, std::size_t first,
-                          const std::vector<Compound>& terms, std::size_t q, const std::vector<Coord>& xs,
-                          const int* idx, int m) {
+bool on_asymptotic_branch(const std::vector<double>& coef, const std::vector<Compound>& terms, std::size_t q,
+                          const std::vector<Coord>& xs, const int* idx, int m) {
     double x_max = 0.0;
     for (int i = 0; i < m; ++i)
         x_max = std::max(x_max, xs[static_cast<std::size_t>(idx[i])][q]);
-    const double lead = coef[first + 1] * term_value(terms[first][q], x_max);
-    return coef[first + 1] > 0.0 && std::abs(coef[first + 2] * term_value(terms[first + 1][q], x_max)) < lead;
+    const double lead = coef[1] * term_value(terms[0][q], x_max);
+    return coef[1] > 0.0 && std::abs(coef[2] * term_value(terms[1][q], x_max)) < lead;
 }
 
 std::optional<Model> fit_pmnf_model(const std::vector<Compound>& terms, const std::vector<Coord>& xs,

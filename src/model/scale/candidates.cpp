@@ -121,7 +121,7 @@ public:
             const std::vector<Compound> terms = polynomial_compounds(k, 0);
             const auto fit_on = [&c, terms](const int* idx, int m) -> std::optional<Model> {
                 auto mdl = fit_pmnf_model(terms, c.p.xs, c.p.ys.data(), idx, m);
-                if (!mdl || !on_asymptotic_branch(mdl->coef, 0, terms, 0, c.p.xs, idx, m))
+                if (!mdl || !on_asymptotic_branch(mdl->coef, terms, 0, c.p.xs, idx, m))
                     return std::nullopt;
                 return mdl;
             };

@@ -75,14 +75,13 @@ std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& te
                                                  const int* idx, int m);
 
 // The two-term polynomial c0 + c1·x^k + c2·x^(k-1) of parameter q (candidates.cpp derives it): its degrees,
-// its two compounds, and whether a fit with those compounds at terms[first], terms[first + 1] (coefficients
-// coef[first + 1], coef[first + 2]) lies on its asymptotic branch over the points idx: a positive leading
-// coefficient and a leading term larger than the second at the largest value of x_q.
+// its two compounds, and whether a fit whose first two compounds are those (terms[0], terms[1], coefficients
+// coef[1], coef[2]) lies on its asymptotic branch over the points idx: a positive leading coefficient and a
+// leading term larger than the second at the largest value of x_q.
 inline constexpr std::array<double, 2> k_polynomial_degrees = {2.0, 3.0};
 std::vector<Compound> polynomial_compounds(double k, std::size_t q);
-bool on_asymptotic_branch(const std::vector<double>& coef, std::size_t first,
-                          const std::vector<Compound>& terms, std::size_t q, const std::vector<Coord>& xs,
-                          const int* idx, int m);
+bool on_asymptotic_branch(const std::vector<double>& coef, const std::vector<Compound>& terms, std::size_t q,
+                          const std::vector<Coord>& xs, const int* idx, int m);
 // fit_compounds as a PMNF Model (nullopt where the fit is not determined).
 std::optional<Model> fit_pmnf_model(const std::vector<Compound>& terms, const std::vector<Coord>& xs,
                                     const double* y, const int* idx, int m);

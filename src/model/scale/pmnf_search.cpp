@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace roofcast::model::scale::detail {
@@ -131,11 +132,8 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
     // of the other parameter, where a held-out point judges it and that parameter has four values or more.
     // The guard (`admissible`) is the one-parameter family's: the x^k coefficient positive and its term
     // larger than the x^(k-1) term at the largest fitted value.
-    struct Polynomial {
-        std::size_t first = 0; // index in the hypothesis of the x^k compound (x^(k-1) follows)
-        std::size_t param = 0;
-    };
-    std::vector<Polynomial> polys(hyps.size(), Polynomial{0, 2}); // param 2: not a polynomial hypothesis
+    // Per hypothesis, the parameter of its polynomial (its first two compounds), none for the others.
+    std::vector<std::optional<std::size_t>> polys(hyps.size());
     if (sel != Selection::mape && !folds.test.empty())
         for (std::size_t q = 0; q < 2; ++q) {
             std::set<double> values;
@@ -146,18 +144,17 @@ void fit_two_parameters(Fit& f, const Prepared& p, Selection sel) {
             for (const double k : k_polynomial_degrees) {
                 const std::vector<Compound> poly = polynomial_compounds(k, q);
                 hyps.push_back(poly);
-                polys.push_back({0, q});
+                polys.push_back(q);
                 for (const auto& t : q == 0 ? t1 : t0) {
                     Compound other{};
                     other[1 - q] = t;
                     hyps.push_back({poly[0], poly[1], other});
-                    polys.push_back({0, q});
+                    polys.push_back(q);
                 }
             }
         }
     const auto admissible = [&](const std::vector<double>& c, std::size_t h, const int* idx, int m) {
-        const Polynomial& pp = polys[h];
-        return pp.param > 1 || on_asymptotic_branch(c, pp.first, hyps[h], pp.param, p.xs, idx, m);
+        return !polys[h] || on_asymptotic_branch(c, hyps[h], *polys[h], p.xs, idx, m);
     };
     double best = k_inf;
     {
