@@ -233,6 +233,8 @@ json results_to_json(const Results& r) {
                    {"notes", k.notes}};
         if (k.thread_imbalance)
             kj["thread_imbalance"] = *k.thread_imbalance;
+        if (k.in_cache_seconds)
+            kj["in_cache_seconds_per_iteration"] = *k.in_cache_seconds;
         if (k.bound_fraction)
             kj["bound_fraction"] = *k.bound_fraction;
         if (!k.ceilings.empty()) {
@@ -325,6 +327,8 @@ KernelResult kernel_from(const J& k) {
     // The slowest thread over the mean: at most the thread count.
     if (k.has("thread_imbalance"))
         kr.thread_imbalance = k["thread_imbalance"].positive_at_most(static_cast<double>(k_max_count));
+    if (k.has("in_cache_seconds_per_iteration"))
+        kr.in_cache_seconds = k["in_cache_seconds_per_iteration"].positive_at_most(k_max_run_seconds);
     kr.bound_fraction = k.opt_at_least("bound_fraction", 0);
     if (k.has("ceilings")) {
         J cs = k["ceilings"];

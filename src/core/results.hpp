@@ -112,6 +112,9 @@ struct KernelResult {
     std::vector<std::string> notes;
     // Per-thread busy time of the slowest thread over the mean (1 = balanced), when measured.
     std::optional<double> thread_imbalance;
+    // Seconds per iteration of the same body on an instance whose arrays fit half the team's L2s (bench, for
+    // a kernel below its bound whose catalogue row has one): its in-core time with the L1 and L2 transfers.
+    std::optional<double> in_cache_seconds;
     // Measured over the summary prediction (best epoch), when both exist.
     std::optional<double> bound_fraction;
     std::vector<Ceiling> ceilings;

@@ -506,11 +506,16 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine);
             r.role = kernels[i].untuned ? "untuned" : "validation";
             r.thread_imbalance = imbalance[i];
-            // Below its bound: the compiled loop joins the evidence (one objdump of the runner's body).
+            // Below its bound: the compiled loop joins the evidence (one objdump of the runner's body), and
+            // so does the same body's time with its arrays in L2 where the catalogue has that instance.
             std::optional<CodeEvidence> code;
-            if (const auto f = fraction_of_bound(r);
-                f && *f < k_diagnosis_fraction && !kernels[i].code_symbol.empty())
-                code = code_evidence(kernels[i].code_symbol);
+            if (const auto f = fraction_of_bound(r); f && *f < k_diagnosis_fraction) {
+                if (!kernels[i].code_symbol.empty())
+                    code = code_evidence(kernels[i].code_symbol);
+                if (kernels[i].run_in_cache && kernels[i].in_cache_iterations > 0)
+                    r.in_cache_seconds =
+                        kernels[i].run_in_cache(so, ws).seconds_per_call.min / kernels[i].in_cache_iterations;
+            }
             diagnose_kernel(r, kernels[i].spec, machine, code);
             rep.results.kernels.push_back(std::move(r));
         }

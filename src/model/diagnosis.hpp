@@ -75,6 +75,10 @@ struct DiagnosisEvidence {
     double overlap_fitted = 0;   // the calibrated p itself
     std::string largest_term;    // level (or "compute") of the largest term
     double largest_seconds = 0, terms_sum_seconds = 0, measured_seconds = 0;
+    // The same body with its arrays in L2 (core::KernelResult::in_cache_seconds) and the bound prediction's
+    // memory term, seconds per iteration.
+    std::optional<double> in_cache_seconds;
+    double memory_seconds = 0;
 };
 
 // The causes evidence supports, most specific first (cache-conflict, stream-capacity, tlb-reach,
@@ -108,7 +112,8 @@ std::optional<double> fraction_of_bound(const core::KernelResult& k);
 // Fills k.bound_fraction (best epoch over the bound prediction), k.ceilings and, below
 // k_diagnosis_fraction, k.diagnosis from the evidence available: the loop nest's streams against the
 // caches' sets, the TLB and the machine's stream capacity, the prediction's L1 term, the disassembly
-// (`code`, optional) and the per-thread imbalance (k.thread_imbalance, optional).
+// (`code`, optional), the per-thread imbalance (k.thread_imbalance, optional) and the in-cache time
+// (k.in_cache_seconds, optional).
 void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
                      const std::optional<CodeEvidence>& code = std::nullopt);
 

@@ -318,6 +318,13 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
     k.run = [g, jb](const sw::SuiteOptions& o, sw::Workspace& ws) {
         return sw::run_jacobi7_blocked(g, jb, o, ws);
     };
+    // In cache: one block per thread and one interior layer, the three layers of a (and b's one) the 3-D
+    // condition keeps in half of each thread's share of that cache.
+    const sw::Grid3 small{3, 2 + th * jb, ni};
+    k.in_cache_iterations = static_cast<double>(th * jb * (ni - 2));
+    k.run_in_cache = [small, jb](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_jacobi7_blocked(small, jb, o, ws);
+    };
     k.code_symbol = "roofcast::measure::suite::jacobi7_blocked_body<";
     return k;
 }
@@ -327,7 +334,7 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
 // (4) stream from memory and the core gathers x (8); per row y is stored (8, and its write-allocate beyond
 // L1) and x read once per level beyond L1 as the band slides (8); per chunk of C rows chunk_ptr (8) and
 // chunk_len (4) are loaded. One iteration = one non-zero (16 per row).
-SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape) {
+SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape, const sw::SpmvShape& small) {
     const double c = sw::sell_chunk_rows();
     const double per_row = 1.0 / shape.nnz_per_row;
     SuiteKernel k;
@@ -338,6 +345,10 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape) {
         k.spec.explicit_bytes[l.name] =
             l.name == "L1" ? 8 + 4 + 8 + (8 + 12 / c) * per_row : 12 + (8 + 16 + 12 / c) * per_row;
     k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv_sell(shape, o, ws); };
+    k.in_cache_iterations = static_cast<double>(small.rows) * small.nnz_per_row;
+    k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_spmv_sell(small, o, ws);
+    };
     k.code_symbol = "roofcast::measure::suite::spmv_sell_body<";
     return k;
 }
@@ -427,6 +438,13 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
                          read("a", {-1, 0, 0}), read("a", {1, 0, 0})};
         k.spec.loop = nest;
         k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_jacobi7(g, o, ws); };
+        // In cache: one interior plane per thread; the planes were sized so that four fit half its L2.
+        const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, static_cast<std::size_t>(side),
+                              static_cast<std::size_t>(side)};
+        k.in_cache_iterations = static_cast<double>(threads * b * b);
+        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_jacobi7(small, o, ws);
+        };
         k.code_symbol = "roofcast::measure::suite::run_jacobi7(";
         out.push_back(std::move(k));
     }
@@ -461,6 +479,17 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         nest.accesses.push_back(write("wrk2", {0, 0, 0}));
         k.spec.loop = nest;
         k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
+        // In cache: one interior plane per thread of rows the in-cache grid's 14 arrays keep within half the
+        // team's L2s (a multiple of 16, as the merged form needs, at least 32).
+        const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
+        const auto small_side = static_cast<std::size_t>(
+            std::max(32.0, std::floor(std::sqrt(l2_team / (14.0 * 4.0 * (threads + 2.0))) / 16.0) * 16.0));
+        const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, small_side, small_side};
+        k.in_cache_iterations =
+            static_cast<double>(threads) * static_cast<double>((small_side - 2) * (small_side - 2));
+        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_himeno(small, o, ws);
+        };
         k.code_symbol = "roofcast::measure::suite::run_himeno(";
         // Himeno with merged coefficient arrays (Minami et al., cache-aware roofline model, Sect. 6-7,
         // array merging; tuned_kernels.hpp): the same grid, points, flops and data, so the same
@@ -477,6 +506,9 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         tuned.code_symbol = "roofcast::measure::suite::himeno_merged_body<";
         tuned.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) {
             return sw::run_himeno_merged(g, o, ws);
+        };
+        tuned.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_himeno_merged(small, o, ws);
         };
         out.push_back(std::move(k));
         out.push_back(std::move(tuned));
@@ -499,8 +531,16 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
             k.spec.explicit_bytes[l.name] = l.name == "L1" ? 8 + 4 + 8 + 24 * per_row : 12 + 32 * per_row;
         k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
         k.code_symbol = "roofcast::measure::suite::run_spmv(";
+        // In cache: the matrix's values and columns (12 B per non-zero) within half the team's L2s.
+        const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
+        const sw::SpmvShape small{
+            std::max<std::size_t>(64, static_cast<std::size_t>(l2_team / (12.0 * 16.0)) / 64 * 64), 16, 64};
+        k.in_cache_iterations = static_cast<double>(small.rows) * small.nnz_per_row;
+        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+            return sw::run_spmv(small, o, ws);
+        };
         out.push_back(std::move(k));
-        out.push_back(spmv_sell(m, shape));
+        out.push_back(spmv_sell(m, shape, small));
     }
     {
         // Blocked matmul, n = 512, tiles t = 32 (a tile of B, 8 KiB, stays in half of L1). Per (i,j,k)

@@ -43,6 +43,13 @@ struct SuiteKernel {
     std::function<measure::suite::Measurement(const measure::suite::SuiteOptions&,
                                               measure::suite::Workspace&)>
         run;
+    // The same body on an instance whose arrays fit half the team's L2s, with `in_cache_iterations` per call:
+    // the loop's in-core time with its L1 and L2 transfers (diagnosis evidence, docs/diagnosis.md); empty for
+    // kernels without one (those whose data already lives in the caches, the loops of the other suites).
+    std::function<measure::suite::Measurement(const measure::suite::SuiteOptions&,
+                                              measure::suite::Workspace&)>
+        run_in_cache;
+    double in_cache_iterations = 0;
 };
 
 // Per-instance capacity and sharing of a cache level, from topology.caches (preferred) or

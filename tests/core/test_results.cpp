@@ -96,6 +96,29 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     EXPECT_EQ(back.kernels[0].bound_fraction_rounds, (std::vector<double>{0.8, 0.9, 0.85}));
 }
 
+TEST(Results, InCacheTimeRoundTripsAndIsPositive) {
+    Results r;
+    KernelResult k = measured_kernel("jacobi-3d-7pt-tuned", {2.0, 1.666, 2.0});
+    k.in_cache_seconds = 1.05e-10;
+    r.kernels.push_back(k);
+    const auto j = results_to_json(r);
+    EXPECT_DOUBLE_EQ(j["kernels"][0]["in_cache_seconds_per_iteration"].get<double>(), 1.05e-10);
+    const Results back = results_from_json(j, "r.json");
+    ASSERT_TRUE(back.kernels[0].in_cache_seconds);
+    EXPECT_DOUBLE_EQ(*back.kernels[0].in_cache_seconds, 1.05e-10);
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+    auto bad = j;
+    bad["kernels"][0]["in_cache_seconds_per_iteration"] = 0;
+    try {
+        results_from_json(bad, "r.json");
+        ADD_FAILURE() << "a zero in-cache time was accepted";
+    } catch (const InputError& e) {
+        EXPECT_STREQ(e.what(),
+                     "r.json: field 'kernels[0].in_cache_seconds_per_iteration': expected a positive "
+                     "number at most 1e+07, got 0");
+    }
+}
+
 TEST(Results, SettleRoundsRoundTrip) {
     Results r;
     KernelResult k = measured_kernel("norm2", {2.0, 1.666, 2.0});

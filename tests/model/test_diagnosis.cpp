@@ -207,6 +207,41 @@ TEST(Diagnosis, InCoreAndImbalance) {
     EXPECT_TRUE(has(diagnose(e), "in-core"));
 }
 
+TEST(Diagnosis, InCacheTimeThatAddsToMemorysOrHoldsTheLoopAlone) {
+    // Measured 0.342 ns per iteration, memory's term 0.203 ns (59 % of its bound's time, so at 59 %).
+    DiagnosisEvidence e = evidence_at(0.59);
+    e.measured_seconds = 0.342e-9;
+    e.memory_seconds = 0.203e-9;
+    // Not measured: not checked.
+    EXPECT_EQ(diagnose(e)[0].evidence.find("in-cache time"), std::string::npos);
+    // In L2 0.105 ns: with memory's term 0.308 ns, 90 % of the measured time: the two add.
+    e.in_cache_seconds = 0.105e-9;
+    auto d = diagnose(e);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "in-core");
+    EXPECT_NEAR(*d[0].figure, 0.308 / 0.342, 1e-12);
+    EXPECT_DOUBLE_EQ(*d[0].limit, k_diagnosis_fraction);
+    EXPECT_NE(d[0].evidence.find("0.105 ns"), std::string::npos) << d[0].evidence;
+    EXPECT_NE(d[0].evidence.find("hide little"), std::string::npos) << d[0].evidence;
+    // In L2 0.05 ns: 0.253 ns together, 74 %: the in-cache time does not explain the gap.
+    e.in_cache_seconds = 0.05e-9;
+    d = diagnose(e);
+    EXPECT_EQ(d[0].cause, "unexplained");
+    EXPECT_NE(d[0].evidence.find("in-cache time"), std::string::npos) << d[0].evidence;
+    // In L2 0.26 ns, 76 % of the measured time by itself: the loop's own work holds it.
+    e.in_cache_seconds = 0.26e-9;
+    d = diagnose(e);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, "in-core");
+    EXPECT_NEAR(*d[0].figure, 0.26 / 0.342, 1e-12);
+    EXPECT_DOUBLE_EQ(*d[0].limit, k_in_core_share);
+    EXPECT_NE(d[0].evidence.find("still takes"), std::string::npos) << d[0].evidence;
+    // Without a memory term (a cache-resident kernel) only the share alone can name it.
+    e.in_cache_seconds = 0.2e-9;
+    e.memory_seconds = 0;
+    EXPECT_EQ(diagnose(e)[0].cause, "unexplained");
+}
+
 TEST(Diagnosis, CeilingsComputeFirstThenBandwidthEachDescending) {
     core::Machine m;
     auto ceiling = [](std::string isa, std::string op, double g) {

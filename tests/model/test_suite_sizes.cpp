@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 using namespace roofcast;
@@ -26,6 +27,32 @@ double elements(double bytes) {
 }
 
 } // namespace
+
+// The application kernels that stream from memory carry an in-cache instance of their body (the diagnosis'
+// in-cache time), which runs; the loops of the other suites carry none.
+TEST(SuiteSizes, ApplicationKernelsHaveARunnableInCacheInstance) {
+    const core::Machine m = test::tiny_machine();
+    measure::suite::SuiteOptions o;
+    o.threads = 1;
+    o.harness.epochs = 1;
+    o.harness.min_epoch_seconds = 1e-6;
+    measure::suite::Workspace ws;
+    const std::set<std::string> streaming{"jacobi-3d-7pt", "jacobi-3d-7pt-tuned", "himeno", "himeno-tuned",
+                                          "spmv-csr",      "spmv-csr-tuned"};
+    int with = 0;
+    for (const auto& k : model::suite_catalogue(m, 1, "tiny.yaml")) {
+        if (!streaming.count(k.name)) {
+            EXPECT_FALSE(k.run_in_cache) << k.name;
+            continue;
+        }
+        ASSERT_TRUE(k.run_in_cache) << k.name;
+        EXPECT_GT(k.in_cache_iterations, 0) << k.name;
+        EXPECT_LT(k.in_cache_iterations, k.spec.iterations.value_or(0)) << k.name;
+        EXPECT_GT(k.run_in_cache(o, ws).seconds_per_call.min, 0) << k.name;
+        ++with;
+    }
+    EXPECT_EQ(with, 6);
+}
 
 TEST(SuiteSizes, MemoryArraysFollowTheMachineRunsPlateau) {
     core::Machine m = test::tiny_machine();
