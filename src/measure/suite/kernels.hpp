@@ -7,7 +7,7 @@
 // free of barrier costs and of waiting for a descheduled thread on a shared host. Called outside a
 // parallel region a body runs serially, which is how the tests check them against scalar references.
 // Inner loops carry `omp simd` so that they vectorize whatever aliasing the compiler fears; the
-// flop and traffic counts of every body are declared once in model/suite_catalogue.cpp.
+// flop and traffic counts of every body are declared once in the model layer's suite catalogue.
 #pragma once
 
 #include <cstddef>
