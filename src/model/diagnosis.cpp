@@ -246,20 +246,20 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         if (share >= k_in_core_share)
             out.push_back(
                 {"in-core",
-                 fmt::format("with its arrays in L2 the loop still takes {:.3g} ns per iteration, {} of "
-                             "its {:.3g} ns here: its in-core work and L1/L2 transfers hold it, not "
-                             "memory",
+                 fmt::format("its in-core work and L1/L2 transfers hold it, not memory: with its arrays in "
+                             "L2 the loop still takes {:.3g} ns per iteration, {} of its {:.3g} ns here",
                              *e.in_cache_seconds * 1e9, percent(share), e.measured_seconds * 1e9),
                  share, k_in_core_share});
         else if (e.memory_seconds > 0 && added >= k_diagnosis_fraction)
             out.push_back(
                 {"in-core",
                  fmt::format(
-                     "with its arrays in L2 the loop takes {:.3g} ns per iteration; with memory's term "
-                     "({:.3g} ns) that is {} of its {:.3g} ns here: its in-core work and L1/L2 transfers "
-                     "hide little behind its memory transfers (the ECM model adds them), so fewer "
-                     "instructions and less L1/L2 traffic per iteration gain about as much as memory "
-                     "bandwidth would",
+                     "its in-core work and L1/L2 transfers hide little behind its memory transfers: with its "
+                     "arrays in L2 the loop takes {:.3g} ns per iteration, with memory's term ({:.3g} ns) {} "
+                     "of "
+                     "its {:.3g} ns here, as the ECM model adds them; fewer instructions and less L1/L2 "
+                     "traffic "
+                     "per iteration gain about as much as memory bandwidth would",
                      *e.in_cache_seconds * 1e9, e.memory_seconds * 1e9, percent(added),
                      e.measured_seconds * 1e9),
                  added, k_diagnosis_fraction});
