@@ -223,6 +223,10 @@ TEST(Diagnosis, InCacheTimeThatAddsToMemorysOrHoldsTheLoopAlone) {
     EXPECT_DOUBLE_EQ(*d[0].limit, k_diagnosis_fraction);
     EXPECT_NE(d[0].evidence.find("0.105 ns"), std::string::npos) << d[0].evidence;
     EXPECT_NE(d[0].evidence.find("hide little"), std::string::npos) << d[0].evidence;
+    // In L2 0.22 ns: 0.423 ns together, 124 % of the measured time: the two overlap in part, which is not
+    // this cause (the overlap rule's, when its evidence is there).
+    e.in_cache_seconds = 0.22e-9;
+    EXPECT_EQ(diagnose(e)[0].cause, "unexplained");
     // In L2 0.05 ns: 0.253 ns together, 74 %: the in-cache time does not explain the gap.
     e.in_cache_seconds = 0.05e-9;
     d = diagnose(e);
