@@ -254,12 +254,11 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
             out.push_back(
                 {"in-core",
                  fmt::format(
-                     "its in-core work and L1/L2 transfers hide little behind its memory transfers: with its "
-                     "arrays in L2 the loop takes {:.3g} ns per iteration, with memory's term ({:.3g} ns) {} "
-                     "of "
-                     "its {:.3g} ns here, as the ECM model adds them; fewer instructions and less L1/L2 "
-                     "traffic "
-                     "per iteration gain about as much as memory bandwidth would",
+                     "its in-core work and L1/L2 transfers hide little behind its memory transfers: with "
+                     "its arrays in L2 the loop takes {:.3g} ns per iteration, with memory's term "
+                     "({:.3g} ns) {} of its {:.3g} ns here, as the ECM model adds them; fewer "
+                     "instructions and less L1/L2 traffic per iteration gain about as much as memory "
+                     "bandwidth would",
                      *e.in_cache_seconds * 1e9, e.memory_seconds * 1e9, percent(added),
                      e.measured_seconds * 1e9),
                  added, k_diagnosis_fraction});
