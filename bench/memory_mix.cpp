@@ -59,6 +59,7 @@ int main(int argc, char** argv) try {
     opt.harness.epochs = 5;
     sw::Workspace ws;
     std::vector<Loop> loops;
+    const double l1 = caches[0].per_thread(threads);
     const std::vector<std::string> wanted{"calib-MEM-2F", "calib-L2-3F", "calib-L3-3F", "jacobi-3d-7pt",
                                           "jacobi-3d-7pt-tuned"};
     for (auto& k : model::suite_catalogue(machine, threads, file)) {
@@ -74,7 +75,6 @@ int main(int argc, char** argv) try {
         // The same loop with its window in L1 and in L2 (the catalogue's window for a reuse level: twice the
         // level inside, or half of L1 for L1 itself), the same blocks of a and b from memory.
         const int reuses = k.overlap_reuses;
-        const double l1 = caches[0].per_thread(threads);
         for (const auto& [level, window] :
              {std::pair<std::string, double>{"L1", 0.5 * l1}, {"L2", 2.0 * l1}}) {
             const std::size_t row = sw::odd_line_bytes(window / (reuses + 2)) / 8;

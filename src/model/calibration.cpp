@@ -187,10 +187,6 @@ std::optional<OverlapFit> fit_exponent(const std::vector<ExponentSample>& sample
     return best;
 }
 
-} // namespace
-
-namespace {
-
 // The cache/cache exponent of `c` where the calibration adopted one.
 std::optional<double> cache_exponent(const Calibration& c) {
     return c.cache_overlap ? c.cache_overlap->exponent : std::nullopt;
@@ -227,7 +223,7 @@ std::optional<OverlapFit> fit_cache_overlap(const std::vector<OverlapPoint>& poi
     for (const auto& p : points)
         if (p.seconds_per_iteration > 0 && !p.with_compute) {
             const LoopTerms t = loop_terms(p, c);
-            informative = informative || (t.last_is_memory && t.data.size() >= 3);
+            informative = informative || CacheOverlap{std::nullopt, t.last_is_memory}.splits(t.data);
         }
     if (!informative)
         return std::nullopt;

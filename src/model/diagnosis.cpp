@@ -42,7 +42,6 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
     e.terms_sum_seconds = t_c;
     for (const double x : data.seconds)
         e.terms_sum_seconds += x;
-    e.measured_seconds = measured;
     e.overlap_fitted = *m.overlap_exponent;
     e.overlap_calibrated = m.overlap_exponent_low.value_or(*m.overlap_exponent);
     if (m.overlap_exponent_low && m.overlap_exponent_high)

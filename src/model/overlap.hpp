@@ -43,10 +43,10 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
 struct CacheOverlap {
     std::optional<double> exponent; // pc; absent: every data term in the one p-norm
     bool last_is_memory = false;    // the last of the data terms is memory's
-    // Whether pc combines the caches' terms of `data`: an exponent, memory's term last, two cache terms.
-    bool applies(const std::vector<double>& data) const {
-        return exponent && last_is_memory && data.size() >= 3;
-    }
+    // Whether `data` has what pc combines: memory's term last and at least two cache terms before it.
+    bool splits(const std::vector<double>& data) const { return last_is_memory && data.size() >= 3; }
+    // Whether pc combines the caches' terms of `data`: an exponent, and terms it splits.
+    bool applies(const std::vector<double>& data) const { return exponent && splits(data); }
 };
 
 // The terms that enter p's norm: the data terms as they are, or where pc applies the caches' pc-norm as one

@@ -13,6 +13,13 @@ namespace sw = measure::suite;
 
 namespace {
 
+// Planes of a 3-D grid for `bytes` per array with `threads` threads: whole planes per thread (at least one),
+// plus the two boundary planes.
+std::size_t planes_for(double bytes, double plane_bytes, int threads) {
+    const auto per_thread = static_cast<std::size_t>(std::ceil(bytes / (plane_bytes * threads)));
+    return std::max<std::size_t>(1, per_thread) * static_cast<std::size_t>(threads) + 2;
+}
+
 // 3-D 7-point Jacobi blocked in j (Stengel, Treibig, Hager & Wellein, ICS 2015, Sect. 3.2, spatial
 // blocking; tuned_kernels.hpp). Per array access the layer conditions of the loop nest (kernel.cpp,
 // Kerncraft's form) need, for a row of ni doubles and layers of L rows:
@@ -158,6 +165,8 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
 } // namespace
 
 void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
+    // The in-cache instances' arrays fit half the team's L2s (the diagnosis' in-cache time).
+    const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
     {
         // 3-D 7-point Jacobi: planes small enough that three planes of a and one of b fit half of the
         // share of the first cache beyond L1 (3-D layer condition there, so the k-1 and k+1 planes come
@@ -230,7 +239,6 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
         // In cache: one interior plane per thread of rows the in-cache grid's 14 arrays keep within half the
         // team's L2s (a multiple of 16, as the merged form needs, at least 32).
-        const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
         const auto small_side = static_cast<std::size_t>(
             std::max(32.0, std::floor(std::sqrt(l2_team / (14.0 * 4.0 * (threads + 2.0))) / 16.0) * 16.0));
         const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, small_side, small_side};
@@ -281,7 +289,6 @@ void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes
         k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
         k.code_symbol = "roofcast::measure::suite::run_spmv(";
         // In cache: the matrix's values and columns (12 B per non-zero) within half the team's L2s.
-        const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
         const sw::SpmvShape small{
             std::max<std::size_t>(64, static_cast<std::size_t>(l2_team / (12.0 * 16.0)) / 64 * 64), 16, 64};
         k.in_cache_iterations = static_cast<double>(small.rows) * small.nnz_per_row;

@@ -44,11 +44,6 @@ KernelSpec base_spec(const std::string& name, double flops, double iterations, c
     return k;
 }
 
-std::size_t planes_for(double bytes, double plane_bytes, int threads) {
-    const auto per_thread = static_cast<std::size_t>(std::ceil(bytes / (plane_bytes * threads)));
-    return std::max<std::size_t>(1, per_thread) * static_cast<std::size_t>(threads) + 2;
-}
-
 } // namespace suite_rows
 
 namespace {

@@ -26,9 +26,6 @@ ArrayAccess write(const std::string& array, std::vector<long> offsets);
 // A kernel spec of the built-in suite: name, flops and iterations per call, element size from the precision.
 KernelSpec base_spec(const std::string& name, double flops, double iterations,
                      const std::string& precision = "double");
-// Planes of a 3-D grid for `bytes` per array with `threads` threads: whole planes per thread (at least one),
-// plus the two boundary planes.
-std::size_t planes_for(double bytes, double plane_bytes, int threads);
 
 // The application kernels (Jacobi, Himeno, SpMV, matmul, each untuned and tuned, and norm2), appended to
 // `out`.
