@@ -6,7 +6,9 @@
 # but every k-th point (checkerboard over size and thread indices, default k = 3) and prints, per model,
 # the mean and max |relative error| on the held-out points (and the max on the held-out points that are not
 # NOISY, whose own repeat spread is within the series' noise floor), and the best-s check: for every size, is the
-# measured time at the predicted best s within 5 % of the fastest measured time?
+# measured time at the predicted best s within 5 % of the fastest measured time? (and how many of the misses are
+# smaller than the two points' own interquartile spread: ties the measurement cannot separate; the count of
+# sizes within 5 % is not changed by them)
 set -euo pipefail
 source "$(dirname "$0")/lib/host.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,5 +48,24 @@ for s in d["series"]:
     worst = max((b["measured_at_best_s"] / b["measured_best"] - 1 for b in checked), default=0.0)
     print(f"     best s: within 5 % of the measured best time at {good} of {len(checked)} sizes "
           f"(worst: {100*worst:.1f} % slower)")
+    # A miss whose gap is smaller than the two points' own interquartile spread is a tie the measurement
+    # cannot separate; the count above stays as it is, this line only says how many misses are such ties.
+    def quantile(xs, f):  # linear interpolation, as core::quantile
+        xs = sorted(xs)
+        pos = f * (len(xs) - 1)
+        lo = int(pos)
+        hi = min(lo + 1, len(xs) - 1)
+        return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
+    def iqr(xs):  # (Q3 - Q1) / median: the statistic the NOISY flag uses
+        med = quantile(xs, 0.5)
+        return (quantile(xs, 0.75) - quantile(xs, 0.25)) / med if med > 0 else 0.0
+    spread = {(m["n"], m["s"]): iqr(m["samples"]) for m in s["measurements"]}
+    misses = [b for b in checked if not b["within_5pct"]]
+    ties = sum(1 for b in misses
+               if b["measured_at_best_s"] / b["measured_best"] - 1
+               < max(spread.get((b["n"], b["best_s"]), 0), spread.get((b["n"], b["measured_best_s"]), 0)))
+    if misses:
+        print(f"             of the {len(misses)} miss(es), {ties} smaller than the two points' own "
+              f"interquartile spread (the measured best s is not separable from the predicted one)")
 PY
 done
