@@ -28,7 +28,15 @@ for kernel in norm2 triad; do
     "$bin" threads --from "$out/$kernel.json" --holdout "$holdout" --json >"$out/$kernel-holdout.json"
     echo "== $kernel: measured in $(( $(date +%s) - start )) s"
     python3 - "$out/$kernel-holdout.json" <<'PY'
-import json, sys
+import json, statistics, sys
+
+def iqr(xs):
+    """(Q3 - Q1) / median, quartiles interpolated as core::quantile: the statistic the NOISY flag uses."""
+    if len(xs) < 2:
+        return 0.0
+    q1, med, q3 = statistics.quantiles(xs, n=4, method="inclusive")
+    return (q3 - q1) / med if med > 0 else 0.0
+
 d = json.load(open(sys.argv[1]))
 c = d["context"]
 print(f"   machine: {c['machine_source']}; B(s): {c['bandwidth_source']}")
@@ -50,15 +58,6 @@ for s in d["series"]:
           f"(worst: {100*worst:.1f} % slower)")
     # A miss whose gap is smaller than the two points' own interquartile spread is a tie the measurement
     # cannot separate; the count above stays as it is, this line only says how many misses are such ties.
-    def quantile(xs, f):  # linear interpolation, as core::quantile
-        xs = sorted(xs)
-        pos = f * (len(xs) - 1)
-        lo = int(pos)
-        hi = min(lo + 1, len(xs) - 1)
-        return xs[lo] + (pos - lo) * (xs[hi] - xs[lo])
-    def iqr(xs):  # (Q3 - Q1) / median: the statistic the NOISY flag uses
-        med = quantile(xs, 0.5)
-        return (quantile(xs, 0.75) - quantile(xs, 0.25)) / med if med > 0 else 0.0
     spread = {(m["n"], m["s"]): iqr(m["samples"]) for m in s["measurements"]}
     misses = [b for b in checked if not b["within_5pct"]]
     ties = sum(1 for b in misses
