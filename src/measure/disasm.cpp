@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
 
 namespace roofcast::measure {
 
@@ -286,8 +287,32 @@ FpClass classify_fp(const Instruction& ins) {
     return c;
 }
 
-void count(LoopInspection& loop, const Instruction& ins) {
+// The vector register an operand names, one number for its xmm/ymm/zmm forms ("%zmm3{%k1}{z}" -> 3); -1
+// for any other operand.
+int vector_register(std::string_view op) {
+    if (op.size() < 5 || op[0] != '%' || (op[1] != 'x' && op[1] != 'y' && op[1] != 'z') ||
+        op.substr(2, 2) != "mm")
+        return -1;
+    int n = 0;
+    std::size_t i = 4;
+    for (; i < op.size() && i < 6 && op[i] >= '0' && op[i] <= '9'; ++i)
+        n = n * 10 + (op[i] - '0');
+    return i == 4 ? -1 : n;
+}
+
+// Whether an instruction writes its last vector operand (AT&T order: the destination last). The FP compares
+// into flags and the vector tests only read it.
+bool writes_last_operand(std::string_view m) {
+    if (starts_with(m, "v"))
+        m.remove_prefix(1);
+    return !(starts_with(m, "ucomis") || starts_with(m, "comis") || starts_with(m, "ptest") ||
+             starts_with(m, "testp"));
+}
+
+// `written`: the vector registers earlier instructions of this pass wrote (fma_chains).
+void count(LoopInspection& loop, const Instruction& ins, std::set<int>& written) {
     ++loop.instructions;
+    const int destination = ins.operands.empty() ? -1 : vector_register(ins.operands.back());
     const std::string& m = ins.mnemonic;
     if (m.find("gather") != std::string::npos || m.find("scatter") != std::string::npos)
         ++loop.gathers;
@@ -309,6 +334,11 @@ void count(LoopInspection& loop, const Instruction& ins) {
         loop.stores += store ? 1 : 0;
     }
     const FpClass c = classify_fp(ins);
+    if (destination >= 0 && writes_last_operand(m)) {
+        if (c.kind == FpKind::fma && !written.count(destination))
+            ++loop.fma_chains;
+        written.insert(destination);
+    }
     if (c.kind == FpKind::none)
         return;
     ++loop.fp_by_width[c.width];
@@ -446,8 +476,9 @@ std::vector<LoopInspection> innermost_loops(const Function& f) {
         loop.end = r.second;
         auto it = std::lower_bound(f.code.begin(), f.code.end(), r.first,
                                    [](const Instruction& x, std::uint64_t a) { return x.address < a; });
+        std::set<int> written;
         for (; it != f.code.end() && it->address <= r.second; ++it)
-            count(loop, *it);
+            count(loop, *it, written);
         out.push_back(std::move(loop));
     }
     return out;

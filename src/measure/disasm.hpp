@@ -28,6 +28,11 @@ struct LoopInspection {
     // FP arithmetic instructions by register width: 0 scalar (…sd/…ss), 128, 256, 512 (xmm/ymm/zmm packed)
     std::map<int, int> fp_by_width;
     int fma = 0, add = 0, mul = 0, div = 0, sqrt = 0, other_fp = 0; // FP arithmetic by kind
+    // FMA accumulators carried from one pass to the next: distinct vector registers an FMA writes (and reads)
+    // before any other instruction of the pass has written them. Each is one dependency chain; a loop needs
+    // about FMA latency x FMA units of them to issue an FMA every cycle on every unit. An FMA into a
+    // register loaded in the same pass (c[j] += a * b[j] through memory) carries nothing.
+    int fma_chains = 0;
     int loads = 0, stores = 0; // instructions with a memory source / a memory destination
     int gathers = 0;           // vgather*/scatter
     // Arithmetic operations per register width for flops_per_pass: fma counts 2, add/sub/mul/div/sqrt 1,

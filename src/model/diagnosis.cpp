@@ -7,6 +7,7 @@
 #include "model/overlap.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 #include <map>
@@ -72,6 +73,9 @@ std::optional<CodeEvidence> code_evidence(const std::string& symbol, std::string
     c.add = l.add;
     c.mul = l.mul;
     c.gathers = l.gathers;
+    c.fma_chains = l.fma_chains;
+    c.loads = l.loads;
+    c.stores = l.stores;
     return c;
 }
 
@@ -210,9 +214,36 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         checked.push_back("ceilings");
         if (*e.under_share >= k_in_core_share) {
             const std::string& n = e.under_ceiling;
-            // The compiled loop, where known, says which omission it is; the ceiling's name otherwise.
+            // The compiled loop, where known, says which omission it is; the ceiling's name otherwise. A
+            // full-width FMA loop says more with its accumulators counted against those the FMA latency
+            // needs (Williams et al. §4: the ILP ceiling): too few is a dependency chain; none carried means
+            // its FMAs update values loaded in the same pass; enough clears the loop itself.
+            const bool fma_loop = e.code && e.code->vector_bits > 0 && e.code->fma > 0;
+            const bool chains_known = fma_loop && e.fma_chains_needed && *e.fma_chains_needed > 0;
             const std::string why =
-                e.code && e.code->vector_bits > 0 && e.code->fma > 0
+                chains_known && e.code->fma_chains >= *e.fma_chains_needed
+                    ? fmt::format(
+                          "its innermost loop is {}-bit with FMA into {} independent accumulators, as "
+                          "many as the {} that hide the FMA latency here (the FMA ceiling over the "
+                          "one-chain ceiling), so neither a dependency chain nor the loop's width holds "
+                          "it: the work around that loop (packing, edge blocks, loading and storing "
+                          "results) or its {} loads per {} FMAs do",
+                          e.code->vector_bits, e.code->fma_chains, *e.fma_chains_needed, e.code->loads,
+                          e.code->fma)
+                : chains_known && e.code->fma_chains > 0
+                    ? fmt::format(
+                          "its loop is {}-bit with FMA into only {} accumulator(s), where {} hide the "
+                          "FMA latency here: a dependency chain holds it; more independent "
+                          "accumulators (unroll, register blocking)",
+                          e.code->vector_bits, e.code->fma_chains, *e.fma_chains_needed)
+                : chains_known
+                    ? fmt::format("its loop is {}-bit with FMA, but no accumulator stays in a register "
+                                  "across passes: each FMA updates a value loaded in the same pass, so an "
+                                  "update through memory (a store, then the load of it) or the {} loads and "
+                                  "{} store(s) per pass hold it: keep the accumulators in registers "
+                                  "(register blocking)",
+                                  e.code->vector_bits, e.code->loads, e.code->stores)
+                : fma_loop
                     ? fmt::format("its loop is {}-bit with FMA, so a dependency chain (an accumulator, or an "
                                   "update through memory each iteration) or its loads and stores hold it: "
                                   "independent accumulators or register blocking",
@@ -451,6 +482,19 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                                 : bits >= 128 ? "sse"
                                               : "scalar";
         const std::string op = code->fma > 0 ? "fma" : "addmul";
+        // Accumulators that hide the FMA latency: the one-thread FMA ceiling over the one-chain ceiling.
+        const core::ComputeCeiling *fma = nullptr, *chain = nullptr;
+        for (const auto& c : m.ceilings) {
+            if (c.isa != isa || c.precision != k.precision || c.threads != 1)
+                continue;
+            if (c.op == "fma")
+                fma = &c;
+            else if (c.op == "chain")
+                chain = &c;
+        }
+        if (fma && chain && chain->gflops.median > 0 && fma->gflops.median > 0)
+            e.fma_chains_needed =
+                std::max(1, static_cast<int>(std::lround(fma->gflops.median / chain->gflops.median)));
         for (const auto& c : k.ceilings)
             if (c.kind == "compute" &&
                 c.name == core::isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") && c.gflops > 0) {

@@ -36,6 +36,9 @@ struct CodeEvidence {
     int fp_vector = 0;   // packed FP arithmetic instructions
     int fma = 0, add = 0, mul = 0;
     int gathers = 0;
+    int fma_chains = 0; // FMA accumulators carried across passes (measure::LoopInspection::fma_chains)
+    int loads = 0;      // instructions with a memory source in one pass
+    int stores = 0;     // instructions with a memory destination in one pass
 };
 
 struct SetConflict {
@@ -65,6 +68,9 @@ struct DiagnosisEvidence {
     // in-core compute ceiling below the peak ("AVX2 without ILP", "scalar FMA"), with measured / it.
     std::string under_ceiling;
     std::optional<double> under_share;
+    // FMA accumulators that hide the FMA latency on every FMA unit: the machine's FMA ceiling over its
+    // one-chain ceiling at the compiled loop's width (one thread), rounded to the nearest whole number.
+    std::optional<int> fma_chains_needed;
     // The mixed prediction's terms against the measured time (seconds per iteration): the exponent at which
     // the kernel's data terms give the measured time (overlap_exponent_for) and the calibrated p it was
     // held against (the lower end of its 95 % interval, else p itself).

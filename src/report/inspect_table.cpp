@@ -44,9 +44,9 @@ std::string format_inspection_table(const measure::CodeInspection& r) {
     }
     out +=
         "static counts: instructions in one pass of each loop body, as compiled (not how often they run)\n\n";
-    out += fmt::format("{:>3}  {:<21} {:>5}  {:>23}  {:>15}  {:>11}  {:>7}  {:>7}  {:<6}  {:>10}\n", "#",
-                       "address range", "instr", "FP scalar/128/256/512", "fma/add/mul/div", "loads/stores",
-                       "gathers", "widest", "prec", "flops/pass");
+    out += fmt::format("{:>3}  {:<21} {:>5}  {:>23}  {:>15}  {:>10}  {:>11}  {:>7}  {:>7}  {:<6}  {:>10}\n",
+                       "#", "address range", "instr", "FP scalar/128/256/512", "fma/add/mul/div",
+                       "fma chains", "loads/stores", "gathers", "widest", "prec", "flops/pass");
     for (std::size_t i = 0; i < r.loops.size(); ++i) {
         const measure::LoopInspection& l = r.loops[i];
         const std::string precision = loop_precision(l);
@@ -54,11 +54,12 @@ std::string format_inspection_table(const measure::CodeInspection& r) {
             fmt::format("{}/{}/{}/{}", count_at(l.fp_by_width, 0), count_at(l.fp_by_width, 128),
                         count_at(l.fp_by_width, 256), count_at(l.fp_by_width, 512));
         const std::string kinds = fmt::format("{}/{}/{}/{}", l.fma, l.add, l.mul, l.div);
-        out += fmt::format("{:>3}  {:<21} {:>5}  {:>23}  {:>15}  {:>11}  {:>7}  {:>7}  {:<6}  {:>10}\n",
-                           i + 1, fmt::format("{:#x}-{:#x}", l.begin, l.end), l.instructions, fp, kinds,
-                           fmt::format("{}/{}", l.loads, l.stores), l.gathers,
-                           l.fp_arithmetic() == 0 ? "-" : width_text(l.vector_bits()), precision,
-                           fmt::format("{:g}", l.flops_per_pass(precision == "single")));
+        out +=
+            fmt::format("{:>3}  {:<21} {:>5}  {:>23}  {:>15}  {:>10}  {:>11}  {:>7}  {:>7}  {:<6}  {:>10}\n",
+                        i + 1, fmt::format("{:#x}-{:#x}", l.begin, l.end), l.instructions, fp, kinds,
+                        l.fma_chains, fmt::format("{}/{}", l.loads, l.stores), l.gathers,
+                        l.fp_arithmetic() == 0 ? "-" : width_text(l.vector_bits()), precision,
+                        fmt::format("{:g}", l.flops_per_pass(precision == "single")));
     }
     bool extra = false;
     for (std::size_t i = 0; i < r.loops.size(); ++i)
@@ -95,6 +96,7 @@ nlohmann::json inspection_json(const measure::CodeInspection& r) {
              {"instructions", l.instructions},
              {"fp_by_width", w},
              {"fma", l.fma},
+             {"fma_chains", l.fma_chains},
              {"add", l.add},
              {"mul", l.mul},
              {"div", l.div},

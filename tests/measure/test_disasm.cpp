@@ -49,8 +49,8 @@ std::string describe(const LoopInspection& l) {
     for (auto it = l.fp_by_width.begin(); it != l.fp_by_width.end(); ++it)
         s << (it == l.fp_by_width.begin() ? "" : ",") << it->first << ':' << it->second;
     s << " fma=" << l.fma << " add=" << l.add << " mul=" << l.mul << " div=" << l.div << " sqrt=" << l.sqrt
-      << " other_fp=" << l.other_fp << " loads=" << l.loads << " stores=" << l.stores
-      << " gathers=" << l.gathers << " double_precision=" << l.double_precision
+      << " fma_chains=" << l.fma_chains << " other_fp=" << l.other_fp << " loads=" << l.loads
+      << " stores=" << l.stores << " gathers=" << l.gathers << " double_precision=" << l.double_precision
       << " single_precision=" << l.single_precision << " vector_bits()=" << l.vector_bits()
       << " flops_per_pass(false)=" << exact(l.flops_per_pass(false))
       << " flops_per_pass(true)=" << exact(l.flops_per_pass(true));
@@ -128,6 +128,18 @@ TEST(Disasm, Avx512LoopWithMasks) {
                 "begin=0x1010 end=0x1053 instructions=13 fp_by_width=0:1,512:6 fma=1 add=2 mul=1 "
                 "div=1 sqrt=1 other_fp=1 loads=3 stores=1 gathers=0 vector_bits()=512 "
                 "flops_per_pass(false)=49 flops_per_pass(true)=97");
+}
+
+// A register-blocked micro-kernel: FMA accumulators carried from pass to pass, each counted once (zmm4 takes
+// two FMAs, zmm7 a masked one); zmm8, zeroed in the pass, carries nothing; a compare that only reads zmm9
+// leaves it carried. The FMAs of the daxpy loops update a register loaded in the same pass: none.
+TEST(Disasm, FmaChainsAreTheAccumulatorsCarriedAcrossPasses) {
+    expect_loop(only_loop("microkernel.objdump", "micro_kernel"),
+                "begin=0x4010 end=0x406f fma=7 fma_chains=5 loads=5 stores=1 vector_bits()=512");
+    expect_loop(only_loop("avx512.objdump", "kernel_avx512"), "fma=1 fma_chains=0");
+    const CodeInspection r = parse_objdump(fixture("avx2.objdump"), "daxpy");
+    ASSERT_EQ(r.loops.size(), 2u);
+    expect_loop(r.loops[0], "fma=1 fma_chains=0");
 }
 
 // A gather and a scatter in one loop; names with spaces, commas and parentheses in headers and jump

@@ -311,6 +311,41 @@ TEST(Diagnosis, CloseUnderAnInCoreCeiling) {
     EXPECT_FALSE(has(diagnose(e), "in-core"));
 }
 
+// A full-width FMA loop under a lower ceiling: its carried accumulators against those the FMA latency needs
+// say whether a dependency chain holds it (too few), the loads and stores (none carried), or neither
+// (enough).
+TEST(Diagnosis, FmaChainsAgainstTheLatency) {
+    DiagnosisEvidence e = evidence_at(0.6);
+    e.under_ceiling = "AVX-512 without FMA";
+    e.under_share = 0.9;
+    e.code = CodeEvidence{
+        .function = "f", .vector_bits = 512, .fp_vector = 24, .fma = 24, .fma_chains = 24, .loads = 14};
+    e.fma_chains_needed = 8;
+    auto d = diagnose(e);
+    ASSERT_TRUE(has(d, "in-core"));
+    EXPECT_NE(d.back().evidence.find("24 independent accumulators, as many as the 8"), std::string::npos);
+    EXPECT_NE(d.back().evidence.find("neither a dependency chain"), std::string::npos);
+    EXPECT_NE(d.back().evidence.find("14 loads per 24 FMAs"), std::string::npos);
+    e.code->fma_chains = 8; // exactly enough
+    EXPECT_NE(diagnose(e).back().evidence.find("neither a dependency chain"), std::string::npos);
+    e.code->fma_chains = 2;
+    d = diagnose(e);
+    ASSERT_TRUE(has(d, "in-core"));
+    EXPECT_NE(d.back().evidence.find("only 2 accumulator(s), where 8 hide"), std::string::npos);
+    e.code->fma_chains = 0;
+    d = diagnose(e);
+    ASSERT_TRUE(has(d, "in-core"));
+    EXPECT_NE(d.back().evidence.find("no accumulator stays in a register"), std::string::npos);
+    EXPECT_NE(d.back().evidence.find("an update through memory"), std::string::npos);
+    // Without the machine's chain ceiling the count proves nothing either way: the general reason.
+    e.fma_chains_needed.reset();
+    EXPECT_NE(diagnose(e).back().evidence.find("so a dependency chain (an accumulator"), std::string::npos);
+    // Far under the ceiling the rule does not fire at all, whatever the accumulators.
+    e.fma_chains_needed = 8;
+    e.under_share = 0.5;
+    EXPECT_FALSE(has(diagnose(e), "in-core"));
+}
+
 TEST(Diagnosis, CodeCausesOnlyWhereFpIssueMatters) {
     DiagnosisEvidence e = evidence_at(0.3);
     e.machine_vector_bits = 256;

@@ -34,10 +34,11 @@ measure::CodeInspection example() {
     r.binary = "a.out";
     r.symbol = "kernel";
     r.functions = {"kernel(int)", "kernel(int) [clone ._omp_fn.0]"};
-    // An AVX-512 body: 3 fma + 1 add on zmm, 1 sqrt, 1 max, 4 loads, 1 store.
+    // An AVX-512 body: 3 fma (into 2 carried accumulators) + 1 add on zmm, 1 sqrt, 1 max, 4 loads, 1 store.
     measure::LoopInspection v =
         loop("kernel(int) [clone ._omp_fn.0]", 0x1010, 0x1053, 14, {{512, 6}}, {{512, 8}});
     v.fma = 3;
+    v.fma_chains = 2;
     v.add = 1;
     v.sqrt = 1;
     v.other_fp = 1;
@@ -91,6 +92,7 @@ TEST(InspectTable, Json) {
     EXPECT_EQ(v["flops_per_pass"]["double"], 64.0); // 8 ops x 8 lanes
     EXPECT_EQ(v["flops_per_pass"]["single"], 128.0);
     EXPECT_EQ(v["fma"], 3);
+    EXPECT_EQ(v["fma_chains"], 2);
     EXPECT_EQ(v["sqrt"], 1);
     EXPECT_EQ(v["other_fp"], 1);
     EXPECT_EQ(j["loops"][1]["precision"], "single");
