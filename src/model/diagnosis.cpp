@@ -216,8 +216,9 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
             const std::string& n = e.under_ceiling;
             // The compiled loop, where known, says which omission it is; the ceiling's name otherwise. A
             // full-width FMA loop says more with its accumulators counted against those the FMA latency
-            // needs (Williams et al. §4: the ILP ceiling): too few is a dependency chain; none carried means
-            // its FMAs update values loaded in the same pass; enough clears the loop itself.
+            // needs (Williams et al. §4: the ILP ceiling): too few is a dependency chain; none carried leaves
+            // the passes free to overlap, so loads and stores (or an update through memory) hold it; enough
+            // clears the loop itself.
             const bool fma_loop = e.code && e.code->vector_bits > 0 && e.code->fma > 0;
             const bool chains_known = fma_loop && e.fma_chains_needed && *e.fma_chains_needed > 0;
             const std::string why =
@@ -237,11 +238,11 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                           "accumulators (unroll, register blocking)",
                           e.code->vector_bits, e.code->fma_chains, *e.fma_chains_needed)
                 : chains_known
-                    ? fmt::format("its loop is {}-bit with FMA, but no accumulator stays in a register "
-                                  "across passes: each FMA updates a value loaded in the same pass, so an "
-                                  "update through memory (a store, then the load of it) or the {} loads and "
-                                  "{} store(s) per pass hold it: keep the accumulators in registers "
-                                  "(register blocking)",
+                    ? fmt::format("its loop is {}-bit with FMA and carries no FMA accumulator from one "
+                                  "pass to the next, so no register dependency chain holds it: its {} loads "
+                                  "and {} store(s) per pass do, or a value stored in one pass and loaded "
+                                  "again in the next (an update through memory): fewer loads per FMA "
+                                  "(register blocking, merged arrays)",
                                   e.code->vector_bits, e.code->loads, e.code->stores)
                 : fma_loop
                     ? fmt::format("its loop is {}-bit with FMA, so a dependency chain (an accumulator, or an "
