@@ -70,6 +70,13 @@ hm, hx = stats("hierarchical")
 e_max = [abs(max_error(k)) for k in inside]
 print(f"\n  inside the mixed model's validity: {len(inside)} of {len(fam)} members")
 print(f"  mixed model   median |error| {mm:5.1f} %   max {mx:5.1f} %   (goal <= 10 %, <= 20 %)")
+# Per round (issue 22 §4): each member's fraction of its bound against the probes beside it, median over the
+# rounds, as an error |1/f - 1| (the members inside validity are bounded by the mixed prediction).
+e_round = [abs(1 / k["bound_fraction_median_round"] - 1) * 100 for k in inside
+           if k.get("bound_fraction_median_round")]
+if e_round:
+    print(f"  mixed, per round median |error| {statistics.median(e_round):5.1f} %   max {max(e_round):5.1f} %   "
+          f"(each member against the probes beside it, median over the rounds; {len(e_round)} members)")
 if e_max:
     print(f"  mixed, max    median |error| {statistics.median(e_max):5.1f} %   max {max(e_max):5.1f} %   "
           "(the same terms combined by the max: complete overlap)")
@@ -114,6 +121,9 @@ if "mixed" in acc and acc["mixed"]["median_abs_error_pct"] is not None:
     a = acc["mixed"]
     print(f"\nmodel accuracy (mixed) over {a['n']} validation kernels: median |error| {a['median_abs_error_pct']:.1f} %, "
           f"max {a['max_abs_error_pct']:.1f} % (untuned kernels and calibration loops not scored)")
+    if a.get("median_round_abs_error_pct") is not None:
+        print(f"  per round against the probes beside each: median |error| {a['median_round_abs_error_pct']:.1f} %, "
+              f"max {a['max_round_abs_error_pct']:.1f} % over {a['n_round']} kernels")
 cap = r["machine"].get("stream_capacity") or []
 if cap:
     print("\nstream capacity (GB/s by concurrent streams per thread; medians):")

@@ -270,7 +270,10 @@ json results_to_json(const Results& r) {
         acc.push_back({{"model", a.model},
                        {"n", a.n},
                        {"median_abs_error_pct", opt(a.median_abs_error_pct)},
-                       {"max_abs_error_pct", opt(a.max_abs_error_pct)}});
+                       {"max_abs_error_pct", opt(a.max_abs_error_pct)},
+                       {"n_round", a.n_round},
+                       {"median_round_abs_error_pct", opt(a.median_round_abs_error_pct)},
+                       {"max_round_abs_error_pct", opt(a.max_round_abs_error_pct)}});
     json out{{"format_version", r.format_version},
              {"kind", "roofcast-results"},
              {"roofcast_version", r.roofcast_version},
@@ -406,6 +409,12 @@ AccuracySummary accuracy_from(const J& a) {
     s.max_abs_error_pct = a.opt_at_least("max_abs_error_pct", 0);
     if (s.median_abs_error_pct && s.max_abs_error_pct && *s.median_abs_error_pct > *s.max_abs_error_pct)
         a["median_abs_error_pct"].fail("expected at most max_abs_error_pct");
+    s.n_round = static_cast<std::size_t>(a.has("n_round") ? a["n_round"].whole_in(0, k_max_count) : 0);
+    s.median_round_abs_error_pct = a.opt_at_least("median_round_abs_error_pct", 0);
+    s.max_round_abs_error_pct = a.opt_at_least("max_round_abs_error_pct", 0);
+    if (s.median_round_abs_error_pct && s.max_round_abs_error_pct &&
+        *s.median_round_abs_error_pct > *s.max_round_abs_error_pct)
+        a["median_round_abs_error_pct"].fail("expected at most max_round_abs_error_pct");
     return s;
 }
 

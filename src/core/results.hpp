@@ -132,6 +132,13 @@ struct AccuracySummary {
     std::size_t n = 0; // kernels inside validity with a measurement
     std::optional<double> median_abs_error_pct;
     std::optional<double> max_abs_error_pct;
+    // The same error from each kernel's per-round verdict (issue 22 §4): its fraction of the bound against
+    // the probes beside it, median over the run's rounds (KernelResult::bound_fraction_median_round), over
+    // the kernels whose bound is this model's prediction; |error| = |1 / fraction - 1|. Absent without
+    // rounds.
+    std::size_t n_round = 0;
+    std::optional<double> median_round_abs_error_pct{};
+    std::optional<double> max_round_abs_error_pct{};
 };
 
 struct Results {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -378,8 +379,23 @@ std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::Kern
         if (r.role == "validation" && r.suite != "calibrate")
             scored.push_back(r);
     std::vector<core::AccuracySummary> out;
-    for (const auto& model : model_names())
-        out.push_back(core::accuracy_of(scored, model));
+    for (const auto& model : model_names()) {
+        core::AccuracySummary a = core::accuracy_of(scored, model);
+        // Per-round verdicts (issue 22 §4): the error against the probes beside each kernel, over the kernels
+        // this model bounds; a fraction f = predicted / measured time is an error of 1/f - 1 in the rate.
+        std::vector<double> errs;
+        for (const auto& r : scored) {
+            const core::Prediction* b = bound_prediction(r);
+            if (b && b->model == model && r.bound_fraction_median_round && *r.bound_fraction_median_round > 0)
+                errs.push_back(std::fabs(1.0 / *r.bound_fraction_median_round - 1.0) * 100.0);
+        }
+        a.n_round = errs.size();
+        if (!errs.empty()) {
+            a.median_round_abs_error_pct = core::median(errs);
+            a.max_round_abs_error_pct = *std::max_element(errs.begin(), errs.end());
+        }
+        out.push_back(std::move(a));
+    }
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include "report/diagnosis_text.hpp"
 #include "report/noise_text.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
 
@@ -96,10 +97,23 @@ std::string format_bench_table(const model::BenchReport& r) {
     out += "\n";
     out += accuracy_scope(r.results);
     out += " (predictions inside each model's validity)\n";
-    out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", "model", "n", "median |err|", "max |err|");
-    for (const auto& a : r.results.accuracy)
-        out += fmt::format("  {:<14} {:>3} {:>14} {:>12}\n", a.model, a.n,
-                           optional_pct(a.median_abs_error_pct), optional_pct(a.max_abs_error_pct));
+    // With rounds and probes, the same error from each kernel's per-round verdict beside it (issue 22 §4).
+    const bool rounds = std::any_of(r.results.accuracy.begin(), r.results.accuracy.end(),
+                                    [](const core::AccuracySummary& a) { return a.n_round > 0; });
+    out += fmt::format("  {:<14} {:>3} {:>14} {:>12}", "model", "n", "median |err|", "max |err|");
+    out += rounds ? fmt::format("   {:>3} {:>14} {:>12}\n", "n", "per round med", "max") : "\n";
+    for (const auto& a : r.results.accuracy) {
+        out += fmt::format("  {:<14} {:>3} {:>14} {:>12}", a.model, a.n, optional_pct(a.median_abs_error_pct),
+                           optional_pct(a.max_abs_error_pct));
+        out += rounds ? fmt::format("   {:>3} {:>14} {:>12}\n", a.n_round,
+                                    optional_pct(a.median_round_abs_error_pct),
+                                    optional_pct(a.max_round_abs_error_pct))
+                      : "\n";
+    }
+    if (rounds)
+        out +=
+            "  (per round: each kernel's verdict against the reference probes run beside it, the median over "
+            "the rounds, for the kernels this model bounds: docs/noise.md)\n";
 
     out += "\n";
     out += format_below_bound(r.results);

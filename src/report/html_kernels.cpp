@@ -51,18 +51,36 @@ void predictions_section(std::string& o, const core::Results& r) {
     }
     o += "</tbody></table>\n";
     if (!r.accuracy.empty()) {
+        const bool rounds = std::any_of(r.accuracy.begin(), r.accuracy.end(),
+                                        [](const core::AccuracySummary& a) { return a.n_round > 0; });
+        const auto pct = [](const std::optional<double>& v) {
+            return v ? fmt::format("{:.1f} %", *v) : std::string("–");
+        };
         o += "<h3>Accuracy per model</h3><table><thead><tr><th>Model</th><th class=\"n\">Kernels</th><th "
-             "class=\"n\">Median |error|</th><th class=\"n\">Max |error|</th></tr></thead><tbody>\n";
-        for (const auto& a : r.accuracy)
-            o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) +
-                 num_td(a.median_abs_error_pct ? fmt::format("{:.1f} %", *a.median_abs_error_pct) : "–") +
-                 num_td(a.max_abs_error_pct ? fmt::format("{:.1f} %", *a.max_abs_error_pct) : "–") +
-                 "</tr>\n";
+             "class=\"n\">Median |error|</th><th class=\"n\">Max |error|</th>";
+        if (rounds)
+            o += "<th class=\"n\">Per round: kernels</th><th class=\"n\">median</th><th class=\"n\">max</th>";
+        o += "</tr></thead><tbody>\n";
+        for (const auto& a : r.accuracy) {
+            o += "<tr>" + td(a.model) + num_td(std::to_string(a.n)) + num_td(pct(a.median_abs_error_pct)) +
+                 num_td(pct(a.max_abs_error_pct));
+            if (rounds)
+                o += num_td(std::to_string(a.n_round)) + num_td(pct(a.median_round_abs_error_pct)) +
+                     num_td(pct(a.max_round_abs_error_pct));
+            o += "</tr>\n";
+        }
+
         o += "</tbody></table><p class=\"muted\">Only the validation kernels' predictions inside each "
              "model's validity "
              "range with a measurement count: never the calibration loops or the untuned kernels (those are "
              "listed "
              "below their bound).</p>\n";
+        if (rounds)
+            o += "<p class=\"muted\">Per round: each kernel's verdict against the reference probes run "
+                 "beside it, "
+                 "the median over the rounds, for the kernels the model bounds (so a burst or a lull of the "
+                 "host "
+                 "during part of the run does not move it).</p>\n";
     }
     o += "</section>\n";
 }

@@ -79,8 +79,14 @@ std::string format_run_summary(const core::Results& r) {
     out += "\n";
     for (const auto& a : r.accuracy)
         if (a.median_abs_error_pct)
-            out += fmt::format("  {:<13} median |error| {:5.1f} %, max {:5.1f} % over {} kernels\n", a.model,
-                               *a.median_abs_error_pct, a.max_abs_error_pct.value_or(0.0), a.n);
+            out += fmt::format("  {:<13} median |error| {:5.1f} %, max {:5.1f} % over {} kernels{}\n",
+                               a.model, *a.median_abs_error_pct, a.max_abs_error_pct.value_or(0.0), a.n,
+                               a.median_round_abs_error_pct
+                                   ? fmt::format("; per round against the probes beside each: {:.1f} %, max "
+                                                 "{:.1f} % over {}",
+                                                 *a.median_round_abs_error_pct,
+                                                 a.max_round_abs_error_pct.value_or(0.0), a.n_round)
+                                   : std::string());
     out += "\n";
     out += format_below_bound(r);
     return out;

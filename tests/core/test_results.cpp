@@ -96,6 +96,37 @@ TEST(Results, NoiseRoundTripsAndTheStoredFlagSurvivesReading) {
     EXPECT_EQ(back.kernels[0].bound_fraction_rounds, (std::vector<double>{0.8, 0.9, 0.85}));
 }
 
+TEST(Results, PerRoundAccuracyRoundTripsAndIsChecked) {
+    Results r;
+    r.kernels.push_back(measured_kernel("norm2", {2.0, 1.666, 2.0}));
+    r.accuracy = {AccuracySummary{"mixed", 3, 4.0, 12.0, 2, 5.5, 9.0},
+                  AccuracySummary{"roofline", 1, 2.0, 2.0}};
+    const auto j = results_to_json(r);
+    EXPECT_EQ(j["accuracy"][0]["n_round"], 2);
+    EXPECT_DOUBLE_EQ(j["accuracy"][0]["median_round_abs_error_pct"].get<double>(), 5.5);
+    EXPECT_TRUE(j["accuracy"][1]["max_round_abs_error_pct"].is_null());
+    const Results back = results_from_json(j, "r.json");
+    ASSERT_EQ(back.accuracy.size(), 2u);
+    EXPECT_EQ(back.accuracy[0].n_round, 2u);
+    EXPECT_DOUBLE_EQ(*back.accuracy[0].max_round_abs_error_pct, 9.0);
+    EXPECT_FALSE(back.accuracy[1].median_round_abs_error_pct);
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+    // A file written before the per-round figures reads as none.
+    auto old = j;
+    for (auto& a : old["accuracy"])
+        for (const char* key : {"n_round", "median_round_abs_error_pct", "max_round_abs_error_pct"})
+            a.erase(key);
+    EXPECT_EQ(results_from_json(old, "r.json").accuracy[0].n_round, 0u);
+    auto bad = j;
+    bad["accuracy"][0]["median_round_abs_error_pct"] = 10.0; // above its max
+    try {
+        results_from_json(bad, "r.json");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("median_round_abs_error_pct"), std::string::npos);
+    }
+}
+
 TEST(Results, InCacheTimeRoundTripsAndIsPositive) {
     Results r;
     KernelResult k = measured_kernel("jacobi-3d-7pt-tuned", {2.0, 1.666, 2.0});

@@ -412,6 +412,35 @@ TEST(BenchAccuracy, ExcludesCalibrationLoopsAndInvalidPredictions) {
     EXPECT_DOUBLE_EQ(*fam[3].max_abs_error_pct, 90.0);
 }
 
+// Per-round verdicts (issue 22 §4): each kernel's median per-round fraction f of its bound is an error of
+// |1/f - 1|, counted under the model whose prediction is its bound (the first valid of mixed, hierarchical,
+// cache-aware, roofline); a kernel without rounds is not counted.
+TEST(BenchAccuracy, PerRoundErrorsFromTheMedianRoundFraction) {
+    std::vector<core::KernelResult> rs(4);
+    for (auto& r : rs)
+        r.suite = "stream";
+    rs[0].predictions = {pred("roofline", 10, true), pred("mixed", 5, true)};
+    rs[0].bound_fraction_median_round = 0.8; // mixed: 1/0.8 - 1 = 25 %
+    rs[1].predictions = {pred("mixed", -5, true)};
+    rs[1].bound_fraction_median_round = 1.25; // mixed: |1/1.25 - 1| = 20 %
+    rs[2].predictions = {pred("mixed", 5, false), pred("hierarchical", 3, true)};
+    rs[2].bound_fraction_median_round = 0.5; // hierarchical bounds it: 100 %
+    rs[3].predictions = {pred("mixed", 5, true)};
+    const auto acc = accuracy_summary(rs);
+    const auto of = [&](const std::string& m) {
+        return *std::find_if(acc.begin(), acc.end(), [&](const auto& a) { return a.model == m; });
+    };
+    EXPECT_EQ(of("mixed").n, 3u);
+    EXPECT_EQ(of("mixed").n_round, 2u);
+    EXPECT_NEAR(*of("mixed").median_round_abs_error_pct, 22.5, 1e-9);
+    EXPECT_NEAR(*of("mixed").max_round_abs_error_pct, 25.0, 1e-9);
+    EXPECT_EQ(of("hierarchical").n_round, 1u);
+    EXPECT_NEAR(*of("hierarchical").max_round_abs_error_pct, 100.0, 1e-9);
+    // roofline is valid on rs[0] but does not bound it: no per-round figure.
+    EXPECT_EQ(of("roofline").n_round, 0u);
+    EXPECT_FALSE(of("roofline").median_round_abs_error_pct);
+}
+
 TEST(BenchSwitch, PredictedAndMeasuredMembers) {
     std::vector<SuiteKernel> ks;
     std::vector<core::KernelResult> rs;

@@ -100,3 +100,17 @@ TEST(BenchTable, Golden) {
         "  1 member(s) apart\n";
     EXPECT_EQ(report::format_bench_table(r), expected);
 }
+
+// With rounds, the accuracy table adds each model's per-round error beside the best epoch's, and says what it
+// is.
+TEST(BenchTable, PerRoundAccuracyColumns) {
+    model::BenchReport r;
+    r.results.accuracy = {{"roofline", 1, 25.0, 25.0}, {"mixed", 3, 4.0, 12.0, 2, 5.5, 9.0}};
+    const std::string t = report::format_bench_table(r);
+    EXPECT_NE(t.find("  model            n   median |err|    max |err|     n  per round med          max\n"
+                     "  roofline         1         25.0 %       25.0 %     0              -            -\n"
+                     "  mixed            3          4.0 %       12.0 %     2          5.5 %        9.0 %\n"
+                     "  (per round:"),
+              std::string::npos)
+        << t;
+}

@@ -139,6 +139,19 @@ TEST(HtmlReport, DerivationNamesTheBoundingLevel) {
     EXPECT_EQ(threshold_rows("k-stencil-3d7pt"), 4u);
 }
 
+// With rounds the accuracy table adds the per-round columns and says what they are; without, it has none.
+TEST(HtmlReport, AccuracyTableShowsPerRoundErrorsWhenThereAreRounds) {
+    core::Results r = test::fixture_results();
+    r.accuracy = {{"mixed", 3, 4.0, 12.0}};
+    EXPECT_EQ(report::html_report(r).find("Per round"), std::string::npos);
+    r.accuracy = {{"mixed", 3, 4.0, 12.0, 2, 5.5, 9.0}};
+    const std::string html = report::html_report(r);
+    EXPECT_NE(html.find("<th class=\"n\">Per round: kernels</th>"), std::string::npos);
+    EXPECT_NE(html.find("<td class=\"n\">5.5 %</td>"), std::string::npos);
+    EXPECT_NE(html.find("the reference probes run beside it"), std::string::npos);
+    parse_xml(html); // still well-formed
+}
+
 TEST(HtmlReport, EmptyResultsAndMissingMachine) {
     core::Results r;
     EXPECT_THROW(report::html_report(r), core::InputError);
