@@ -49,9 +49,19 @@ for k, v in roofs.items():
     print(f"  {k:22s} {min(v):9.2f} {max(v):9.2f}  {max(v)/min(v):.3f}")
 if windows:
     print("  usable last level over each run's window (MiB): " + "; ".join(windows))
-fr, rd, med = {}, {}, []
+fr, rd, med, med_round, val = {}, {}, [], [], []
 for i in range(1, nb + 1):
     r = json.load(open(f"{tmp}/r{i}.json"))
+    # The family's median |error| over its members inside the mixed model's validity (as bench/accuracy.sh),
+    # from the best epoch and from each member's per-round verdict (|1/f - 1|, median over the rounds).
+    fam = [(k, p) for k in r["kernels"] if k["suite"] == "mixed"
+           for p in k["predictions"] if p["model"] == "mixed" and p["valid"] and p.get("error_pct") is not None]
+    if fam:
+        med.append(statistics.median(abs(p["error_pct"]) for _, p in fam))
+    e_round = [abs(1 / k["bound_fraction_median_round"] - 1) * 100 for k, _ in fam
+               if k.get("bound_fraction_median_round")]
+    if e_round:
+        med_round.append(statistics.median(e_round))
     for k in r["kernels"]:
         best = k["measured"]["seconds"]["min"]
         for p in k["predictions"]:
@@ -61,7 +71,7 @@ for i in range(1, nb + 1):
             rd.setdefault(k["name"], []).append(k["bound_fraction_median_round"])
     for a in r["accuracy"]:
         if a["model"] == "mixed" and a["median_abs_error_pct"] is not None:
-            med.append(a["median_abs_error_pct"])
+            val.append(a["median_abs_error_pct"])
 ratios = sorted((max(v) / min(v), k) for k, v in fr.items() if len(v) == nb)
 print(f"bench --suite all ({mode}) x{nb}: fraction of the mixed prediction, max/min per kernel")
 for q, k in ratios:
@@ -74,4 +84,10 @@ if rounds:
     print(f"  median kernel {statistics.median(q for q, _ in rounds):.3f}, worst {rounds[-1][0]:.3f} ({rounds[-1][1]})")
 if med:
     print(f"mixed family median |error|: {min(med):.1f} - {max(med):.1f} % (range {max(med)-min(med):.1f} points)")
+if med_round:
+    print(f"  the same per round against the probes beside each member: {min(med_round):.1f} - {max(med_round):.1f} % "
+          f"(range {max(med_round)-min(med_round):.1f} points)")
+if val:
+    print(f"mixed model over the validation kernels, median |error|: {min(val):.1f} - {max(val):.1f} % "
+          f"(range {max(val)-min(val):.1f} points)")
 PY
