@@ -69,18 +69,16 @@ void predictions_section(std::string& o, const core::Results& r) {
                      num_td(pct(a.max_round_abs_error_pct));
             o += "</tr>\n";
         }
-
         o += "</tbody></table><p class=\"muted\">Only the validation kernels' predictions inside each "
              "model's validity "
              "range with a measurement count: never the calibration loops or the untuned kernels (those are "
              "listed "
              "below their bound).</p>\n";
         if (rounds)
-            o += "<p class=\"muted\">Per round: each kernel's verdict against the reference probes run "
-                 "beside it, "
-                 "the median over the rounds, for the kernels the model bounds (so a burst or a lull of the "
-                 "host "
-                 "during part of the run does not move it).</p>\n";
+            o +=
+                "<p class=\"muted\">Per round: each kernel's verdict against the reference probes run "
+                "beside it, the median over the rounds, for the kernels the model bounds: a check on whether "
+                "a burst or a lull of the host during part of the run moved the best epochs' figures.</p>\n";
     }
     o += "</section>\n";
 }
