@@ -17,6 +17,18 @@ std::atomic<bool> g_active{false};
 // Bumped by every re-initialisation, so threads drop their cached pointer to a discarded state.
 std::atomic<std::uint64_t> g_generation{1};
 
+// OpenMP's nesting level where the program runs OpenMP: a weak reference, so the library links no OpenMP
+// runtime of its own; without one the symbol stays null and every call counts as outside a parallel region.
+extern "C" int omp_get_level(void) __attribute__((weak));
+
+// The main thread's path is what the other threads' outermost regions nest under: the path at which a
+// parallel region began. Regions the main thread opens or closes inside a parallel region (as its thread 0)
+// are its own and must not move that path, or a worker entering its first region while thread 0 is inside one
+// of them would nest under it.
+bool outside_parallel_region() {
+    return omp_get_level == nullptr || omp_get_level() == 0;
+}
+
 struct ThreadCache {
     std::uint64_t generation = 0;
     ThreadState* state = nullptr;
@@ -84,7 +96,7 @@ void begin(std::string_view name) {
         t.counter_starts.resize((t.stack.size() + 1) * n);
         read_counters(t, t.counter_starts.data() + t.stack.size() * n);
     }
-    if (t.is_main) {
+    if (t.is_main && outside_parallel_region()) {
         r.main_current.store(node, std::memory_order_release);
     }
     t.stack.push_back({node, Clock::now()}); // clock last: the bookkeeping above is outside the region
@@ -119,7 +131,7 @@ void end(std::string_view name) {
         }
     }
     t.stack.pop_back();
-    if (t.is_main) {
+    if (t.is_main && outside_parallel_region()) {
         r.main_current.store(t.stack.empty() ? nullptr : t.stack.back().node, std::memory_order_release);
     }
 }

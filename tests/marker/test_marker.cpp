@@ -169,6 +169,41 @@ TEST_F(Marker, OpenMpThreadsMergeIntoOnePathWithPerThreadSeconds) {
     EXPECT_EQ(std::count(main_threads.begin(), main_threads.end(), 0.0), k_threads - 1);
 }
 
+// Thread 0 (the main thread) is inside its own "par" while the other threads enter theirs: they nest under
+// the path at which the parallel region began ("main"), not under thread 0's open region ("main->par->par"
+// before).
+TEST_F(Marker, WorkersNestUnderThePathWhereTheParallelRegionBegan) {
+    roofcast_marker_testing_reinit();
+    constexpr int k_threads = 3;
+    int team = 0;
+    roofcast_region_begin("main");
+#pragma omp parallel num_threads(k_threads)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+        if (omp_get_thread_num() == 0)
+            roofcast_region_begin("par");
+#pragma omp barrier
+        if (omp_get_thread_num() != 0) {
+            roofcast_region_begin("par");
+            roofcast_region_end("par");
+        }
+#pragma omp barrier
+        if (omp_get_thread_num() == 0)
+            roofcast_region_end("par");
+    }
+    roofcast_region_end("main");
+    roofcast_marker_flush();
+    if (team != k_threads) {
+        GTEST_SKIP() << "the OpenMP runtime gave " << team << " threads instead of " << k_threads;
+    }
+    const json doc = read_only_file();
+    const json* par = region(doc, "main->par");
+    ASSERT_NE(par, nullptr) << doc.dump(1);
+    EXPECT_EQ(par->at("calls"), k_threads) << doc.dump(1);
+    EXPECT_EQ(region(doc, "main->par->par"), nullptr) << doc.dump(1);
+}
+
 TEST_F(Marker, FiguresOfFinishedThreadsAreKept) {
     roofcast_marker_testing_reinit();
     std::thread worker([] {
