@@ -29,12 +29,11 @@ start=$(date +%s)
 end=$(date +%s)
 echo "roofcast bench --suite all: $((end - start)) s; table in $out/bench.txt, results in $out/results.json"
 echo
-python3 - "$out/results.json" <<'PY'
+PYTHONPATH="$here/bench/lib" python3 - "$out/results.json" <<'PY'
 import json, statistics, sys
+from results import family_inside, prediction as pred, round_error_pct
 
 r = json.load(open(sys.argv[1]))
-def pred(k, model):
-    return next((p for p in k["predictions"] if p["model"] == model), None)
 def t_meas(k):  # best epoch, as the errors
     return k["measured"]["seconds"]["min"] / k["iterations"]
 def best_gflops(k):
@@ -60,7 +59,7 @@ for k in fam:
     print(f"  {k['name']:<16} {best_gflops(k):9.2f} {m['gflops']:8.2f} {m['error_pct']:+6.1f}% "
           f"{'yes' if m['valid'] else 'no':>5} {m['bottleneck']:>10} {max_error(k):+7.1f}% {rl['gflops']:8.2f} "
           f"{rl['error_pct']:+6.1f}%")
-inside = [k for k in fam if pred(k, "mixed")["valid"]]
+inside = family_inside(r)
 def stats(model):
     e = [abs(pred(k, model)["error_pct"]) for k in inside]
     return (statistics.median(e), max(e)) if e else (float("nan"), float("nan"))
@@ -71,9 +70,8 @@ e_max = [abs(max_error(k)) for k in inside]
 print(f"\n  inside the mixed model's validity: {len(inside)} of {len(fam)} members")
 print(f"  mixed model   median |error| {mm:5.1f} %   max {mx:5.1f} %   (goal <= 10 %, <= 20 %)")
 # Per round (issue 22 §4): each member's fraction of its bound against the probes beside it, median over the
-# rounds, as an error |1/f - 1| (the members inside validity are bounded by the mixed prediction).
-e_round = [abs(1 / k["bound_fraction_median_round"] - 1) * 100 for k in inside
-           if k.get("bound_fraction_median_round")]
+# rounds, as an error (the members inside validity are bounded by the mixed prediction).
+e_round = [e for k in inside if (e := round_error_pct(k)) is not None]
 if e_round:
     print(f"  mixed, per round median |error| {statistics.median(e_round):5.1f} %   max {max(e_round):5.1f} %   "
           f"(each member against the probes beside it, median over the rounds; {len(e_round)} members)")

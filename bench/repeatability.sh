@@ -26,8 +26,9 @@ for i in $(seq 1 "$nb"); do
     "$bin" bench --calibrate --quick --machine "$tmp/b$i.yaml" -o "$tmp/c$i.yaml" >/dev/null 2>&1
     "$bin" bench --suite all $bq --machine "$tmp/c$i.yaml" --json "$tmp/r$i.json" >/dev/null 2>&1
 done
-python3 - "$tmp" "$nm" "$nb" "${bq:-full}" <<'PY'
+PYTHONPATH="$(dirname "$0")/lib" python3 - "$tmp" "$nm" "$nb" "${bq:-full}" <<'PY'
 import json, statistics, sys, yaml
+from results import family_inside, prediction, round_error_pct
 tmp, nm, nb, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 roofs = {}
 windows = []
@@ -54,12 +55,10 @@ for i in range(1, nb + 1):
     r = json.load(open(f"{tmp}/r{i}.json"))
     # The family's median |error| over its members inside the mixed model's validity (as bench/accuracy.sh),
     # from the best epoch and from each member's per-round verdict (|1/f - 1|, median over the rounds).
-    fam = [(k, p) for k in r["kernels"] if k["suite"] == "mixed"
-           for p in k["predictions"] if p["model"] == "mixed" and p["valid"] and p.get("error_pct") is not None]
+    fam = family_inside(r)
     if fam:
-        med.append(statistics.median(abs(p["error_pct"]) for _, p in fam))
-    e_round = [abs(1 / k["bound_fraction_median_round"] - 1) * 100 for k, _ in fam
-               if k.get("bound_fraction_median_round")]
+        med.append(statistics.median(abs(prediction(k, "mixed")["error_pct"]) for k in fam))
+    e_round = [e for k in fam if (e := round_error_pct(k)) is not None]
     if e_round:
         med_round.append(statistics.median(e_round))
     for k in r["kernels"]:
