@@ -64,6 +64,24 @@ protected:
         return json::parse(in);
     }
 
+    // A fresh marker state; "main" open on this thread while every thread of an OpenMP team of `threads` runs
+    // `body(thread number)`; then the file written. Returns the team size the runtime gave (a test skips when
+    // it is not `threads`).
+    template <class Body> static int in_team_inside_main(int threads, Body body) {
+        roofcast_marker_testing_reinit();
+        int team = 0;
+        roofcast_region_begin("main");
+#pragma omp parallel num_threads(threads)
+        {
+#pragma omp single
+            team = omp_get_num_threads();
+            body(omp_get_thread_num());
+        }
+        roofcast_region_end("main");
+        roofcast_marker_flush();
+        return team;
+    }
+
     static const json* region(const json& doc, const std::string& path) {
         for (const json& r : doc.at("regions")) {
             if (r.at("path") == path) {
@@ -124,23 +142,15 @@ TEST_F(Marker, NestingGivesCallPathsInFirstEntryOrder) {
 }
 
 TEST_F(Marker, OpenMpThreadsMergeIntoOnePathWithPerThreadSeconds) {
-    roofcast_marker_testing_reinit();
     constexpr int k_threads = 4;
-    int team = 0;
-    roofcast_region_begin("main");
-#pragma omp parallel num_threads(k_threads)
-    {
-#pragma omp single
-        team = omp_get_num_threads();
-        // Thread t opens the region t + 1 times and declares 2 flops and 16 bytes each time.
-        for (int i = 0; i <= omp_get_thread_num(); ++i) {
+    // Thread t opens the region t + 1 times and declares 2 flops and 16 bytes each time.
+    const int team = in_team_inside_main(k_threads, [](int t) {
+        for (int i = 0; i <= t; ++i) {
             roofcast_region_begin("par");
             roofcast_region_work(2.0, 16.0);
             roofcast_region_end("par");
         }
-    }
-    roofcast_region_end("main");
-    roofcast_marker_flush();
+    });
     if (team != k_threads) {
         GTEST_SKIP() << "the OpenMP runtime gave " << team << " threads instead of " << k_threads;
     }
@@ -173,27 +183,19 @@ TEST_F(Marker, OpenMpThreadsMergeIntoOnePathWithPerThreadSeconds) {
 // the path at which the parallel region began ("main"), not under thread 0's open region ("main->par->par"
 // before).
 TEST_F(Marker, WorkersNestUnderThePathWhereTheParallelRegionBegan) {
-    roofcast_marker_testing_reinit();
     constexpr int k_threads = 3;
-    int team = 0;
-    roofcast_region_begin("main");
-#pragma omp parallel num_threads(k_threads)
-    {
-#pragma omp single
-        team = omp_get_num_threads();
-        if (omp_get_thread_num() == 0)
+    const int team = in_team_inside_main(k_threads, [](int t) {
+        if (t == 0)
             roofcast_region_begin("par");
 #pragma omp barrier
-        if (omp_get_thread_num() != 0) {
+        if (t != 0) {
             roofcast_region_begin("par");
             roofcast_region_end("par");
         }
 #pragma omp barrier
-        if (omp_get_thread_num() == 0)
+        if (t == 0)
             roofcast_region_end("par");
-    }
-    roofcast_region_end("main");
-    roofcast_marker_flush();
+    });
     if (team != k_threads) {
         GTEST_SKIP() << "the OpenMP runtime gave " << team << " threads instead of " << k_threads;
     }
