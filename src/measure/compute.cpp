@@ -19,6 +19,7 @@ namespace {
 constexpr double k_drift_threshold = 0.05;      // clock readings further apart than this (relative) are drift
 constexpr int k_chain_adds = 100;               // dependent adds per trip of the clock loop
 constexpr double k_kernel_ops_per_call = 65536; // op applications per kernel call (~10-100 us)
+constexpr int k_ceiling_retries = 2;            // re-measurements of a ceiling that disagrees with its kind
 
 template <class T> void keep(const T& v) {
     asm volatile("" : : "r,m"(v) : "memory");
@@ -373,12 +374,28 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                     fmt::format("{}, {:.2f}-{:.2f} GHz", ceiling_label(m.ceiling), m.clock.min, m.clock.max);
             }
         }
-        double& best = res.best_gflops[m.ceiling.precision];
-        best = std::max(best, m.ceiling.gflops.max);
         res.ceilings.push_back(std::move(m.ceiling));
         res.best_flops_per_cycle.push_back(m.flops_per_cycle);
         if (opt.between)
             opt.between();
+    }
+    // A ceiling that disagrees with its kind is measured again, between the run's other measurements
+    // (jobs and ceilings share one order).
+    settle_ceilings(
+        res,
+        [&](std::size_t i) {
+            if (opt.progress)
+                opt.progress(fmt::format("compute: {} again", ceiling_label(res.ceilings[i])));
+            Measured m = measure_one(*jobs[i].kernel, jobs[i].threads, cpus, h);
+            all_clock.push_back(m.clock.median);
+            if (opt.between)
+                opt.between();
+            return KernelCeiling{std::move(m.ceiling), m.flops_per_cycle};
+        },
+        k_ceiling_retries);
+    for (const core::ComputeCeiling& c : res.ceilings) {
+        double& best = res.best_gflops[c.precision];
+        best = std::max(best, c.gflops.max);
     }
     guard.restore_openmp_team(*std::max_element(threads.begin(), threads.end()));
     if (all_clock.empty())
@@ -394,6 +411,82 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
                         res.clock_ghz.min, res.clock_ghz.max, 100 * res.clock_ghz.spread.value_or(0)));
     derive_theoretical_peak(res);
     return res;
+}
+
+namespace {
+
+// Best flops per core, cycle and SIMD lane of each (ISA, op) group over its ceilings with a best epoch.
+std::map<std::pair<std::string, std::string>, double> best_per_lane(const ComputeResult& r) {
+    std::map<std::pair<std::string, std::string>, double> best;
+    const std::size_t n = std::min(r.ceilings.size(), r.best_flops_per_cycle.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const core::ComputeCeiling& c = r.ceilings[i];
+        if (r.best_flops_per_cycle[i] <= 0)
+            continue;
+        double& b = best[{c.isa, c.op}];
+        b = std::max(b, r.best_flops_per_cycle[i] / lanes_of(c));
+    }
+    return best;
+}
+
+} // namespace
+
+std::vector<std::size_t> short_ceilings(const ComputeResult& r, double agreement) {
+    const auto best = best_per_lane(r);
+    std::vector<std::size_t> out;
+    const std::size_t n = std::min(r.ceilings.size(), r.best_flops_per_cycle.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const core::ComputeCeiling& c = r.ceilings[i];
+        if (c.op != "addmul" && r.best_flops_per_cycle[i] > 0 &&
+            r.best_flops_per_cycle[i] / lanes_of(c) < agreement * best.at({c.isa, c.op}))
+            out.push_back(i);
+    }
+    return out;
+}
+
+void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::size_t)>& remeasure,
+                     int retries) {
+    const std::vector<std::size_t> first = short_ceilings(r);
+    if (first.empty())
+        return;
+    const auto fraction = [&r](std::size_t i) {
+        const core::ComputeCeiling& c = r.ceilings[i];
+        return r.best_flops_per_cycle[i] / lanes_of(c) / best_per_lane(r).at({c.isa, c.op});
+    };
+    std::vector<std::string> before;
+    for (std::size_t i : first)
+        before.push_back(
+            fmt::format("{:.1f} GFLOP/s at best, {:.0f} %", r.ceilings[i].gflops.max, 100 * fraction(i)));
+    std::vector<int> tries(r.ceilings.size(), 0);
+    for (int round = 0; round < retries; ++round) {
+        const std::vector<std::size_t> now = short_ceilings(r);
+        if (now.empty())
+            break;
+        for (std::size_t i : now) {
+            KernelCeiling k = remeasure(i);
+            ++tries[i];
+            if (k.best_flops_per_cycle > r.best_flops_per_cycle[i]) {
+                r.ceilings[i] = std::move(k.ceiling);
+                r.best_flops_per_cycle[i] = k.best_flops_per_cycle;
+            }
+        }
+    }
+    const std::vector<std::size_t> still = short_ceilings(r);
+    for (std::size_t j = 0; j < first.size(); ++j) {
+        const std::size_t i = first[j];
+        const core::ComputeCeiling& c = r.ceilings[i];
+        const bool short_now = std::find(still.begin(), still.end(), i) != still.end();
+        r.notes.push_back(fmt::format(
+            "{}: its best epoch ({}) fell short of {:.0f} % of the best {} {} ceiling per core, cycle and "
+            "lane "
+            "(something else held the FP units while it ran); measured again {} time{}: {:.1f} GFLOP/s at "
+            "best, {:.0f} %{}",
+            ceiling_label(c), before[j], 100 * k_ceiling_agreement, c.isa, c.op, tries[i],
+            tries[i] == 1 ? "" : "s", c.gflops.max, 100 * fraction(i),
+            short_now ? "; still short, kept its best measurement (the threads may share a core, or the host "
+                        "stayed busy)"
+                      : ""));
+    }
 }
 
 CeilingPoint measure_ceiling_point(const std::string& precision, const std::string& isa,

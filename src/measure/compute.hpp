@@ -74,11 +74,31 @@ ComputeResult measure_compute(const ComputeOptions& opt);
 // (how the FMA units were inferred, each widest-FMA ceiling's fraction of the peak, the FMA latency).
 void derive_theoretical_peak(ComputeResult& r);
 
+// Ceilings that disagree with their kind (issue 22 section 1): one instruction kind on one vector width
+// retires the same flops per core, cycle and SIMD lane whatever the precision and the thread count (every
+// x86 core issues the packed single and double forms of add, mul and FMA at one rate, and the per-core rate
+// counts min(threads, cores)), so a ceiling whose best epoch falls below `agreement` x the best of its
+// (ISA, op) group was measured while something else held the FP units (a neighbour on the core's other
+// hardware thread, a descheduled vCPU). The balanced add+mul ceiling is left out: its rate depends on how
+// the core's scheduler spreads adds and multiplies over the pipes, and its best epoch moved between 81 and
+// 100 % of its kind's best from run to run on a quiet 2-vCPU AMD EPYC (Zen 3) while no other ceiling did.
+// Indices into r.ceilings, in order; ceilings without a best epoch (best_flops_per_cycle 0) are neither
+// judged nor used as the group's best.
+constexpr double k_ceiling_agreement = 0.9;
+std::vector<std::size_t> short_ceilings(const ComputeResult& r, double agreement = k_ceiling_agreement);
+
 struct PeakKernel;
 struct KernelCeiling {
     core::ComputeCeiling ceiling;
     double best_flops_per_cycle = 0; // as ComputeResult::best_flops_per_cycle
 };
+// Re-measures every short ceiling (short_ceilings) up to `retries` times, each time calling
+// remeasure(i), and keeps a re-measurement when its best epoch is higher (a roof is an attainable bound:
+// interference only lowers a rate); stops early once none is short. One note per ceiling that was short
+// says what it was, what it became and whether it still disagrees. Call before derive_theoretical_peak.
+void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::size_t)>& remeasure,
+                     int retries);
+
 // One ceiling of one kernel variant (e.g. from accumulator_sweep_kernels()), measured as
 // measure_compute() does, with the clock probed while it ran. Throws core::Unsupported when the CPU
 // lacks the kernel's instructions.

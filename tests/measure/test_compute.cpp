@@ -258,6 +258,98 @@ TEST(TheoreticalPeak, NotDerivedWithoutFma) {
     EXPECT_TRUE(has_note(r, "not derived"));
 }
 
+// ---- ceilings that disagree with their kind (issue 22 section 1), no timing ----
+
+// Two precisions x two thread counts of avx2 fma (4 double lanes, 8 single), one avx2 add, one sse fma.
+ComputeResult ceilings_of_one_kind(double double_1t, double double_2t, double single_1t) {
+    ComputeResult r;
+    r.isas = {"sse", "avx2"};
+    r.cores = 2;
+    const auto add = [&r](const char* prec, const char* isa, const char* op, int threads, double fpc) {
+        core::ComputeCeiling c;
+        c.precision = prec;
+        c.isa = isa;
+        c.op = op;
+        c.threads = threads;
+        c.gflops = *core::summarize({fpc * 3.0 * threads});
+        r.ceilings.push_back(c);
+        r.best_flops_per_cycle.push_back(fpc);
+    };
+    add("double", "avx2", "fma", 1, double_1t);
+    add("double", "avx2", "fma", 2, double_2t);
+    add("single", "avx2", "fma", 1, single_1t);
+    add("double", "avx2", "add", 1, 4.0);    // another op: half the FMA's flops, never compared with it
+    add("double", "sse", "fma", 1, 8.0);     // another width: 2 lanes, its own group
+    add("double", "avx2", "chain", 1, 0);    // no best epoch: neither judged nor a group's best
+    add("double", "avx2", "addmul", 1, 8.0); // balanced add+mul: never judged
+    add("double", "avx2", "addmul", 2, 5.0);
+    return r;
+}
+
+TEST(ShortCeilings, ASteadyHostHasNone) {
+    // 16 flops per core and cycle over 4 lanes = 4 per lane; single 31 over 8 lanes = 3.9 (97 %).
+    EXPECT_TRUE(short_ceilings(ceilings_of_one_kind(16.0, 15.5, 31.0)).empty());
+}
+
+TEST(ShortCeilings, APrecisionOrAThreadCountBelowItsKind) {
+    // Double fma at 65 % of single's rate per lane (both thread counts), as a shared FP unit gives.
+    EXPECT_EQ(short_ceilings(ceilings_of_one_kind(10.5, 10.4, 32.0)), (std::vector<std::size_t>{0, 1}));
+    // Two threads at 80 % of one thread's per-core rate (a descheduled vCPU): only that ceiling.
+    EXPECT_EQ(short_ceilings(ceilings_of_one_kind(16.0, 12.8, 32.0)), (std::vector<std::size_t>{1}));
+    // Just inside the agreement (90.6 %) is not short; the agreement is a parameter.
+    EXPECT_TRUE(short_ceilings(ceilings_of_one_kind(16.0, 14.5, 32.0)).empty());
+    EXPECT_EQ(short_ceilings(ceilings_of_one_kind(16.0, 14.5, 32.0), 0.95), (std::vector<std::size_t>{1}));
+}
+
+TEST(SettleCeilings, KeepsTheHigherMeasurementAndSaysSo) {
+    ComputeResult r = ceilings_of_one_kind(10.5, 10.4, 32.0);
+    std::vector<std::size_t> asked;
+    settle_ceilings(
+        r,
+        [&](std::size_t i) {
+            asked.push_back(i);
+            KernelCeiling k{r.ceilings[i], 15.9}; // the neighbour has gone
+            k.ceiling.gflops = *core::summarize({15.9 * 3.0 * r.ceilings[i].threads});
+            return k;
+        },
+        2);
+    EXPECT_EQ(asked, (std::vector<std::size_t>{0, 1})); // once each: none short after the first round
+    EXPECT_DOUBLE_EQ(r.best_flops_per_cycle[0], 15.9);
+    EXPECT_DOUBLE_EQ(r.ceilings[1].gflops.max, 15.9 * 3.0 * 2);
+    EXPECT_TRUE(short_ceilings(r).empty());
+    ASSERT_EQ(r.notes.size(), 2u);
+    EXPECT_NE(r.notes[0].find("double avx2 fma, 1 thread: its best epoch (31.5 GFLOP/s at best, 66 %)"),
+              std::string::npos)
+        << r.notes[0];
+    EXPECT_NE(r.notes[0].find("measured again 1 time: 47.7 GFLOP/s at best, 99 %"), std::string::npos)
+        << r.notes[0];
+    EXPECT_EQ(r.notes[0].find("still short"), std::string::npos);
+}
+
+TEST(SettleCeilings, ABusyHostStaysShortWithinItsRetries) {
+    ComputeResult r = ceilings_of_one_kind(16.0, 12.0, 32.0);
+    int calls = 0;
+    settle_ceilings(
+        r,
+        [&](std::size_t i) {
+            ++calls;
+            KernelCeiling k{r.ceilings[i], 11.0}; // lower again: the first measurement is kept
+            return k;
+        },
+        2);
+    EXPECT_EQ(calls, 2);
+    EXPECT_DOUBLE_EQ(r.best_flops_per_cycle[1], 12.0);
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_NE(r.notes[0].find("measured again 2 times"), std::string::npos) << r.notes[0];
+    EXPECT_NE(r.notes[0].find("still short"), std::string::npos) << r.notes[0];
+
+    // Nothing short: no call, no note.
+    ComputeResult steady = ceilings_of_one_kind(16.0, 16.0, 32.0);
+    settle_ceilings(
+        steady, [&](std::size_t) -> KernelCeiling { throw std::logic_error("not short"); }, 2);
+    EXPECT_TRUE(steady.notes.empty());
+}
+
 TEST(MeasurePeakKernel, RejectsBadThreadCounts) {
     const PeakKernel* k = find_peak_kernel("scalar", "double", "add");
     const std::string msg = roofcast::test::input_error_of([&] { measure_peak_kernel(*k, 0, true); });
