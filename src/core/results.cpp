@@ -492,6 +492,11 @@ const Prediction* find_prediction(const KernelResult& k, const std::string& mode
     return nullptr;
 }
 
+bool has_round_accuracy(const std::vector<AccuracySummary>& accuracy) {
+    return std::any_of(accuracy.begin(), accuracy.end(),
+                       [](const AccuracySummary& a) { return a.n_round > 0; });
+}
+
 AccuracySummary accuracy_of(const std::vector<KernelResult>& kernels, const std::string& model) {
     AccuracySummary s;
     s.model = model;

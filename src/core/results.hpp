@@ -141,6 +141,10 @@ struct AccuracySummary {
     std::optional<double> max_round_abs_error_pct{};
 };
 
+// Whether any model's accuracy comes with per-round figures (the run had rounds and probes): the text table
+// and the report then show those columns.
+bool has_round_accuracy(const std::vector<AccuracySummary>& accuracy);
+
 struct Results {
     int format_version = k_results_format_version;
     std::string roofcast_version;

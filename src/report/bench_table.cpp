@@ -98,8 +98,7 @@ std::string format_bench_table(const model::BenchReport& r) {
     out += accuracy_scope(r.results);
     out += " (predictions inside each model's validity)\n";
     // With rounds and probes, the same error from each kernel's per-round verdict beside it (issue 22 §4).
-    const bool rounds = std::any_of(r.results.accuracy.begin(), r.results.accuracy.end(),
-                                    [](const core::AccuracySummary& a) { return a.n_round > 0; });
+    const bool rounds = core::has_round_accuracy(r.results.accuracy);
     out += fmt::format("  {:<14} {:>3} {:>14} {:>12}", "model", "n", "median |err|", "max |err|");
     out += rounds ? fmt::format("   {:>3} {:>14} {:>12}\n", "n", "per round med", "max") : "\n";
     for (const auto& a : r.results.accuracy) {

@@ -51,8 +51,7 @@ void predictions_section(std::string& o, const core::Results& r) {
     }
     o += "</tbody></table>\n";
     if (!r.accuracy.empty()) {
-        const bool rounds = std::any_of(r.accuracy.begin(), r.accuracy.end(),
-                                        [](const core::AccuracySummary& a) { return a.n_round > 0; });
+        const bool rounds = core::has_round_accuracy(r.accuracy);
         const auto pct = [](const std::optional<double>& v) {
             return v ? fmt::format("{:.1f} %", *v) : std::string("–");
         };

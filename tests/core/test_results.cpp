@@ -302,3 +302,11 @@ TEST(Results, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
     EXPECT_EQ(unread, (std::vector<std::string>{"comment", "kernels[0].predictions[0].terms[0].bandwith_gbs",
                                                 "kernels[3].precison", "machine.levels[0].bandwith_gbs"}));
 }
+
+TEST(Results, RoundAccuracyColumnsOnlyWhenAModelHasThem) {
+    EXPECT_FALSE(has_round_accuracy({}));
+    EXPECT_FALSE(has_round_accuracy(
+        {AccuracySummary{"mixed", 3, 4.0, 12.0}, AccuracySummary{"roofline", 1, 2.0, 2.0}}));
+    EXPECT_TRUE(has_round_accuracy(
+        {AccuracySummary{"roofline", 1, 2.0, 2.0}, AccuracySummary{"mixed", 3, 4.0, 12.0, 2, 5.5, 9.0}}));
+}
