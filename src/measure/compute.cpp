@@ -479,7 +479,8 @@ void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::si
         r.notes.push_back(fmt::format(
             "{}: its best epoch ({}) fell short of {:.0f} % of the best {} {} ceiling per core, cycle and "
             "lane "
-            "(something else held the FP units while it ran); measured again {} time{}: {:.1f} GFLOP/s at "
+            "(probably something else held the FP units while it ran); measured again {} time{}: {:.1f} "
+            "GFLOP/s at "
             "best, {:.0f} %{}",
             ceiling_label(c), before[j], 100 * k_ceiling_agreement, c.isa, c.op, tries[i],
             tries[i] == 1 ? "" : "s", c.gflops.max, 100 * fraction(i),

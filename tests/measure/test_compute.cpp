@@ -97,7 +97,14 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
     };
     const ComputeResult r = measure_compute(o);
     ASSERT_EQ(r.ceilings.size(), 2u);
-    EXPECT_EQ(progress_calls, 2);
+    // One call per ceiling, and one per re-measurement of a ceiling that disagreed with the other (the same
+    // scalar add in both precisions): at most two each, each with its note.
+    const auto again =
+        static_cast<int>(std::count_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+            return n.find("measured again") != std::string::npos;
+        }));
+    EXPECT_GE(progress_calls, 2 + again);
+    EXPECT_LE(progress_calls, 2 + 2 * again);
     EXPECT_EQ(r.ceilings[0].precision, "double");
     EXPECT_EQ(r.ceilings[1].precision, "single");
     for (const core::ComputeCeiling& c : r.ceilings) {
