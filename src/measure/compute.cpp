@@ -415,32 +415,32 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
 
 namespace {
 
-// Best flops per core, cycle and SIMD lane of each (ISA, op) group over its ceilings with a best epoch.
-std::map<std::pair<std::string, std::string>, double> best_per_lane(const ComputeResult& r) {
-    std::map<std::pair<std::string, std::string>, double> best;
+// Each ceiling's best epoch in flops per core, cycle and SIMD lane over the best of its (ISA, op) group;
+// nullopt for a ceiling without a best epoch (best_flops_per_cycle 0), which is not the group's best either.
+std::vector<std::optional<double>> fractions_of_kind(const ComputeResult& r) {
     const std::size_t n = std::min(r.ceilings.size(), r.best_flops_per_cycle.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const core::ComputeCeiling& c = r.ceilings[i];
-        if (r.best_flops_per_cycle[i] <= 0)
-            continue;
-        double& b = best[{c.isa, c.op}];
-        b = std::max(b, r.best_flops_per_cycle[i] / lanes_of(c));
-    }
-    return best;
+    const auto per_lane = [&r](std::size_t i) { return r.best_flops_per_cycle[i] / lanes_of(r.ceilings[i]); };
+    std::map<std::pair<std::string, std::string>, double> best;
+    for (std::size_t i = 0; i < n; ++i)
+        if (r.best_flops_per_cycle[i] > 0) {
+            double& b = best[{r.ceilings[i].isa, r.ceilings[i].op}];
+            b = std::max(b, per_lane(i));
+        }
+    std::vector<std::optional<double>> out(n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (r.best_flops_per_cycle[i] > 0)
+            out[i] = per_lane(i) / best.at({r.ceilings[i].isa, r.ceilings[i].op});
+    return out;
 }
 
 } // namespace
 
 std::vector<std::size_t> short_ceilings(const ComputeResult& r, double agreement) {
-    const auto best = best_per_lane(r);
+    const std::vector<std::optional<double>> f = fractions_of_kind(r);
     std::vector<std::size_t> out;
-    const std::size_t n = std::min(r.ceilings.size(), r.best_flops_per_cycle.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        const core::ComputeCeiling& c = r.ceilings[i];
-        if (c.op != "addmul" && r.best_flops_per_cycle[i] > 0 &&
-            r.best_flops_per_cycle[i] / lanes_of(c) < agreement * best.at({c.isa, c.op}))
+    for (std::size_t i = 0; i < f.size(); ++i)
+        if (r.ceilings[i].op != "addmul" && f[i] && *f[i] < agreement)
             out.push_back(i);
-    }
     return out;
 }
 
@@ -449,14 +449,13 @@ void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::si
     const std::vector<std::size_t> first = short_ceilings(r);
     if (first.empty())
         return;
-    const auto fraction = [&r](std::size_t i) {
-        const core::ComputeCeiling& c = r.ceilings[i];
-        return r.best_flops_per_cycle[i] / lanes_of(c) / best_per_lane(r).at({c.isa, c.op});
-    };
     std::vector<std::string> before;
-    for (std::size_t i : first)
-        before.push_back(
-            fmt::format("{:.1f} GFLOP/s at best, {:.0f} %", r.ceilings[i].gflops.max, 100 * fraction(i)));
+    {
+        const std::vector<std::optional<double>> f = fractions_of_kind(r);
+        for (std::size_t i : first)
+            before.push_back(
+                fmt::format("{:.1f} GFLOP/s at best, {:.0f} %", r.ceilings[i].gflops.max, 100 * *f[i]));
+    }
     std::vector<int> tries(r.ceilings.size(), 0);
     for (int round = 0; round < retries; ++round) {
         const std::vector<std::size_t> now = short_ceilings(r);
@@ -472,6 +471,7 @@ void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::si
         }
     }
     const std::vector<std::size_t> still = short_ceilings(r);
+    const std::vector<std::optional<double>> f = fractions_of_kind(r);
     for (std::size_t j = 0; j < first.size(); ++j) {
         const std::size_t i = first[j];
         const core::ComputeCeiling& c = r.ceilings[i];
@@ -483,7 +483,7 @@ void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::si
             "GFLOP/s at "
             "best, {:.0f} %{}",
             ceiling_label(c), before[j], 100 * k_ceiling_agreement, c.isa, c.op, tries[i],
-            tries[i] == 1 ? "" : "s", c.gflops.max, 100 * fraction(i),
+            tries[i] == 1 ? "" : "s", c.gflops.max, 100 * *f[i],
             short_now ? "; still short, kept its best measurement (the threads may share a core, or the host "
                         "stayed busy)"
                       : ""));
