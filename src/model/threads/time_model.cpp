@@ -44,6 +44,11 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     r.push_back(c * at);
     for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
         r.push_back(c * hinge(at, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
+    // Contention in a shared cache: every element beyond the break costs d more per further core on one
+    // instance (time_model.hpp; zero at one core, so T_seq keeps its one-thread meaning).
+    if (const auto k = m.contention_break())
+        r.push_back(c * (m.sharing_cores(m.n_break_shared_instances[*k], s) - 1.0) *
+                    hinge(at, m.n_breaks[*k] * m.capacity_scale(m.n_break_instances[*k], s)));
     if (m.memory_from) {
         const double x = m.kind == Kind::roofcast ? (n - at) * m.bytes_per_n / (m.memory_rate(s) * 1e9) : n;
         r.push_back(mem ? x : 0.0);
@@ -142,7 +147,31 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
             m.n_names.erase(m.n_names.begin() + static_cast<long>(k));
             m.n_breaks.erase(m.n_breaks.begin() + static_cast<long>(drop));
             m.n_break_instances.erase(m.n_break_instances.begin() + static_cast<long>(drop));
+            if (drop < m.n_break_to_shared.size()) {
+                m.n_break_to_shared.erase(m.n_break_to_shared.begin() + static_cast<long>(drop));
+                m.n_break_shared_instances.erase(m.n_break_shared_instances.begin() +
+                                                 static_cast<long>(drop));
+            }
             changed = true;
+        }
+    }
+    // The contention term needs sizes beyond its break measured both with one core on the shared cache
+    // and with several: otherwise its column is zero or a copy of the slope's.
+    if (const auto k = m.contention_break()) {
+        std::size_t alone = 0, shared = 0;
+        for (const auto& p : pts) {
+            if (hinge(p.n, m.n_breaks[*k] * m.capacity_scale(m.n_break_instances[*k], p.s)) <= 0)
+                continue;
+            (m.sharing_cores(m.n_break_shared_instances[*k], p.s) > 1.0 ? shared : alone) += 1;
+        }
+        if (alone == 0 || shared == 0) {
+            if (!record)
+                return false;
+            m.notes.push_back(fmt::format(
+                "regime {}: no contention term for its shared cache ({} point(s) beyond n = {:.4g} on one "
+                "core, {} on several; both are needed)",
+                m.n_names[*k + 1], alone, m.n_breaks[*k], shared));
+            std::fill(m.n_break_to_shared.begin(), m.n_break_to_shared.end(), false);
         }
     }
     return true;
@@ -307,8 +336,17 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
               {"rate", tslope > 0 ? m.bytes_per_n / tslope / 1e9 : 0.0, "GB/s",
                "working-set bytes per second of one thread (bytes_per_n / b)"}}});
     }
+    if (const auto k = m.contention_break()) {
+        const double d = c[j + 2 + m.n_breaks.size()];
+        const double b = tseq_slope(m, *k + 1);
+        m.regimes[m.regimes.size() - m.n_breaks.size() + *k].parameters.push_back(
+            {"contention", d, "s/element",
+             fmt::format("added time per element for each further core sharing this cache (Gunther's "
+                         "contention sigma = contention / b = {:.3g})",
+                         b > 0 ? d / b : 0.0)});
+    }
     if (m.memory_from) {
-        const std::size_t q = j + 2 + m.n_breaks.size();
+        const std::size_t q = j + 2 + m.n_breaks.size() + (m.contention_break() ? 1 : 0);
         std::size_t n_pts = 0;
         for (const auto& p : pts)
             n_pts += p.n >= *m.memory_from;
@@ -367,6 +405,12 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
             m.n_breaks.push_back(nb);
             m.n_break_instances.push_back(instances);
             m.n_names.push_back(last ? "MEM" : caches[k + 1].name);
+            // roofcast: the level beyond this break is a cache that several cores share.
+            const bool to_shared =
+                kind == Kind::roofcast && !last && m.cores > 1 && caches[k + 1].shared_by_cores > 1;
+            m.n_break_to_shared.push_back(to_shared);
+            m.n_break_shared_instances.push_back(
+                to_shared ? std::max(1.0, std::floor(double(m.cores) / caches[k + 1].shared_by_cores)) : 1.0);
         }
     }
     if (kind == Kind::roofcast) {
@@ -421,6 +465,19 @@ double ThreadsModel::capacity_scale(double instances, double s) const {
     if (kind != Kind::roofcast)
         return 1.0;
     return std::max(1.0, std::min({s, static_cast<double>(cores), instances}));
+}
+
+double ThreadsModel::sharing_cores(double instances, double s) const {
+    return std::max(1.0, std::min(s, static_cast<double>(cores)) / std::max(1.0, instances));
+}
+
+std::optional<std::size_t> ThreadsModel::contention_break() const {
+    if (kind != Kind::roofcast)
+        return std::nullopt;
+    for (std::size_t k = 0; k < n_break_to_shared.size() && k < n_breaks.size(); ++k)
+        if (n_break_to_shared[k])
+            return k;
+    return std::nullopt;
 }
 
 double ThreadsModel::theta(double s) const {

@@ -22,7 +22,9 @@
 //                 run in ceil(s/H) waves, not s at once (work_share); and θ(s) steps up by a constant
 //                 θ_over·[s > H] where the threads outnumber the hardware threads: a region's end then
 //                 waits for threads the scheduler has taken off their cores (measured on an empty OpenMP
-//                 region: about 1 µs at 2 threads, 58 µs at 3 on a 2-vCPU VM; docs/threads.md).
+//                 region: about 1 µs at 2 threads, 58 µs at 3 on a 2-vCPU VM; docs/threads.md); and
+//                 beyond the break into a cache several cores share, each element costs d·(c − 1) more
+//                 with c cores on one instance (contention for the shared cache's bandwidth).
 // Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
 // its parameters is merged into its neighbour and the merge is recorded in `notes`; data that cannot
 // determine the model at all (fewer than 3 thread counts or sizes) is a core::InputError.
@@ -76,6 +78,13 @@ struct ThreadsModel {
     // private L2 hold s times one core's L2 (Doda's breaks stay at one thread's capacities).
     std::vector<double> n_break_instances;
     double memory_instances = 1.0;
+    // roofcast model: per break, whether the level the working set moves into is a cache several cores share
+    // (an L3). The first such break carries a contention term: beyond it every element costs d more for each
+    // further core on one instance, d·(c − 1) with c = min(s, P)/instances (Gunther's Universal
+    // Scalability Law with its coherency term zero, "Guerrilla Capacity Planning", 2007, §4.4: the
+    // cores queue for the shared cache's bandwidth, so the time there does not fall as 1/s).
+    std::vector<bool> n_break_to_shared;
+    std::vector<double> n_break_shared_instances; // instances of that shared cache (1: one for all cores)
     int cores = 1;
     std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
     // roofcast model: the kernel's own rate on one core (GB/s), from its time per element in the last cache
@@ -94,6 +103,10 @@ struct ThreadsModel {
     // ceil(s/H)/s beyond the H hardware threads, as s threads on H run in ceil(s/H) waves.
     double work_share(double s) const;
     double theta(double s) const;
+    // Cores that share one instance of a cache: min(s, P) / instances, at least 1.
+    double sharing_cores(double instances, double s) const;
+    // The break whose contention term the model carries (the first with n_break_to_shared); nullopt: none.
+    std::optional<std::size_t> contention_break() const;
     // min(s, cores, instances), at least 1, for the roofcast model; 1 for Doda's forms.
     double capacity_scale(double instances, double s) const;
     double bandwidth(double s) const; // GB/s, linear interpolation in s, clamped at the ends

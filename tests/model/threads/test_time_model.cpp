@@ -408,3 +408,61 @@ TEST(ThreadsModel, MemoryRegimeCappedByTheKernelsOwnRate) {
     // capped: the exact synthetic model of the other tests keeps B(s).
     EXPECT_FALSE(fit_model(Kind::roofcast, context(), synthetic()).core_gbs);
 }
+
+// L3 shared by both cores: beyond the L2 break every element costs 0.6 ns more for the second core on the
+// one L3 (the two cores queue for its bandwidth), so two threads in L3 run 1.23x, not 2x, faster than one.
+// The contention term recovers it exactly; without it the fit misses; with points at one core only (or
+// a cache that no core shares) the term is left out and the model says why.
+TEST(ThreadsModel, SharedCacheContentionRecoveredFromTheData) {
+    Context c = context();
+    c.caches = {{"L1", 32768.0, 1}, {"L2", 1048576.0, 1}, {"L3", 8.0 * 1048576.0, 2}};
+    constexpr double d = 0.6e-9;
+    auto contended = [&](double n, double s) {
+        const double k = std::min(s, 2.0);
+        const double at = std::min(n, 1048576.0); // the memory regime continues the cache regimes there
+        double t = theta(s) +
+                   (tseq(at, 4096 * k, 131072 * k) + d * (k - 1) * std::max(0.0, at - 131072 * k)) * share(s);
+        if (n >= 1048576.0)
+            t += 1.2 * (n - 1048576.0) * 8.0 / (bandwidth(s) * 1e9) + 5e-5;
+        return t;
+    };
+    std::vector<Measurement> pts;
+    for (const double n : sizes())
+        for (int s = 1; s <= 8; ++s)
+            pts.push_back(point(n, s, contended(n, s)));
+    const ThreadsModel m = fit_model(Kind::roofcast, c, pts);
+    ASSERT_EQ(m.contention_break(), std::optional<std::size_t>(1)) << m.formula();
+    EXPECT_LT(m.rel_sigma, 1e-9);
+    for (const double n : {300000.0, 3e6})
+        for (const double s : {1.0, 2.0, 6.0})
+            EXPECT_NEAR(m.evaluate(n, s), contended(n, s), 1e-9 * contended(n, s)) << n << " " << s;
+    const Regime* l3 = nullptr;
+    for (const auto& r : m.regimes)
+        if (r.name == "L3")
+            l3 = &r;
+    ASSERT_TRUE(l3);
+    ASSERT_EQ(l3->parameters.size(), 4u);
+    EXPECT_EQ(l3->parameters[3].name, "contention");
+    EXPECT_NEAR(l3->parameters[3].value, d, 1e-15);
+    // The same data with the L3 private to each core: no contention term, and the fit misses.
+    Context private_l3 = c;
+    private_l3.caches[2].shared_by_cores = 1;
+    const ThreadsModel p = fit_model(Kind::roofcast, private_l3, pts);
+    EXPECT_FALSE(p.contention_break());
+    EXPECT_GT(p.rel_sigma, 1e-6);
+    // Doda's forms keep their own terms.
+    EXPECT_FALSE(fit_model(Kind::doda_memory, c, pts).contention_break());
+    // No point beyond the L2 break (262144 elements on two cores) with both cores busy: the term cannot be
+    // determined and a note says so.
+    std::vector<Measurement> one_core;
+    for (const auto& q : pts)
+        if (q.n < 262144 || q.s == 1)
+            one_core.push_back(q);
+    const ThreadsModel o = fit_model(Kind::roofcast, c, one_core);
+    EXPECT_FALSE(o.contention_break());
+    EXPECT_NE(std::find_if(o.notes.begin(), o.notes.end(),
+                           [](const std::string& note) {
+                               return note.find("no contention term") != std::string::npos;
+                           }),
+              o.notes.end());
+}
