@@ -174,21 +174,21 @@ std::string threads_text(const ThreadsAnalysis& a) {
         }
         if (!a.series[i].models.empty() && a.series[i].models.front().model) {
             out +=
-                "  parameters: theta(lo) = thread start/join cost at the segment's first s; slope = cost per "
-                "further thread; a, b = T_seq intercept and time per element of one thread, rate = "
+                "  parameters: fixed(lo), fixed(hi) = time of a call with no work, T(0, s), at the segment's "
+                "first and last s; a, b = T_seq intercept and time per element of one "
+                "thread, rate = "
                 "bytes_per_n / b;\n  gamma = time / (bytes / B(s)) above the last cache (1: streams at "
                 "B(s)), "
                 "alpha = time per element there, beta = fixed cost there\n";
         }
         if (!d.overhead.empty() && s.models.front().model) {
             out += "\nθ(s) measured on its own (no work: an empty parallel region, or create + join) against "
-                   "the "
-                   "roofcast fit:\n";
+                   "the roofcast fit's call with no work, T(0, s):\n";
             for (const auto& o : d.overhead)
                 out += fmt::format(
                     "  s={:<4} measured {:.3e} s (min {:.3e}, max {:.3e}, n {}){}   fitted {:.3e} s\n", o.s,
                     o.seconds.median, o.seconds.min, o.seconds.max, o.seconds.n,
-                    o.seconds.noisy ? " NOISY" : "", s.models.front().model->theta(o.s));
+                    o.seconds.noisy ? " NOISY" : "", s.models.front().model->fixed_cost(o.s));
         }
         if (!a.targets.empty()) {
             out += "\npredictions (95 % interval):\n";

@@ -282,16 +282,19 @@ double tseq_slope(const ThreadsModel& m, std::size_t k) {
 
 void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
     const auto& c = m.coef;
-    double slope = c[1];
     m.regimes.clear();
     for (std::size_t k = 0; k <= m.s_breaks.size(); ++k) {
         const double lo = k == 0 ? 1.0 : m.s_breaks[k - 1];
         const double hi = k < m.s_breaks.size() ? m.s_breaks[k] : k_inf;
-        if (k > 0)
-            slope += c[2 + k - 1];
         std::size_t n_pts = 0;
-        for (const auto& p : pts)
+        double last = lo; // the segment's last thread count: its bound, or the largest measured beyond lo
+        for (const auto& p : pts) {
             n_pts += (p.s > lo || k == 0) && p.s <= hi;
+            if (p.s <= hi)
+                last = std::max(last, static_cast<double>(p.s));
+        }
+        if (!std::isinf(hi))
+            last = hi;
         m.regimes.push_back(
             {fmt::format("theta {}", k == 0           ? fmt::format("s<={:g}", hi)
                                      : std::isinf(hi) ? fmt::format("s>{:g}", lo)
@@ -299,8 +302,11 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
              lo,
              hi,
              n_pts,
-             {{"theta(lo)", m.theta(lo), "s", "thread start/join cost at the segment's first thread count"},
-              {"slope", slope, "s/thread", "added cost per further thread"}}});
+             {{"fixed(lo)", m.fixed_cost(lo), "s",
+               "time of a call with no work at the segment's first thread count, T(0, s) = θ(s) + "
+               "T_seq(0)·share(s): thread start/join and the call's constant part"},
+              {"fixed(hi)", m.fixed_cost(last), "s",
+               fmt::format("the same at the segment's last thread count (s = {:g})", last)}}});
     }
     if (m.oversubscription_step) {
         std::size_t n_pts = 0;
@@ -487,6 +493,10 @@ double ThreadsModel::theta(double s) const {
     if (oversubscription_step && s > hw_threads)
         t += coef[2 + s_breaks.size()];
     return t;
+}
+
+double ThreadsModel::fixed_cost(double s) const {
+    return evaluate(0.0, s);
 }
 
 double ThreadsModel::work_share(double s) const {

@@ -103,6 +103,10 @@ struct ThreadsModel {
     // ceil(s/H)/s beyond the H hardware threads, as s threads on H run in ceil(s/H) waves.
     double work_share(double s) const;
     double theta(double s) const;
+    // T(0, s): a call with no work, θ(s) + T_seq(0)·work_share(s). θ(s) alone is not determined where
+    // few thread counts lie below the cores (its constant trades against T_seq's intercept, which the
+    // threads share), so this sum is what the fit fixes and what compares with θ measured on its own.
+    double fixed_cost(double s) const;
     // Cores that share one instance of a cache: min(s, P) / instances, at least 1.
     double sharing_cores(double instances, double s) const;
     // The break whose contention term the model carries (the first with n_break_to_shared); nullopt: none.

@@ -94,6 +94,14 @@ TEST(ThreadsModel, RecoversExactSyntheticModelWithKnownBreaks) {
             EXPECT_NEAR(m.evaluate(n, s), truth(n, s), 1e-9 * truth(n, s)) << n << " " << s;
     EXPECT_NEAR(m.theta(3), theta(3), 1e-12);
     EXPECT_LT(m.rel_sigma, 1e-9);
+    // θ's regimes print the cost of a call with no work, θ(s) + T_seq(0)·share(s), at their first s.
+    ASSERT_EQ(m.regimes[0].parameters[0].name, "fixed(lo)");
+    EXPECT_NEAR(m.regimes[0].parameters[0].value, theta(1) + tseq(0, 4096, 131072), 1e-12);
+    EXPECT_NEAR(m.fixed_cost(3), theta(3) + tseq(0, 4096, 131072) / 3, 1e-12);
+    ASSERT_EQ(m.regimes[0].parameters[1].name, "fixed(hi)"); // at s = 2, the cores
+    EXPECT_NEAR(m.regimes[0].parameters[1].value, theta(2) + tseq(0, 4096, 131072) / 2, 1e-12);
+    ASSERT_EQ(m.regimes[2].name, "theta s>4"); // the last segment ends at the largest measured s, 8
+    EXPECT_NEAR(m.regimes[2].parameters[1].value, truth(0, 8), 1e-12);
     // The regimes report the slopes that generated the data.
     const Regime* l2 = nullptr;
     const Regime* mem = nullptr;
