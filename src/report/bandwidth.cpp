@@ -4,10 +4,13 @@
 #include "report/format.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 namespace roofcast::report {
 
@@ -37,17 +40,31 @@ std::string size_label(const Boundary& b) {
 
 } // namespace
 
-std::string size_tick(double bytes) {
-    static const std::array<const char*, 5> k_units{"B", "KiB", "MiB", "GiB", "TiB"};
+namespace {
+
+// A whole multiple of a power of 1024 with its binary prefix ("48 KiB", "16 Mi"); nullopt where not whole.
+std::optional<std::string> binary_tick(double value, std::string_view unit) {
+    static const std::array<const char*, 5> k_prefixes{"", "Ki", "Mi", "Gi", "Ti"};
     std::size_t k = 0;
-    double v = bytes;
-    while (v >= 1024 && k + 1 < k_units.size()) {
+    double v = value;
+    while (v >= 1024 && k + 1 < k_prefixes.size()) {
         v /= 1024;
         ++k;
     }
-    if (std::fabs(v - std::round(v)) < 1e-9)
-        return fmt::format("{:.0f} {}", v, k_units[k]);
-    return core::format_size(bytes);
+    if (std::fabs(v - std::round(v)) >= 1e-9)
+        return std::nullopt;
+    const std::string suffix = fmt::format("{}{}", k_prefixes[k], unit);
+    return suffix.empty() ? fmt::format("{:.0f}", v) : fmt::format("{:.0f} {}", v, suffix);
+}
+
+} // namespace
+
+std::string size_tick(double bytes) {
+    return binary_tick(bytes, "B").value_or(core::format_size(bytes));
+}
+
+std::string count_tick(double n) {
+    return binary_tick(n, "").value_or(svg::compact_number(n));
 }
 
 svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_prefix) {

@@ -19,5 +19,7 @@ svg::Document bandwidth_chart(const core::Machine& m, const std::string& id_pref
 
 // Tick label for a byte count: "512 B", "48 KiB", "16 MiB" (whole numbers where exact).
 std::string size_tick(double bytes);
+// Tick label for a count on a power-of-two axis: "256", "4 Ki", "1 Mi" (whole numbers where exact).
+std::string count_tick(double n);
 
 } // namespace roofcast::report

@@ -1,4 +1,5 @@
 #include "core/units.hpp"
+#include "report/bandwidth.hpp"
 #include "report/svg.hpp"
 #include "report/threads_report.hpp"
 
@@ -7,6 +8,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace roofcast::report {
 
@@ -17,7 +20,20 @@ std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
     const Series& d = a.data.series[index];
     const ModelReport& m = sa.models.front();
     const Context& c = a.data.context;
-    svg::Document doc(760, 480, fmt::format("T(n, s) {} {}", c.kernel, sa.api), fmt::format("thr{}", index));
+    // The caption under the chart: the model's formula, one clause a line.
+    std::vector<std::string> caption;
+    for (std::size_t from = 0; from < m.formula.size();) {
+        const std::size_t end = m.formula.find("; ", from);
+        caption.push_back(
+            m.formula.substr(from, end == std::string::npos ? std::string::npos : end + 1 - from));
+        from = end == std::string::npos ? m.formula.size() : end + 2;
+    }
+    if (caption.empty())
+        caption.emplace_back();
+    caption.front() = fmt::format("lines: {} model, {}", m.name, caption.front());
+    constexpr double k_caption_y = 468, k_caption_line = 14;
+    svg::Document doc(760, k_caption_y + k_caption_line * static_cast<double>(caption.size()),
+                      fmt::format("T(n, s) {} {}", c.kernel, sa.api), fmt::format("thr{}", index));
     double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0;
     std::set<int> ss;
     for (const auto& p : d.points) {
@@ -31,9 +47,9 @@ std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
         doc.note({20, 40}, "no positive times to plot");
         return doc.standalone();
     }
-    const svg::Frame fr =
-        svg::make_frame({80, 50, 500, 360}, svg::Axis::log2(xlo, std::max(xhi, 2 * xlo), "n [elements]"),
-                        svg::Axis::log10(ylo, yhi, "time [s]"));
+    svg::Axis xa = svg::Axis::log2(xlo, std::max(xhi, 2 * xlo), "n [elements]");
+    xa.format = count_tick;
+    const svg::Frame fr = svg::make_frame({80, 50, 500, 360}, xa, svg::Axis::log10(ylo, yhi, "time [s]"));
     svg::draw_axes(doc, fr);
     doc.text({330, 30}, fmt::format("{} ({}): time against n, one colour per thread count", c.kernel, sa.api),
              14, svg::Anchor::middle);
@@ -92,7 +108,8 @@ std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
     legend.push_back({"best s (model)", "#000000", svg::Marker::circle, false, false, ""});
     legend.push_back({"cache capacity", "#777", std::nullopt, true, true, "4 4"});
     svg::draw_legend(doc, legend, {600, 50}, 11);
-    doc.text({80, 455}, fmt::format("lines: {} model, {}", m.name, m.formula), 11);
+    for (std::size_t i = 0; i < caption.size(); ++i)
+        doc.text({80, k_caption_y + k_caption_line * static_cast<double>(i)}, caption[i], 11);
     return doc.standalone();
 }
 

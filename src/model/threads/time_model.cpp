@@ -526,7 +526,10 @@ std::string ThreadsModel::formula() const {
         return std::string(
                    "T(n,s) = θ(s) + T_seq(n)·⌈s/H⌉/s below the last cache; θ(s) + γ·bytes(n)/B(s) + β "
                    "above") +
-               (oversubscription_step ? "; θ(s) steps up beyond H threads" : "");
+               (oversubscription_step ? "; θ(s) steps up beyond H threads" : "") +
+               (contention_break()
+                    ? "; in a shared cache each element costs d·(c − 1) more with c cores on it"
+                    : "");
     }
     return "";
 }
