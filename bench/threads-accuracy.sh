@@ -5,7 +5,8 @@
 # across every cache level and memory, s = 1 .. 4x the hardware threads), then fits every model on all
 # but every k-th point (checkerboard over size and thread indices, default k = 3) and prints, per model,
 # the mean and max |relative error| on the held-out points (and the max on the held-out points that are not
-# NOISY, whose own repeat spread is within the series' noise floor), and the best-s check: for every size, is the
+# NOISY, whose own repeat spread is within the series' noise floor; and how many predictions lie inside their
+# point's own min-max, with the largest distance of one outside it), and the best-s check: for every size, is the
 # measured time at the predicted best s within 5 % of the fastest measured time? (and how many of the misses are
 # smaller than the two points' own interquartile spread: ties the measurement cannot separate; the count of
 # sizes within 5 % is not changed by them)
@@ -50,7 +51,8 @@ for s in d["series"]:
         steady = m.get("max_error_steady")
         steady_text = f"{100*steady:6.1f} %" if steady is not None else "   n/a"
         print(f"     {m['name']:12} mean |err| {100*m['mean_error']:6.1f} %   max |err| {100*m['max_error']:6.1f} %"
-              f"   (on steady points {steady_text})")
+              f"   (on steady points {steady_text}; inside the point's own min-max at {m['within_range']} of "
+              f"{m['evaluated']}, at most {100*m['max_beyond_range']:.1f} % outside it)")
     checked = [b for b in s["best"] if b["within_5pct"] is not None]
     good = sum(1 for b in checked if b["within_5pct"])
     worst = max((b["measured_at_best_s"] / b["measured_best"] - 1 for b in checked), default=0.0)

@@ -51,11 +51,18 @@ json model_json(const ModelReport& m) {
     for (const auto& p : m.predictions)
         preds.push_back(
             {{"x", {{"n", p.n}, {"s", p.s}}}, {"value", opt(p.value)}, {"lo", opt(p.lo)}, {"hi", opt(p.hi)}});
-    json j{{"name", m.name},           {"formula", m.formula},
-           {"citation", m.citation},   {"mean_error", m.mean_error},
-           {"max_error", m.max_error}, {"max_error_steady", opt(m.max_error_steady)},
-           {"evaluated", m.evaluated}, {"regimes", regimes},
-           {"predictions", preds},     {"notes", m.notes}};
+    json j{{"name", m.name},
+           {"formula", m.formula},
+           {"citation", m.citation},
+           {"mean_error", m.mean_error},
+           {"max_error", m.max_error},
+           {"max_error_steady", opt(m.max_error_steady)},
+           {"within_range", m.within_range},
+           {"max_beyond_range", m.max_beyond_range},
+           {"evaluated", m.evaluated},
+           {"regimes", regimes},
+           {"predictions", preds},
+           {"notes", m.notes}};
     if (m.model) {
         j["breaks"] = {
             {"s", m.model->s_breaks}, {"n", m.model->n_breaks}, {"memory_from", opt(m.model->memory_from)}};
@@ -158,9 +165,11 @@ std::string threads_text(const ThreadsAnalysis& a) {
             "\nmodels ({} on {} points; errors |model - median| / median on {}):\n", "fitted", s.fitted,
             s.held_out > 0 ? fmt::format("{} held-out points", s.held_out) : "the fitted points");
         for (const auto& m : s.models) {
-            out += fmt::format("  {:<12} mean {:>7}  max {:>7} (steady points {:>7})  {}\n", m.name,
-                               pct(m.mean_error), pct(m.max_error),
-                               m.max_error_steady ? pct(*m.max_error_steady) : std::string("n/a"), m.formula);
+            out += fmt::format("  {:<12} mean {:>7}  max {:>7} (steady points {:>7}; inside the point's own "
+                               "min-max at {} of {}, at most {} outside it)  {}\n",
+                               m.name, pct(m.mean_error), pct(m.max_error),
+                               m.max_error_steady ? pct(*m.max_error_steady) : std::string("n/a"),
+                               m.within_range, m.evaluated, pct(m.max_beyond_range), m.formula);
             out += fmt::format("  {:<12} ({})\n", "", m.citation);
             if (m.model)
                 for (const auto& r : m.model->regimes) {

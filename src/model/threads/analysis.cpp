@@ -31,12 +31,19 @@ bool held_out(const std::vector<double>& ns, const std::vector<int>& ss, const M
 void score(ModelReport& m, const std::vector<Measurement>& pts) {
     double sum = 0.0, worst = 0.0;
     m.max_error_steady.reset();
+    m.within_range = 0;
+    m.max_beyond_range = 0.0;
     for (const auto& p : pts) {
-        const double e = std::abs(m.evaluate(p.n, p.s) - p.seconds.median) / p.seconds.median;
+        const double v = m.evaluate(p.n, p.s);
+        const double e = std::abs(v - p.seconds.median) / p.seconds.median;
         sum += e;
         worst = std::max(worst, e);
         if (!p.seconds.noisy)
             m.max_error_steady = std::max(m.max_error_steady.value_or(0.0), e);
+        // How far the prediction lies outside the point's own samples (0 inside [min, max]).
+        const double beyond = std::max({0.0, v / p.seconds.max - 1.0, 1.0 - v / p.seconds.min});
+        m.within_range += beyond <= 1e-9; // inside, up to rounding
+        m.max_beyond_range = std::max(m.max_beyond_range, beyond);
     }
     m.evaluated = pts.size();
     m.mean_error = pts.empty() ? 0.0 : sum / static_cast<double>(pts.size());

@@ -46,6 +46,11 @@ struct ModelReport {
     // series' noise floor): the model's error where the measurement itself is steady. Absent when every
     // evaluation point is NOISY.
     std::optional<double> max_error_steady;
+    // Evaluation points whose own samples' range [min, max] holds the prediction, and the largest relative
+    // distance of a prediction outside its point's range (max(0, v/max − 1, 1 − v/min)): on a host whose
+    // repeats of one point spread by tens of per cent, the part of the error the measurement can resolve.
+    std::size_t within_range = 0;
+    double max_beyond_range = 0.0;
     std::size_t evaluated = 0;
     std::vector<PredictionRow> predictions;
     std::vector<std::string> notes;

@@ -302,6 +302,40 @@ TEST(ThreadsAnalysis, HoldoutScoresOnPointsNotFitted) {
     EXPECT_GT(s.held_out, synthetic().size() / 4);
     EXPECT_EQ(s.models[0].evaluated, s.held_out);
     EXPECT_LT(s.models[0].max_error, 1e-6); // the exact model predicts the held-out points too
+    EXPECT_EQ(s.models[0].within_range, s.held_out);
+    EXPECT_LT(s.models[0].max_beyond_range, 1e-6);
+}
+
+// A prediction inside a point's own [min, max] is no error the measurement can resolve; outside, the distance
+// to the nearer end counts. The fitted points are exact (the model recovers the truth t); of the held-out
+// points (every third of the checkerboard), those at even sizes repeat 0.9t, t, 1.1t (inside) and the others
+// 1.2t, 1.3t, 1.4t: the model's t lies 1 - 1/1.2 = 16.7 % below their minimum.
+TEST(ThreadsAnalysis, ErrorsBeyondThePointsOwnRange) {
+    ThreadsData d;
+    d.context = context();
+    const std::vector<double> ns = sizes();
+    std::vector<Measurement> pts;
+    std::size_t inside = 0, held = 0;
+    for (std::size_t i = 0; i < ns.size(); ++i)
+        for (int s = 1; s <= 8; ++s) {
+            const double t = truth(ns[i], s);
+            Measurement m = point(ns[i], s, t);
+            if ((i + static_cast<std::size_t>(s - 1)) % 3 == 2) {
+                ++held;
+                const bool in = i % 2 == 0;
+                inside += in;
+                m.seconds = in ? *core::summarize({0.9 * t, t, 1.1 * t})
+                               : *core::summarize({1.2 * t, 1.3 * t, 1.4 * t});
+            }
+            pts.push_back(m);
+        }
+    d.series.push_back({"omp", pts, {}, {}});
+    const ThreadsAnalysis a = analyse(d, {}, 3);
+    const ModelReport& r = a.series.front().models.front();
+    ASSERT_EQ(r.evaluated, held);
+    EXPECT_EQ(r.within_range, inside);
+    EXPECT_NEAR(r.max_beyond_range, 1.0 - 1.0 / 1.2, 1e-6);
+    EXPECT_NEAR(r.max_error, 0.3 / 1.3, 1e-6); // against the median 1.3t
 }
 
 TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
