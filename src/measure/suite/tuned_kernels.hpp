@@ -288,22 +288,21 @@ void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double
                        double* __restrict cm, std::size_t ldc, std::size_t rows, std::size_t cols) {
     constexpr int W = k_vector_doubles, NR = NV * W;
     const bool full = rows == MR && cols == NR;
-    // The block of C starts in the accumulators (Goto & van de Geijn's C_aux += A B): no add per
-    // element of C beyond the 2 flops of each multiply-add.
+    // The accumulators start at zero and the block of C is added once after the k loop (BLIS's micro-kernels
+    // do the same): its MR rows lie ldc apart (4 KiB for n = 512, one L1 set), so loading them first made
+    // every call wait for C; prefetched here, they arrive while the k loop runs. The MR x NR additions per
+    // call are not among the declared 2 flops per (i, j, p), as BLIS counts 2 n^3 (1/(2 kc) more work).
+    // On a Zen 4 VM (2 vCPUs): 93.7 against 89.1 GFLOP/s, medians of four interleaved pairs of runs.
     GemmVector acc[MR][NV];
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r)
+    for (int r = 0; r < MR; ++r) {
+        if (static_cast<std::size_t>(r) < rows)
+            for (std::size_t c = 0; c < cols; c += 64 / sizeof(double))
+                __builtin_prefetch(cm + static_cast<std::size_t>(r) * ldc + c, 1, 3);
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) {
+        for (int v = 0; v < NV; ++v)
             acc[r][v] = GemmVector{};
-            const auto row = static_cast<std::size_t>(r), col = static_cast<std::size_t>(v * W);
-            if (full)
-                std::memcpy(&acc[r][v], cm + row * ldc + col, sizeof(GemmVector));
-            else
-                for (std::size_t c = col; c < col + W; ++c)
-                    if (row < rows && c < cols)
-                        acc[r][v][c - col] = cm[row * ldc + c];
-        }
+    }
     for (std::size_t p = 0; p < kc; ++p) {
         GemmVector b[NV];
 #pragma GCC unroll 4
@@ -321,14 +320,18 @@ void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double
 #pragma GCC unroll 16
         for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-            for (int v = 0; v < NV; ++v)
-                std::memcpy(cm + static_cast<std::size_t>(r) * ldc + static_cast<std::size_t>(v * W),
-                            &acc[r][v], sizeof(GemmVector));
+            for (int v = 0; v < NV; ++v) {
+                double* dst = cm + static_cast<std::size_t>(r) * ldc + static_cast<std::size_t>(v * W);
+                GemmVector c;
+                std::memcpy(&c, dst, sizeof(GemmVector));
+                c += acc[r][v];
+                std::memcpy(dst, &c, sizeof(GemmVector));
+            }
         return;
     }
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c)
-            cm[r * ldc + c] = acc[r][c / W][c % W];
+            cm[r * ldc + c] += acc[r][c / W][c % W];
 }
 
 // C += A B. Threads share C's rows in blocks of mc (static schedule) and pack the k block's panel of B
