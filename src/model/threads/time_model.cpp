@@ -47,7 +47,7 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     // Contention in a shared cache: every element beyond the break costs d more per further core on one
     // instance (time_model.hpp; zero at one core, so T_seq keeps its one-thread meaning).
     if (const auto k = m.contention_break())
-        r.push_back(c * (m.sharing_cores(m.n_break_shared_instances[*k], s) - 1.0) *
+        r.push_back(c * (m.cores_beyond(*k, s) - 1.0) *
                     hinge(at, m.n_breaks[*k] * m.capacity_scale(m.n_break_instances[*k], s)));
     if (m.memory_from) {
         const double x = m.kind == Kind::roofcast ? (n - at) * m.bytes_per_n / (m.memory_rate(s) * 1e9) : n;
@@ -147,11 +147,8 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
             m.n_names.erase(m.n_names.begin() + static_cast<long>(k));
             m.n_breaks.erase(m.n_breaks.begin() + static_cast<long>(drop));
             m.n_break_instances.erase(m.n_break_instances.begin() + static_cast<long>(drop));
-            if (drop < m.n_break_to_shared.size()) {
+            if (drop < m.n_break_to_shared.size())
                 m.n_break_to_shared.erase(m.n_break_to_shared.begin() + static_cast<long>(drop));
-                m.n_break_shared_instances.erase(m.n_break_shared_instances.begin() +
-                                                 static_cast<long>(drop));
-            }
             changed = true;
         }
     }
@@ -162,7 +159,7 @@ bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
         for (const auto& p : pts) {
             if (hinge(p.n, m.n_breaks[*k] * m.capacity_scale(m.n_break_instances[*k], p.s)) <= 0)
                 continue;
-            (m.sharing_cores(m.n_break_shared_instances[*k], p.s) > 1.0 ? shared : alone) += 1;
+            (m.cores_beyond(*k, p.s) > 1.0 ? shared : alone) += 1;
         }
         if (alone == 0 || shared == 0) {
             if (!record)
@@ -415,8 +412,6 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
             const bool to_shared =
                 kind == Kind::roofcast && !last && m.cores > 1 && caches[k + 1].shared_by_cores > 1;
             m.n_break_to_shared.push_back(to_shared);
-            m.n_break_shared_instances.push_back(
-                to_shared ? std::max(1.0, std::floor(double(m.cores) / caches[k + 1].shared_by_cores)) : 1.0);
         }
     }
     if (kind == Kind::roofcast) {
@@ -473,7 +468,8 @@ double ThreadsModel::capacity_scale(double instances, double s) const {
     return std::max(1.0, std::min({s, static_cast<double>(cores), instances}));
 }
 
-double ThreadsModel::sharing_cores(double instances, double s) const {
+double ThreadsModel::cores_beyond(std::size_t k, double s) const {
+    const double instances = k + 1 < n_break_instances.size() ? n_break_instances[k + 1] : memory_instances;
     return std::max(1.0, std::min(s, static_cast<double>(cores)) / std::max(1.0, instances));
 }
 

@@ -84,7 +84,6 @@ struct ThreadsModel {
     // Scalability Law with its coherency term zero, "Guerrilla Capacity Planning", 2007, §4.4: the
     // cores queue for the shared cache's bandwidth, so the time there does not fall as 1/s).
     std::vector<bool> n_break_to_shared;
-    std::vector<double> n_break_shared_instances; // instances of that shared cache (1: one for all cores)
     int cores = 1;
     std::vector<std::pair<int, double>> bandwidth_gbs; // B(s) used by the roofcast memory regime
     // roofcast model: the kernel's own rate on one core (GB/s), from its time per element in the last cache
@@ -107,8 +106,9 @@ struct ThreadsModel {
     // few thread counts lie below the cores (its constant trades against T_seq's intercept, which the
     // threads share), so this sum is what the fit fixes and what compares with θ measured on its own.
     double fixed_cost(double s) const;
-    // Cores that share one instance of a cache: min(s, P) / instances, at least 1.
-    double sharing_cores(double instances, double s) const;
+    // Cores on one instance of the level beyond break k (its instances: the next break's, or the last
+    // cache's for the last break): min(s, P) / instances, at least 1.
+    double cores_beyond(std::size_t k, double s) const;
     // The break whose contention term the model carries (the first with n_break_to_shared); nullopt: none.
     std::optional<std::size_t> contention_break() const;
     // min(s, cores, instances), at least 1, for the roofcast model; 1 for Doda's forms.
