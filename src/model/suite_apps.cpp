@@ -103,7 +103,7 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape, const 
     k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
         return sw::run_spmv_sell(small, o, ws);
     };
-    k.code_symbol = "roofcast::measure::suite::spmv_sell_body<";
+    k.code_symbol = sw::spmv_sell_symbol();
     return k;
 }
 

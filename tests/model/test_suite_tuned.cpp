@@ -21,7 +21,9 @@
 #include "tiny_machine.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <gtest/gtest.h>
+#include <string>
 #include <vector>
 
 using namespace roofcast;
@@ -296,6 +298,22 @@ TEST_F(SuiteTuned, SpmvSellCountsAndResult) {
     sw::spmv_sell_body<C>(ys.data(), sval.data(), scol.data(), cptr.data(), clen.data(), x.data(), chunks);
     for (std::size_t r = 0; r < rows; ++r)
         ASSERT_NEAR(ys[r], y[r], 1e-12 * (1 + std::fabs(y[r]))) << r;
+    // The gather instruction's variant computes the same products.
+    std::fill(ys.begin(), ys.end(), 0.0);
+    sw::spmv_sell_body<C, true>(ys.data(), sval.data(), scol.data(), cptr.data(), clen.data(), x.data(),
+                                chunks);
+    for (std::size_t r = 0; r < rows; ++r)
+        ASSERT_NEAR(ys[r], y[r], 1e-12 * (1 + std::fabs(y[r]))) << r;
+    // The run's variant is the faster of the two timed, and the diagnosis disassembles that one.
+    const sw::SpmvGatherChoice& choice = sw::spmv_gather_choice();
+    EXPECT_GT(choice.hardware_ns, 0.0);
+    EXPECT_GT(choice.shuffle_ns, 0.0);
+    EXPECT_EQ(choice.hardware, choice.hardware_ns < choice.shuffle_ns);
+    EXPECT_EQ(k.code_symbol, "roofcast::measure::suite::spmv_sell_body<" + std::to_string(C) +
+                                 (choice.hardware ? ", true" : ", false"));
+    std::printf(
+        "SELL gather on this host: instruction %.3f ns, shuffles %.3f ns per non-zero (one thread, L2)\n",
+        choice.hardware_ns, choice.shuffle_ns);
     track(tval);
     track(tx);
     track(ty);

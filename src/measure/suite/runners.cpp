@@ -5,6 +5,7 @@
 #include "measure/suite/tuned_kernels.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <omp.h>
@@ -473,6 +474,53 @@ GemmTile gemm_tile() {
     return {k_gemm_mr, k_gemm_nr};
 }
 
+namespace {
+
+SpmvGatherChoice time_gathers() {
+    constexpr int C = k_vector_doubles;
+    const SpmvShape s{1024, 16, 64};
+    const auto per = static_cast<std::size_t>(s.nnz_per_row);
+    const std::size_t nnz = s.rows * per, chunks = s.rows / C;
+    std::vector<double> val(nnz), x(s.rows, 1.0), y(s.rows);
+    std::vector<std::int32_t> col(nnz), row(per), len(chunks, s.nnz_per_row);
+    std::vector<std::int64_t> ptr(chunks);
+    for (std::size_t c = 0; c < chunks; ++c) {
+        ptr[c] = static_cast<std::int64_t>(c * C * per);
+        for (std::size_t l = 0; l < static_cast<std::size_t>(C); ++l) {
+            spmv_columns(s, c * C + l, row.data());
+            for (std::size_t j = 0; j < per; ++j) {
+                col[c * C * per + j * C + l] = row[j];
+                val[c * C * per + j * C + l] = 1.0 / static_cast<double>(1 + j % 3);
+            }
+        }
+    }
+    auto best = [&](auto body) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body(y.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), chunks);
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
+               static_cast<double>(nnz);
+    };
+    SpmvGatherChoice c{false, 1e300, 1e300};
+    for (int call = 0; call < 9; ++call) {
+        c.hardware_ns = std::min(c.hardware_ns, best(spmv_sell_body<C, true, double>));
+        c.shuffle_ns = std::min(c.shuffle_ns, best(spmv_sell_body<C, false, double>));
+    }
+    c.hardware = c.hardware_ns < c.shuffle_ns;
+    return c;
+}
+
+} // namespace
+
+const SpmvGatherChoice& spmv_gather_choice() {
+    static const SpmvGatherChoice choice = time_gathers();
+    return choice;
+}
+
+std::string spmv_sell_symbol() {
+    return "roofcast::measure::suite::spmv_sell_body<" + std::to_string(k_vector_doubles) +
+           (spmv_gather_choice().hardware ? ", true" : ", false");
+}
+
 Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws) {
     constexpr int C = k_vector_doubles;
     if (s.rows == 0 || s.nnz_per_row < 1 || 2 * s.band + 1 < static_cast<std::size_t>(s.nnz_per_row) ||
@@ -509,7 +557,10 @@ Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace
             }
         }
     }
-    Measurement m = time_team(opt, [&] { spmv_sell_body<C>(y, val, col, chunk_ptr, chunk_len, x, chunks); });
+    Measurement m =
+        spmv_gather_choice().hardware
+            ? time_team(opt, [&] { spmv_sell_body<C, true>(y, val, col, chunk_ptr, chunk_len, x, chunks); })
+            : time_team(opt, [&] { spmv_sell_body<C>(y, val, col, chunk_ptr, chunk_len, x, chunks); });
     m.checksum = y[s.rows / 2];
     return m;
 }

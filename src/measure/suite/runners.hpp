@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace roofcast::measure::suite {
@@ -115,8 +116,23 @@ struct SpmvShape {
 // Deterministic column pattern of row r (sorted, distinct, inside [0, rows) and within +- band).
 void spmv_columns(const SpmvShape& s, std::size_t r, std::int32_t* out);
 Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
-// The same matrix in SELL-C-1 with C = sell_chunk_rows() (rows must be a multiple of it).
+// The same matrix in SELL-C-1 with C = sell_chunk_rows() (rows must be a multiple of it), x gathered as
+// spmv_gather_choice() says.
 Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
+// How the tuned SpMV loads x[col[..]] into a vector: with the ISA's gather instruction, or with scalar
+// loads joined by shuffles. Which is faster is a property of the core, not of the ISA (on a Zen 4 VM the
+// gather instruction ran slower, on an Emerald Rapids VM the shuffles' single port held the loop), so,
+// as an autotuner's install-time search does (ATLAS: Whaley & Dongarra, SC 1998, Sect. 3), both are
+// timed once per process on one thread with the matrix in L2 (1024 rows of the suite's pattern, the
+// fastest of 9 interleaved calls each, nanoseconds per non-zero) and the faster is used from then on.
+struct SpmvGatherChoice {
+    bool hardware = false;
+    double hardware_ns = 0, shuffle_ns = 0;
+};
+const SpmvGatherChoice& spmv_gather_choice();
+// The demangled-name prefix of the SELL body that spmv_gather_choice() selects (the diagnosis
+// disassembles that one).
+std::string spmv_sell_symbol();
 // Bytes of a row of a reuse window rounded up to an odd number of 64-byte cache lines: rows one power-of-two
 // stride apart fall into the same set of every cache whose set span (size / associativity) divides the
 // stride, so n + 2 rows in an 8- or 12-way L1 evict each other between the reuses of a line (cache

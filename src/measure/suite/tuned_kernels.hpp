@@ -14,8 +14,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <immintrin.h>
 #include <omp.h>
 #include <type_traits>
+#include <utility>
 
 namespace roofcast::measure::suite {
 
@@ -103,17 +105,30 @@ void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size
                           std::size_t ni, std::size_t jb) {
     const std::size_t plane = nj * ni;
     const std::size_t blocks = (nj - 2 + jb - 1) / jb;
+    auto point = [&](std::size_t x) {
+        return s * (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
+    };
 #pragma omp for schedule(static) nowait
     for (std::size_t blk = 0; blk < blocks; ++blk) {
         const std::size_t j0 = 1 + blk * jb, j1 = std::min(nj - 1, j0 + jb);
+        // The block's rows in two halves swept side by side: row j and row j + half in one inner loop, so
+        // each thread keeps two write streams (and two streams of the leading layer) in flight, not one
+        // (stream capacity: one write stream per core reached 81 % of the write bandwidth that several
+        // did on an Emerald Rapids VM). The layers the block reuses are the same rows as before.
+        const std::size_t half = (j1 - j0 + 1) / 2;
         for (std::size_t k = 1; k < nk - 1; ++k) {
-            for (std::size_t j = j0; j < j1; ++j) {
-                const std::size_t base = k * plane + j * ni;
+            for (std::size_t j = j0; j < j0 + half; ++j) {
+                const std::size_t lo = k * plane + j * ni, hi = lo + half * ni;
+                if (j + half < j1) {
 #pragma omp simd
-                for (std::size_t i = 1; i < ni - 1; ++i) {
-                    const std::size_t x = base + i;
-                    b[x] = s *
-                           (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
+                    for (std::size_t i = 1; i < ni - 1; ++i) {
+                        b[lo + i] = point(lo + i);
+                        b[hi + i] = point(hi + i);
+                    }
+                } else {
+#pragma omp simd
+                    for (std::size_t i = 1; i < ni - 1; ++i)
+                        b[lo + i] = point(lo + i);
                 }
             }
         }
@@ -157,6 +172,23 @@ void gather_x(SuiteVector& out, const double* __restrict x, const std::int32_t* 
     }
 }
 
+// x[idx[0..W)] into one vector with the ISA's gather instruction (AVX-512 vgatherdpd zmm, AVX2 vgatherdpd
+// ymm; SSE has none and takes the shuffle tree). The masked forms with a zeroed source: GCC 12 warns that
+// the unmasked forms' source may be used uninitialised.
+inline void hardware_gather_x(SuiteVector& out, const double* __restrict x,
+                              const std::int32_t* __restrict idx) {
+#if defined(__AVX512F__)
+    out = reinterpret_cast<SuiteVector>(_mm512_mask_i32gather_pd(
+        _mm512_setzero_pd(), 0xFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), x, 8));
+#elif defined(__AVX2__)
+    out = reinterpret_cast<SuiteVector>(_mm256_mask_i32gather_pd(
+        _mm256_setzero_pd(), x, _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx)),
+        _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), 8));
+#else
+    gather_x(out, x, idx);
+#endif
+}
+
 // --- SpMV in SELL-C-sigma ---------------------------------------------------------------------------
 // Kreutzer, Hager, Wellein, Fehske & Bishop, "A unified sparse matrix data format for efficient general
 // sparse matrix-vector multiplication on modern processors with wide SIMD units", SIAM J. Sci. Comput.
@@ -165,40 +197,83 @@ void gather_x(SuiteVector& out, const double* __restrict x, const std::int32_t* 
 // unit-stride loads of val and col, a gather of x and no horizontal reduction. sigma = 1: the suite's
 // rows all have the same length, so sorting by length would change nothing and no chunk is padded.
 // chunk_ptr[c]: first element of chunk c; chunk_len[c]: its width (elements per row).
-template <int C, class T>
+// This thread's share of `n` items under `omp for schedule(static)` (libgomp's split: the first n % t
+// threads one item more), so that a body that walks its share itself keeps the first-touch partition.
+inline std::pair<std::size_t, std::size_t> static_share(std::size_t n) {
+    const auto t = static_cast<std::size_t>(omp_get_num_threads());
+    const auto i = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t q = n / t, r = n % t;
+    const std::size_t begin = i * q + std::min(i, r);
+    return {begin, begin + q + (i < r ? 1 : 0)};
+}
+
+template <int C, bool HardwareGather = false, class T>
 void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t* __restrict col,
                     const std::int64_t* __restrict chunk_ptr, const std::int32_t* __restrict chunk_len,
                     const T* __restrict x, std::size_t chunks) {
-#pragma omp for schedule(static) nowait
-    for (std::size_t c = 0; c < chunks; ++c) {
-        const T* __restrict v = val + chunk_ptr[c];
-        const std::int32_t* __restrict cl = col + chunk_ptr[c];
-        const std::int32_t width = chunk_len[c];
-        if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
-            // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
-            // spills `double acc[C]`), so the chunk's rows are held in vector registers explicitly, two
-            // accumulators for the latency of the multiply-add chain (joining them adds one add per row,
-            // 1/16 per non-zero, which the 2 flops per non-zero leave out as the untuned CSR's vector
-            // reduction is left out).
-            auto term = [&](std::int32_t j) {
-                SuiteVector vv, xv;
-                std::memcpy(&vv, v + j * C, sizeof(vv));
-                gather_x(xv, x, cl + j * C);
-                return vv * xv;
-            };
+    if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
+        // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
+        // spills `double acc[C]`), so the chunks' rows are held in vector registers explicitly. Two chunks,
+        // one from each half of the thread's share, are swept side by side: four read streams (val and
+        // col of each) in flight instead of two, and two accumulators per chunk, four independent
+        // multiply-add chains for the latency (joining a chunk's two adds one add per row, 1/16 per
+        // non-zero, which the 2 flops per non-zero leave out as the untuned CSR's vector reduction is
+        // left out). HardwareGather: x through the gather instruction, else gather_x.
+        auto term = [&](std::int64_t at) {
+            SuiteVector vv, xv;
+            std::memcpy(&vv, val + at, sizeof(vv));
+            if constexpr (HardwareGather)
+                hardware_gather_x(xv, x, col + at);
+            else
+                gather_x(xv, x, col + at);
+            return vv * xv;
+        };
+        auto store = [&](std::size_t c, SuiteVector sum) { std::memcpy(y + c * C, &sum, sizeof(sum)); };
+        auto one = [&](std::size_t c) {
+            const std::int64_t p = chunk_ptr[c];
             SuiteVector acc0{}, acc1{};
             std::int32_t j = 0;
-            for (; j + 1 < width; j += 2) {
-                acc0 += term(j);
-                acc1 += term(j + 1);
+            for (; j + 1 < chunk_len[c]; j += 2) {
+                acc0 += term(p + j * C);
+                acc1 += term(p + (j + 1) * C);
             }
-            if (j < width)
-                acc0 += term(j);
-            const SuiteVector sum = acc0 + acc1;
-            std::memcpy(y + c * C, &sum, sizeof(sum));
-        } else {
+            if (j < chunk_len[c])
+                acc0 += term(p + j * C);
+            store(c, acc0 + acc1);
+        };
+        const auto [begin, end] = static_share(chunks);
+        const std::size_t half = (end - begin + 1) / 2;
+        for (std::size_t c = begin; c < begin + half; ++c) {
+            const std::size_t d = c + half;
+            if (d >= end || chunk_len[c] != chunk_len[d]) {
+                one(c);
+                if (d < end)
+                    one(d);
+                continue;
+            }
+            const std::int64_t p = chunk_ptr[c], q = chunk_ptr[d];
+            SuiteVector a0{}, a1{}, b0{}, b1{};
+            std::int32_t j = 0;
+            for (; j + 1 < chunk_len[c]; j += 2) {
+                a0 += term(p + j * C);
+                b0 += term(q + j * C);
+                a1 += term(p + (j + 1) * C);
+                b1 += term(q + (j + 1) * C);
+            }
+            if (j < chunk_len[c]) {
+                a0 += term(p + j * C);
+                b0 += term(q + j * C);
+            }
+            store(c, a0 + a1);
+            store(d, b0 + b1);
+        }
+    } else {
+#pragma omp for schedule(static) nowait
+        for (std::size_t c = 0; c < chunks; ++c) {
+            const T* __restrict v = val + chunk_ptr[c];
+            const std::int32_t* __restrict cl = col + chunk_ptr[c];
             T acc[C] = {};
-            for (std::int32_t j = 0; j < width; ++j)
+            for (std::int32_t j = 0; j < chunk_len[c]; ++j)
                 for (int l = 0; l < C; ++l)
                     acc[l] += v[j * C + l] * x[cl[j * C + l]];
             for (int l = 0; l < C; ++l)
