@@ -47,7 +47,7 @@ for r in results:
           f"{r['kernels'][0]['threads']} threads")
 print(f"  {'kernel':<22} " + " ".join(f"{'mixed r' + str(i + 1):>9}" for i in range(runs)) +
       f" {'best':>6} {'of hier.':>8} {'GFLOP/s':>8} {'MEM GB/s':>8} {'bottleneck':>10}")
-for name in names:
+for name in [n for n in names if all(any(k["name"] == n for k in r["kernels"]) for r in results)]:
     rows = [row(r, name) for r in results]
     b = max(rows, key=lambda x: x[0])
     print(f"  {name:<22} " + " ".join(f"{x[0]:8.1f}%" for x in rows) +
