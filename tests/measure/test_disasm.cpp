@@ -118,6 +118,17 @@ TEST(Disasm, Avx2FmaLoopFirstThenScalarRemainder) {
                 "begin=0x170 end=0x187 fp_by_width=0:1 fma=1 vector_bits()=0 flops_per_pass(false)=2");
 }
 
+// Hand-written: a 512-bit loop with 2 adds (16 flops a pass) and a scalar remainder unrolled into 4 adds
+// (4 flops): the loop with the more arithmetic per pass comes first, not the one with more instructions.
+TEST(Disasm, MoreFlopsPerPassFirstNotMoreInstructions) {
+    const CodeInspection r = parse_objdump(fixture("remainder.objdump"), "two_rows");
+    ASSERT_EQ(r.loops.size(), 2u);
+    expect_loop(r.loops[0], "begin=0x3010 end=0x3035 fp_by_width=512:2 add=2 vector_bits()=512 "
+                            "flops_per_pass(false)=16");
+    expect_loop(r.loops[1], "begin=0x3037 end=0x305f fp_by_width=0:4 add=4 vector_bits()=0 "
+                            "flops_per_pass(false)=4");
+}
+
 // Hand-written AVX-512 loop: masked loads and stores ({%k1}{z}), an embedded broadcast ({1to8}), a
 // rounding operand ({rn-sae}), one instruction of every kind and a scalar subtraction.
 TEST(Disasm, Avx512LoopWithMasks) {

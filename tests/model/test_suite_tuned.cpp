@@ -13,6 +13,8 @@
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
+#include "core/process.hpp"
+#include "measure/disasm.hpp"
 #include "measure/suite/kernels.hpp"
 #include "measure/suite/runners.hpp"
 #include "measure/suite/tuned_kernels.hpp"
@@ -128,6 +130,29 @@ protected:
 };
 
 } // namespace
+
+// The code a kernel's diagnosis disassembles is the kernel's: the first innermost loop of its code symbol
+// (the one with the most arithmetic per pass) does at least one iteration's flops per pass. Read from this
+// test binary, which links the same bodies; skipped where objdump or nm is missing.
+TEST_F(SuiteTuned, EveryCodeSymbolLeadsToTheKernelsOwnLoop) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP() << "sanitizer build (-O1): its inlining and loops are not the release build's, whose code "
+                    "the code symbols name";
+#endif
+    if (!core::find_in_path("objdump") || !core::find_in_path("nm"))
+        GTEST_SKIP() << "objdump or nm not on PATH (binutils): the code symbols cannot be inspected here";
+    int inspected = 0;
+    for (const SuiteKernel& k : cat) {
+        if (k.code_symbol.empty())
+            continue;
+        SCOPED_TRACE(k.name + ": " + k.code_symbol);
+        const measure::CodeInspection ci = measure::inspect_function(measure::self_binary(), k.code_symbol);
+        ASSERT_FALSE(ci.loops.empty()) << ci.unavailable;
+        EXPECT_GE(ci.loops.front().flops_per_pass(k.spec.precision == "single"), k.spec.flops_per_iteration);
+        ++inspected;
+    }
+    EXPECT_GE(inspected, 8); // the four application kernels and their tuned forms
+}
 
 TEST_F(SuiteTuned, EachTunedKernelFollowsItsUntunedFormInTheAppsSuite) {
     for (const std::string name : {"jacobi-3d-7pt", "himeno", "spmv-csr", "matmul-blocked"}) {
