@@ -26,8 +26,10 @@ std::size_t planes_for(double bytes, double plane_bytes, int threads) {
 //   2-D condition (rows j-1..j+1 of a reused):  8 (6 ni - 4) bytes          <= half the cache;
 //   3-D condition (layers k-1..k+1 reused):     8 ni (4 L - 2) bytes        <= half the cache
 // (reuse distances ni-1, 1, 1, ni-1 and twice L ni - ni elements for a; the leading a and the store to b
-// stream). The row is the longest for which the 2-D condition holds in L1 (so the j neighbours come from
-// L1), rounded down to a multiple of 8 that is not a power of two (rows 2^k doubles apart share L1 sets);
+// stream). The row is the longest for which the 2-D condition holds in L1 for the two rows the body sweeps
+// side by side (their reuse distances twice one row's: 2 x 8 (6 ni - 4) bytes <= half of L1; so the j
+// neighbours come from L1), rounded down to a multiple of 8 that is not a power of two (rows 2^k doubles
+// apart share L1 sets);
 // the block, jb rows (layers of L = jb + 2 rows with the halo), the largest for which the 3-D condition
 // holds in the first cache beyond L1 (so the k neighbours come from there, and only the leading plane and
 // b stream from memory: 24 B per point). The grid's planes are wider than one block many times over, so
@@ -40,7 +42,7 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
     const CacheLevel& reuse = s.caches.size() > 1 ? s.caches[1] : s.caches.back();
     const double half_reuse = k_default_safety_factor * reuse.per_thread(threads);
     auto ni = static_cast<std::size_t>(
-        std::floor(std::clamp((k_default_safety_factor * l1 / 8.0 + 4.0) / 6.0, 64.0, 2048.0) / 8.0) * 8.0);
+        std::floor(std::clamp((k_default_safety_factor * l1 / 16.0 + 4.0) / 6.0, 64.0, 2048.0) / 8.0) * 8.0);
     if ((ni & (ni - 1)) == 0)
         ni -= 8;
     const double nid = static_cast<double>(ni);

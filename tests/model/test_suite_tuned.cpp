@@ -245,13 +245,15 @@ TEST_F(SuiteTuned, JacobiBlockedSizesFollowTheLayerConditions) {
     bigger.loop->arrays[0].dims[1] = bigger.loop->arrays[1].dims[1] = jb + 3;
     EXPECT_GT(derive_traffic(bigger, m, 1).bytes.at("L3"), 24.0);
     // ni is the longest row (a multiple of 8, not a power of two) for which the 2-D condition holds in
-    // L1: 8 more elements and it fails.
+    // L1 for the two rows the body sweeps side by side: their reuse distances are twice one row's, so
+    // 2 x 8 (6 ni - 4) B <= L1 / 2; the next such row breaks it. The nest declares one row, whose
+    // condition then holds with room to spare (40 B at L2 above).
     EXPECT_EQ(ni % 8, 0);
     EXPECT_NE(ni & (ni - 1), 0);
-    KernelSpec longer = k.spec;
-    longer.loop->bounds[2] = ni + 8 - 2;
-    longer.loop->arrays[0].dims[2] = longer.loop->arrays[1].dims[2] = ni + 8;
-    EXPECT_GT(derive_traffic(longer, m, 1).bytes.at("L2"), 40.0);
+    const double half_l1 = 0.5 * 32768;
+    EXPECT_LE(2.0 * 8.0 * static_cast<double>(6 * ni - 4), half_l1);
+    const long next = ((ni + 8) & (ni + 7)) == 0 ? ni + 16 : ni + 8;
+    EXPECT_GT(2.0 * 8.0 * static_cast<double>(6 * next - 4), half_l1);
     // Without blocking, the grid's whole planes: the 3-D condition fails in L2.
     const sw::Grid3 g{static_cast<std::size_t>(nest.arrays[0].dims[0]), 0, static_cast<std::size_t>(ni)};
     KernelSpec whole = k.spec;
