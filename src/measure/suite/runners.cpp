@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <omp.h>
 #include <stdexcept>
@@ -563,6 +565,38 @@ Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace
             : time_team(opt, [&] { spmv_sell_body<C>(y, val, col, chunk_ptr, chunk_len, x, chunks); });
     m.checksum = y[s.rows / 2];
     return m;
+}
+
+std::size_t gemm_block_choice(std::size_t n,
+                              const std::vector<std::pair<std::size_t, std::size_t>>& candidates) {
+    if (candidates.size() < 2 || n == 0)
+        return 0;
+    static std::mutex lock;
+    static std::map<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>>, std::size_t>
+        chosen;
+    const std::lock_guard<std::mutex> guard(lock);
+    const auto key = std::make_pair(n, candidates);
+    if (const auto it = chosen.find(key); it != chosen.end())
+        return it->second;
+    const auto mr = static_cast<std::size_t>(k_gemm_mr), nr = static_cast<std::size_t>(k_gemm_nr);
+    std::vector<double> a(n * n), b(n * n), c(n * n, 0.0);
+    for (std::size_t x = 0; x < n * n; ++x) {
+        a[x] = 1.0 + static_cast<double>(x % 7) * 0.125;
+        b[x] = 1.0 - static_cast<double>(x % 5) * 0.0625;
+    }
+    std::vector<double> best(candidates.size(), 1e300);
+    for (int call = 0; call < 3; ++call)
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const auto [kc, mc] = candidates[i];
+            std::vector<double> a_pack((mc + mr - 1) / mr * mr * kc), b_pack((n + nr - 1) / nr * nr * kc);
+            const auto t0 = std::chrono::steady_clock::now();
+            gemm_packed_body(c.data(), a.data(), b.data(), n, mc, kc, a_pack.data(), b_pack.data());
+            best[i] = std::min(best[i],
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+    const auto at = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+    chosen.emplace(key, at);
+    return at;
 }
 
 Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, const SuiteOptions& opt,
