@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -441,4 +442,5 @@ TEST(GemmBlockChoice, IndexAmongTheCandidatesAndStable) {
     const std::size_t first = sw::gemm_block_choice(64, two);
     EXPECT_LT(first, two.size());
     EXPECT_EQ(sw::gemm_block_choice(64, two), first);
+    EXPECT_THROW(sw::gemm_block_choice(64, {{16, 0}, {32, 32}}), std::invalid_argument);
 }

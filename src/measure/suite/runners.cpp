@@ -571,6 +571,9 @@ std::size_t gemm_block_choice(std::size_t n,
                               const std::vector<std::pair<std::size_t, std::size_t>>& candidates) {
     if (candidates.size() < 2 || n == 0)
         return 0;
+    for (const auto& [kc, mc] : candidates)
+        if (kc == 0 || mc == 0)
+            throw std::invalid_argument("matmul (packed): k and row blocks must be at least 1");
     static std::mutex lock;
     static std::map<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>>, std::size_t>
         chosen;
