@@ -138,7 +138,7 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
         return std::ceil(rows_per_thread / blocks_per_thread / mr) * mr;
     };
     // kc: the rule (the B micro-panel in half of L1) or twice it (all of L1), whichever one thread runs
-    // faster here (sw::gemm_block_choice); on a Zen 4 VM twice the rule ran 4-5 % faster on two threads.
+    // faster here (sw::gemm_block_choice); on a Zen 4 VM twice the rule ran 4-14 % faster on two threads.
     const double kc_rule = std::clamp(std::floor(k_default_safety_factor * l1 / (8.0 * nr)), 16.0, nn);
     std::vector<std::pair<std::size_t, std::size_t>> blocks{
         {static_cast<std::size_t>(kc_rule), static_cast<std::size_t>(row_block(kc_rule))}};
