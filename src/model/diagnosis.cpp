@@ -178,9 +178,9 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                  static_cast<double>(c.fma), static_cast<double>(std::min(c.mul, c.add))});
         if (c.gathers > 0)
             out.push_back({"gather",
-                           fmt::format("{} gather instruction(s) per pass: indirect loads run far below the "
+                           fmt::format("{} gather instruction{} per pass: indirect loads run far below the "
                                        "unit-stride load ceiling",
-                                       c.gathers),
+                                       c.gathers, c.gathers == 1 ? "" : "s"),
                            static_cast<double>(c.gathers), 0.0});
     }
     // In-core limits (Williams et al. §4 in-core ceilings): a resource that alone takes most of the time.

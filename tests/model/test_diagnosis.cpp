@@ -171,6 +171,17 @@ TEST(Diagnosis, VectorWidthFpMixAndGather) {
     EXPECT_TRUE(has(d, "vector-width"));
     EXPECT_TRUE(has(d, "fp-mix"));
     EXPECT_TRUE(has(d, "gather"));
+    const auto evidence = [](const std::vector<core::Diagnosis>& ds, const std::string& cause) {
+        for (const auto& x : ds)
+            if (x.cause == cause)
+                return x.evidence;
+        return std::string();
+    };
+    // One instruction, then two: the count's noun agrees (the report's headline cuts the evidence at "(").
+    EXPECT_EQ(evidence(d, "gather").rfind("1 gather instruction per pass:", 0), 0u) << evidence(d, "gather");
+    c.gathers = 2;
+    e.code = c;
+    EXPECT_EQ(evidence(diagnose(e), "gather").rfind("2 gather instructions per pass:", 0), 0u);
     c.vector_bits = 512;
     c.fma = 2;
     c.gathers = 0;
