@@ -522,6 +522,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
                 compare_kernel(kernels[i].spec, kernels[i].suite, rep.threads, times[i], machine);
             r.role = kernels[i].untuned ? "untuned" : "validation";
             r.thread_imbalance = imbalance[i];
+            r.notes.insert(r.notes.end(), kernels[i].notes.begin(), kernels[i].notes.end());
             // Below its bound: the compiled loop joins the evidence (one objdump of the runner's body), and
             // so does the same body's time with its arrays in L2 where the catalogue has that instance.
             std::optional<CodeEvidence> code;

@@ -106,6 +106,13 @@ SuiteKernel spmv_sell(const core::Machine& m, const sw::SpmvShape& shape, const 
         return sw::run_spmv_sell(small, o, ws);
     };
     k.code_symbol = sw::spmv_sell_symbol();
+    const sw::SpmvGatherChoice& g = sw::spmv_gather_choice();
+    k.notes.push_back(
+        fmt::format("x gathered with {} ({:.3f} ns per non-zero, against {:.3f} ns with {}: one "
+                    "thread, the matrix in L2, timed when the catalogue was built)",
+                    g.hardware ? "the gather instruction" : "scalar loads and shuffles",
+                    g.hardware ? g.hardware_ns : g.shuffle_ns, g.hardware ? g.shuffle_ns : g.hardware_ns,
+                    g.hardware ? "scalar loads and shuffles" : "the gather instruction"));
     return k;
 }
 
@@ -145,7 +152,8 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     if (2.0 * kc_rule <= nn)
         blocks.push_back(
             {static_cast<std::size_t>(2.0 * kc_rule), static_cast<std::size_t>(row_block(2.0 * kc_rule))});
-    const auto pick = blocks[sw::gemm_block_choice(n, blocks)];
+    const sw::BlockChoice choice = sw::gemm_block_choice(n, blocks);
+    const auto pick = blocks[choice.index];
     const double kc = static_cast<double>(pick.first), mc = static_cast<double>(pick.second);
     const double b_pack = kc * std::ceil(nn / nr) * nr * 8.0;
     const double all = 3.0 * nn * nn * 8.0 + b_pack + th * mc * kc * 8.0;
@@ -172,6 +180,12 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
         return sw::run_matmul_packed(n, mcs, kcs, o, ws);
     };
     k.code_symbol = "roofcast::measure::suite::gemm_micro_vector<";
+    if (choice.seconds.size() == blocks.size())
+        k.notes.push_back(
+            fmt::format("k block {} ({} the L1 rule's {}), the faster on one thread here: {:.2f} "
+                        "against {:.2f} ms per {}^3 product",
+                        pick.first, choice.index == 0 ? "as" : "twice", blocks[0].first,
+                        1e3 * choice.seconds[choice.index], 1e3 * choice.seconds[1 - choice.index], n));
     return k;
 }
 

@@ -27,6 +27,9 @@ struct SuiteKernel {
     // Demangled name of the runner whose OpenMP body holds the kernel's loop (measure/disasm.hpp), for the
     // diagnosis' code evidence; empty where several kernels share one templated runner.
     std::string code_symbol;
+    // What this host decided about the kernel's code when the catalogue was built (a tuned kernel's timed
+    // choices, with their times); the results carry them among the kernel's notes.
+    std::vector<std::string> notes;
     KernelSpec spec; // spec.iterations = iterations per call
     // calibrate: the level the arrays reside in, and the requested (application) bytes per iteration.
     std::string resident_level;

@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
@@ -339,6 +340,13 @@ TEST_F(SuiteTuned, SpmvSellCountsAndResult) {
     EXPECT_EQ(choice.hardware, choice.hardware_ns < choice.shuffle_ns);
     EXPECT_EQ(k.code_symbol, "roofcast::measure::suite::spmv_sell_body<" + std::to_string(C) +
                                  (choice.hardware ? ", true" : ", false"));
+    // The results carry the choice with its two times.
+    ASSERT_EQ(k.notes.size(), 1u);
+    EXPECT_EQ(k.notes[0].rfind(choice.hardware ? "x gathered with the gather instruction"
+                                               : "x gathered with scalar loads and shuffles",
+                               0),
+              0u)
+        << k.notes[0];
     std::printf(
         "SELL gather on this host: instruction %.3f ns, shuffles %.3f ns per non-zero (one thread, L2)\n",
         choice.hardware_ns, choice.shuffle_ns);
@@ -427,6 +435,13 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     const double rule2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
     const double kc2 = kc_of(k2.spec, real, 2);
     EXPECT_TRUE(kc2 == rule2 || kc2 == 2 * rule2) << kc2;
+    // The results carry the timed choice: the k block and both candidates' times.
+    ASSERT_EQ(k2.notes.size(), 1u);
+    EXPECT_EQ(
+        k2.notes[0].rfind(
+            fmt::format("k block {} ({} the L1 rule's {})", kc2, kc2 == rule2 ? "as" : "twice", rule2), 0),
+        0u)
+        << k2.notes[0];
     const double l2 = derive_traffic(k2.spec, real, 2).bytes.at("L2");
     const double mc = std::round(8 / (l2 - 8 / nr - 16 / kc2 - 32 / n));
     EXPECT_EQ(std::fmod(mc, mr), 0.0) << mc;
@@ -437,10 +452,16 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
 // The k block's choice: one candidate needs no timing; with two, an index among them, the same on every call
 // (timed once per process and set of candidates).
 TEST(GemmBlockChoice, IndexAmongTheCandidatesAndStable) {
-    EXPECT_EQ(sw::gemm_block_choice(64, {{16, 16}}), 0u);
+    EXPECT_EQ(sw::gemm_block_choice(64, {{16, 16}}).index, 0u);
+    EXPECT_TRUE(sw::gemm_block_choice(64, {{16, 16}}).seconds.empty());
     const std::vector<std::pair<std::size_t, std::size_t>> two{{16, 32}, {32, 32}};
-    const std::size_t first = sw::gemm_block_choice(64, two);
-    EXPECT_LT(first, two.size());
-    EXPECT_EQ(sw::gemm_block_choice(64, two), first);
+    const sw::BlockChoice first = sw::gemm_block_choice(64, two);
+    ASSERT_EQ(first.seconds.size(), two.size());
+    EXPECT_LT(first.index, two.size());
+    // The index is the faster candidate's, and a second call returns the same choice.
+    EXPECT_LE(first.seconds[first.index], first.seconds[1 - first.index]);
+    EXPECT_GT(first.seconds[0], 0.0);
+    EXPECT_EQ(sw::gemm_block_choice(64, two).index, first.index);
+    EXPECT_EQ(sw::gemm_block_choice(64, two).seconds, first.seconds);
     EXPECT_THROW(sw::gemm_block_choice(64, {{16, 0}, {32, 32}}), std::invalid_argument);
 }

@@ -567,15 +567,15 @@ Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace
     return m;
 }
 
-std::size_t gemm_block_choice(std::size_t n,
+BlockChoice gemm_block_choice(std::size_t n,
                               const std::vector<std::pair<std::size_t, std::size_t>>& candidates) {
     if (candidates.size() < 2 || n == 0)
-        return 0;
+        return {};
     for (const auto& [kc, mc] : candidates)
         if (kc == 0 || mc == 0)
             throw std::invalid_argument("matmul (packed): k and row blocks must be at least 1");
     static std::mutex lock;
-    static std::map<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>>, std::size_t>
+    static std::map<std::pair<std::size_t, std::vector<std::pair<std::size_t, std::size_t>>>, BlockChoice>
         chosen;
     const std::lock_guard<std::mutex> guard(lock);
     const auto key = std::make_pair(n, candidates);
@@ -597,9 +597,10 @@ std::size_t gemm_block_choice(std::size_t n,
             best[i] = std::min(best[i],
                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
-    const auto at = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-    chosen.emplace(key, at);
-    return at;
+    BlockChoice choice{static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin()),
+                       best};
+    chosen.emplace(key, choice);
+    return choice;
 }
 
 Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, const SuiteOptions& opt,

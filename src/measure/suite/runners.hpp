@@ -154,8 +154,13 @@ GemmTile gemm_tile();
 // while a shorter one keeps the kc x NR micro-panel of B in less of L1, and which wins is a property of the
 // core (as ATLAS's install-time search decides such blocks by timing: Whaley & Dongarra, SC 1998, Sect. 3).
 // Each pair is timed on one thread, the packed body on an n x n product (the fastest of 3 interleaved calls),
-// once per process and set of candidates; returns the index of the fastest.
-std::size_t gemm_block_choice(std::size_t n,
+// once per process and set of candidates: the index of the fastest and each candidate's best seconds per call
+// (empty where there was nothing to choose).
+struct BlockChoice {
+    std::size_t index = 0;
+    std::vector<double> seconds;
+};
+BlockChoice gemm_block_choice(std::size_t n,
                               const std::vector<std::pair<std::size_t, std::size_t>>& candidates);
 // Packed, register-blocked matmul (n x n), blocks of mc rows and kc along k.
 Measurement run_matmul_packed(std::size_t n, std::size_t mc, std::size_t kc, const SuiteOptions& opt,
