@@ -478,24 +478,38 @@ GemmTile gemm_tile() {
 
 namespace {
 
+// Chunk c of the SELL-C-1 form (C = k_vector_doubles) of the matrix of shape s: its first element and width,
+// the columns and values of its C rows (element e of row r in CSR, as run_spmv builds it, sits at
+// c*C*per + j*C + l here: the same values), and those rows of x (1) and y (0). `row`: nnz_per_row scratch.
+void fill_sell_chunk(const SpmvShape& s, std::size_t c, std::int32_t* row, double* val, std::int32_t* col,
+                     std::int64_t* chunk_ptr, std::int32_t* chunk_len, double* x, double* y) {
+    constexpr auto C = static_cast<std::size_t>(k_vector_doubles);
+    const auto per = static_cast<std::size_t>(s.nnz_per_row);
+    chunk_ptr[c] = static_cast<std::int64_t>(c * C * per);
+    chunk_len[c] = s.nnz_per_row;
+    for (std::size_t l = 0; l < C; ++l) {
+        const std::size_t r = c * C + l;
+        spmv_columns(s, r, row);
+        for (std::size_t j = 0; j < per; ++j) {
+            const std::size_t e = c * C * per + j * C + l;
+            col[e] = row[j];
+            val[e] = 1.0 / static_cast<double>(1 + (r * per + j) % 3);
+        }
+        x[r] = 1.0;
+        y[r] = 0.0;
+    }
+}
+
 SpmvGatherChoice time_gathers() {
     constexpr int C = k_vector_doubles;
     const SpmvShape s{1024, 16, 64};
     const auto per = static_cast<std::size_t>(s.nnz_per_row);
     const std::size_t nnz = s.rows * per, chunks = s.rows / C;
-    std::vector<double> val(nnz), x(s.rows, 1.0), y(s.rows);
-    std::vector<std::int32_t> col(nnz), row(per), len(chunks, s.nnz_per_row);
+    std::vector<double> val(nnz), x(s.rows), y(s.rows);
+    std::vector<std::int32_t> col(nnz), row(per), len(chunks);
     std::vector<std::int64_t> ptr(chunks);
-    for (std::size_t c = 0; c < chunks; ++c) {
-        ptr[c] = static_cast<std::int64_t>(c * C * per);
-        for (std::size_t l = 0; l < static_cast<std::size_t>(C); ++l) {
-            spmv_columns(s, c * C + l, row.data());
-            for (std::size_t j = 0; j < per; ++j) {
-                col[c * C * per + j * C + l] = row[j];
-                val[c * C * per + j * C + l] = 1.0 / static_cast<double>(1 + j % 3);
-            }
-        }
-    }
+    for (std::size_t c = 0; c < chunks; ++c)
+        fill_sell_chunk(s, c, row.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), y.data());
     auto best = [&](auto body) {
         const auto t0 = std::chrono::steady_clock::now();
         body(y.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), chunks);
@@ -542,22 +556,8 @@ Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace
     {
         std::vector<std::int32_t> row(per);
 #pragma omp for schedule(static)
-        for (std::size_t c = 0; c < chunks; ++c) {
-            chunk_ptr[c] = static_cast<std::int64_t>(c * C * per);
-            chunk_len[c] = s.nnz_per_row;
-            for (std::size_t l = 0; l < static_cast<std::size_t>(C); ++l) {
-                const std::size_t r = c * C + l;
-                spmv_columns(s, r, row.data());
-                // Element e of row r in CSR (run_spmv) sits at (c*C*per) + j*C + l here: the same values.
-                for (std::size_t j = 0; j < per; ++j) {
-                    const std::size_t e = c * C * per + j * C + l;
-                    col[e] = row[j];
-                    val[e] = 1.0 / static_cast<double>(1 + (r * per + j) % 3);
-                }
-                x[r] = 1.0;
-                y[r] = 0.0;
-            }
-        }
+        for (std::size_t c = 0; c < chunks; ++c)
+            fill_sell_chunk(s, c, row.data(), val, col, chunk_ptr, chunk_len, x, y);
     }
     Measurement m =
         spmv_gather_choice().hardware
