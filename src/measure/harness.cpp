@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace roofcast::measure {
 
@@ -51,6 +52,21 @@ Timing time_repeated(const std::function<void(std::uint64_t)>& body, const Harne
     t.repetitions = reps;
     t.seconds_per_call = *core::summarize(std::move(samples));
     return t;
+}
+
+std::vector<double> fastest_interleaved(const std::vector<std::function<void()>>& candidates, int rounds,
+                                        int warmup_calls, const Clock& clock) {
+    for (int w = 0; w < warmup_calls; ++w)
+        for (const auto& call : candidates)
+            call();
+    std::vector<double> best(candidates.size(), std::numeric_limits<double>::infinity());
+    for (int r = 0; r < std::max(1, rounds); ++r)
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const double t0 = clock();
+            candidates[i]();
+            best[i] = std::min(best[i], clock() - t0);
+        }
+    return best;
 }
 
 bool best_agree(const std::vector<double>& times, int k, double tolerance) {

@@ -50,4 +50,13 @@ bool best_agree(const std::vector<double>& times, int k, double tolerance);
 Timing time_repeated(const std::function<void(std::uint64_t reps)>& body, const HarnessOptions& opt = {},
                      const Clock& clock = steady_clock());
 
+// Times alternatives of one piece of work against each other (an autotuner's choice between variants):
+// `warmup_calls` untimed calls of each, then `rounds` rounds in each of which every candidate is called once,
+// in turn, so that all of them meet the same minutes of a shared host (a neighbour's burst slows one call of
+// each rather than every call of one). Returns each candidate's fastest call in seconds: a burst only slows
+// calls, so the fastest is the one the candidate can sustain. Empty for no candidates; rounds < 1 counts
+// as 1.
+std::vector<double> fastest_interleaved(const std::vector<std::function<void()>>& candidates, int rounds,
+                                        int warmup_calls = 1, const Clock& clock = steady_clock());
+
 } // namespace roofcast::measure

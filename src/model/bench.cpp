@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/machine_noise.hpp"
 #include "core/timestamp.hpp"
+#include "measure/harness.hpp"
 #include "model/derived.hpp"
 #include "model/diagnosis.hpp"
 #include "model/noise.hpp"
@@ -12,7 +13,6 @@
 #include "roofcast/version.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <fmt/format.h>
@@ -451,9 +451,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
             imbalance[i] =
                 imbalance[i] ? std::min(*imbalance[i], *run.thread_imbalance) : *run.thread_imbalance;
     };
-    const auto now = [] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    };
+    const measure::Clock now = measure::steady_clock();
     const double pass_start = now();
     for (int round = 0; round < rounds; ++round) {
         for (std::size_t i = 0; i < kernels.size(); ++i) {

@@ -99,6 +99,35 @@ TEST(Harness, SettlingOffRunsExactlyTheEpochs) {
     EXPECT_EQ(t.seconds_per_call.n, 5u);
 }
 
+// Two candidates on a fake clock; a "burst" slows whatever runs during calls 4-5 of the timed sequence (the
+// second round): each candidate's fastest call is its own quiet time, the calls alternate, and the warm-up
+// calls are neither timed nor counted.
+TEST(Harness, InterleavedCandidatesMeetTheSameMinutes) {
+    double now = 0;
+    std::vector<int> order;
+    int timed_call = -2; // two warm-up calls (one per candidate) come first
+    const Clock clock = [&] { return now; };
+    auto candidate = [&](int id, double quiet) {
+        return [&, id, quiet] {
+            order.push_back(id);
+            const bool burst = timed_call == 2 || timed_call == 3;
+            now += burst ? 10 * quiet : quiet;
+            ++timed_call;
+        };
+    };
+    const std::vector<double> best =
+        fastest_interleaved({candidate(0, 2e-3), candidate(1, 3e-3)}, 3, 1, clock);
+    ASSERT_EQ(best.size(), 2u);
+    EXPECT_DOUBLE_EQ(best[0], 2e-3);
+    EXPECT_DOUBLE_EQ(best[1], 3e-3);
+    EXPECT_EQ(order, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1}));
+    EXPECT_TRUE(fastest_interleaved({}, 3, 1, clock).empty());
+    // rounds < 1 still times each candidate once
+    order.clear();
+    EXPECT_EQ(fastest_interleaved({candidate(0, 1.0)}, 0, 0, clock).size(), 1u);
+    EXPECT_EQ(order, (std::vector<int>{0}));
+}
+
 } // namespace
 } // namespace roofcast::measure
 

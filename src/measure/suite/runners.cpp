@@ -1,12 +1,13 @@
 #include "measure/suite/runners.hpp"
 
+#include "measure/harness.hpp"
 #include "measure/pages.hpp"
 #include "measure/stream.hpp"
 #include "measure/suite/tuned_kernels.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -510,17 +511,14 @@ SpmvGatherChoice time_gathers() {
     std::vector<std::int64_t> ptr(chunks);
     for (std::size_t c = 0; c < chunks; ++c)
         fill_sell_chunk(s, c, row.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), y.data());
-    auto best = [&](auto body) {
-        const auto t0 = std::chrono::steady_clock::now();
-        body(y.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), chunks);
-        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
-               static_cast<double>(nnz);
+    const auto call = [&](auto body) {
+        return
+            [&, body] { body(y.data(), val.data(), col.data(), ptr.data(), len.data(), x.data(), chunks); };
     };
-    SpmvGatherChoice c{false, 1e300, 1e300};
-    for (int call = 0; call < 9; ++call) {
-        c.hardware_ns = std::min(c.hardware_ns, best(spmv_sell_body<C, true, double>));
-        c.shuffle_ns = std::min(c.shuffle_ns, best(spmv_sell_body<C, false, double>));
-    }
+    const std::vector<double> best = fastest_interleaved(
+        {call(spmv_sell_body<C, true, double>), call(spmv_sell_body<C, false, double>)}, 9, 1);
+    const double ns_per_nz = 1e9 / static_cast<double>(nnz);
+    SpmvGatherChoice c{false, best[0] * ns_per_nz, best[1] * ns_per_nz};
     c.hardware = c.hardware_ns < c.shuffle_ns;
     return c;
 }
@@ -587,16 +585,16 @@ BlockChoice gemm_block_choice(std::size_t n,
         a[x] = 1.0 + static_cast<double>(x % 7) * 0.125;
         b[x] = 1.0 - static_cast<double>(x % 5) * 0.0625;
     }
-    std::vector<double> best(candidates.size(), 1e300);
-    for (int call = 0; call < 3; ++call)
-        for (std::size_t i = 0; i < candidates.size(); ++i) {
-            const auto [kc, mc] = candidates[i];
-            std::vector<double> a_pack((mc + mr - 1) / mr * mr * kc), b_pack((n + nr - 1) / nr * nr * kc);
-            const auto t0 = std::chrono::steady_clock::now();
-            gemm_packed_body(c.data(), a.data(), b.data(), n, mc, kc, a_pack.data(), b_pack.data());
-            best[i] = std::min(best[i],
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        }
+    std::vector<std::vector<double>> a_packs, b_packs;
+    std::vector<std::function<void()>> calls;
+    for (const auto& [kc, mc] : candidates) {
+        a_packs.emplace_back((mc + mr - 1) / mr * mr * kc);
+        b_packs.emplace_back((n + nr - 1) / nr * nr * kc);
+        calls.emplace_back([&, kc = kc, mc = mc, i = calls.size()] {
+            gemm_packed_body(c.data(), a.data(), b.data(), n, mc, kc, a_packs[i].data(), b_packs[i].data());
+        });
+    }
+    const std::vector<double> best = fastest_interleaved(calls, 3, 1);
     BlockChoice choice{static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin()),
                        best};
     chosen.emplace(key, choice);

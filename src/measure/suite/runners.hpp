@@ -125,8 +125,8 @@ Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace
 // gather instruction ran slower, on an Emerald Rapids VM the shuffles: 0.41 against 0.27 and 0.43 against
 // 0.32 ns per non-zero), so, as an autotuner's install-time search does (ATLAS: Whaley & Dongarra, SC 1998,
 // Sect. 3), both are timed once per process on one thread with the matrix in L2 (1024 rows of the suite's
-// pattern, the fastest of 9 interleaved calls each, nanoseconds per non-zero) and the faster is used from
-// then on.
+// pattern, the fastest of 9 interleaved calls each after one untimed call: measure::fastest_interleaved;
+// nanoseconds per non-zero) and the faster is used from then on.
 struct SpmvGatherChoice {
     bool hardware = false;
     double hardware_ns = 0, shuffle_ns = 0;
@@ -153,9 +153,9 @@ GemmTile gemm_tile();
 // longer k loop spreads the micro-kernel's update of its C block (MR rows ldc apart) over more multiply-adds,
 // while a shorter one keeps the kc x NR micro-panel of B in less of L1, and which wins is a property of the
 // core (as ATLAS's install-time search decides such blocks by timing: Whaley & Dongarra, SC 1998, Sect. 3).
-// Each pair is timed on one thread, the packed body on an n x n product (the fastest of 3 interleaved calls),
-// once per process and set of candidates: the index of the fastest and each candidate's best seconds per call
-// (empty where there was nothing to choose).
+// Each pair is timed on one thread, the packed body on an n x n product (the fastest of 3 interleaved calls
+// after one untimed call, measure::fastest_interleaved), once per process and set of candidates: the index of
+// the fastest and each candidate's best seconds per call (empty where there was nothing to choose).
 struct BlockChoice {
     std::size_t index = 0;
     std::vector<double> seconds;
