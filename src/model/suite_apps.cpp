@@ -32,7 +32,11 @@ std::size_t planes_for(double bytes, double plane_bytes, int threads) {
 // apart share L1 sets);
 // the block, jb rows (layers of L = jb + 2 rows with the halo), the largest for which the 3-D condition
 // holds in the first cache beyond L1 (so the k neighbours come from there, and only the leading plane and
-// b stream from memory: 24 B per point). The grid's planes are wider than one block many times over, so
+// b stream from memory). b is written with non-temporal stores (rows of whole vectors: ni is a multiple of 8
+// and the runner puts (k, j, 1) on a 64-byte boundary; tuned_kernels.hpp, jacobi7_streams), so no
+// write-allocate: 16 B per point from memory rather than 24; the stores still count at L2 and L3 (kernel.cpp
+// counts a non-temporal store at every level beyond L1, which overstates what they move there rather than
+// understating it). The grid's planes are wider than one block many times over, so
 // without blocking the 3-D condition would fail in that cache. Declared as the loop nest of one block:
 // the layer conditions depend on the rows a layer holds, which for a blocked sweep is the block's jb + 2
 // rows, not the grid's nj (the halo rows, 2 / jb more reads of a, are not counted, as the untuned
@@ -62,6 +66,7 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
     k.spec =
         base_spec(k.name, 7, static_cast<double>(bk) * static_cast<double>(nj - 2) * static_cast<double>(bi));
     k.spec.working_set_bytes = 2.0 * static_cast<double>(g.points()) * 8.0;
+    k.spec.nt_stores = true;
     LoopNest nest;
     nest.indices = {"k", "j", "i"};
     nest.bounds = {bk, bj, bi};
@@ -75,11 +80,12 @@ SuiteKernel jacobi_blocked(const Sizes& s, int threads) {
         return sw::run_jacobi7_blocked(g, jb, o, ws);
     };
     // In cache: one block per thread and one interior layer, the three layers of a (and b's one) the 3-D
-    // condition keeps in half of each thread's share of that cache.
+    // condition keeps in half of each thread's share of that cache; b with ordinary stores (non-temporal ones
+    // would send it to memory on every call).
     const sw::Grid3 small{3, 2 + th * jb, ni};
     k.in_cache_iterations = static_cast<double>(th * jb * (ni - 2));
     k.run_in_cache = [small, jb](const sw::SuiteOptions& o, sw::Workspace& ws) {
-        return sw::run_jacobi7_blocked(small, jb, o, ws);
+        return sw::run_jacobi7_blocked(small, jb, o, ws, false);
     };
     k.code_symbol = "roofcast::measure::suite::jacobi7_blocked_body<";
     return k;

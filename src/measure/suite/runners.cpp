@@ -434,7 +434,8 @@ Measurement run_himeno_merged(const Grid3& g, const SuiteOptions& opt, Workspace
     return m;
 }
 
-Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws) {
+Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws,
+                                bool stream) {
     if (jb == 0 || g.nj < 3 || g.ni < 3 || g.nk < 3)
         throw std::invalid_argument("jacobi (blocked): need a block of at least one row and a 3x3x3 grid");
     constexpr std::size_t k_shift = 7; // as run_jacobi7: (k, j, 1) on a 64-byte boundary
@@ -443,7 +444,8 @@ Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptio
     const int threads = std::max(1, opt.threads);
     const std::size_t blocks = (g.nj - 2 + jb - 1) / jb;
     // First touch in the body's partition: the rows of each j-block, through all k, by the thread that
-    // sweeps the block; the boundary rows j = 0 and nj-1 with their neighbouring block.
+    // sweeps the block; the boundary rows j = 0 and nj-1 with their neighbouring block. b starts as a copy of
+    // a: its boundary is a's, the fixed boundary the body's non-temporal rows write into b again.
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
@@ -453,11 +455,12 @@ Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptio
             for (std::size_t k = 0; k < g.nk; ++k)
                 for (std::size_t x = (k * g.nj + j0) * g.ni; x < (k * g.nj + j1) * g.ni; ++x) {
                     a[x] = 1.0 + static_cast<double>(x % 5) * 0.25;
-                    b[x] = 0.0;
+                    b[x] = a[x];
                 }
         }
     }
-    Measurement m = time_team(opt, [&] { jacobi7_blocked_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni, jb); });
+    Measurement m =
+        time_team(opt, [&] { jacobi7_blocked_body(b, a, 1.0 / 7.0, g.nk, g.nj, g.ni, jb, stream); });
     m.checksum = b[g.nj * g.ni + g.ni + 1];
     return m;
 }

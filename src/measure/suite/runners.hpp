@@ -107,7 +107,10 @@ Measurement run_himeno(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 // Tuned forms (tuned_kernels.hpp). Himeno with merged coefficients: g.ni a multiple of 16.
 Measurement run_himeno_merged(const Grid3& g, const SuiteOptions& opt, Workspace& ws);
 // Jacobi blocked in j: blocks of `jb` rows, threads sharing the blocks.
-Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws);
+// stream: b written with non-temporal stores where the layout allows (tuned_kernels.hpp); false for a run
+// whose data must stay in the caches.
+Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptions& opt, Workspace& ws,
+                                bool stream = true);
 
 struct SpmvShape {
     std::size_t rows = 0;

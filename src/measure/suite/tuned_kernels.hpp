@@ -95,46 +95,6 @@ double himeno_merged_body(const T* __restrict coef, const T* __restrict p, T* __
     return gosa;
 }
 
-// --- 3-D 7-point Jacobi with spatial blocking in j -------------------------------------------------
-// Stengel, Treibig, Hager & Wellein, ICS 2015, Sect. 3.2: the k-1, k and k+1 layers a block sweeps are
-// `jb` rows of ni points rather than whole planes, so the 3-D layer condition holds in a cache that the
-// planes of the grid overflow. Threads share the j-blocks (each sweeps its blocks through all k); the
-// block count should be a multiple of the thread count. Rows j = 1 .. nj-2 are updated in blocks of jb.
-template <class T>
-void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size_t nk, std::size_t nj,
-                          std::size_t ni, std::size_t jb) {
-    const std::size_t plane = nj * ni;
-    const std::size_t blocks = (nj - 2 + jb - 1) / jb;
-    auto point = [&](std::size_t x) {
-        return s * (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
-    };
-#pragma omp for schedule(static) nowait
-    for (std::size_t blk = 0; blk < blocks; ++blk) {
-        const std::size_t j0 = 1 + blk * jb, j1 = std::min(nj - 1, j0 + jb);
-        // The block's rows in two halves swept side by side: row j and row j + half in one inner loop, so
-        // each thread keeps two write streams (and two streams of the leading layer) in flight, not one
-        // (stream capacity: one write stream per core reached 81 % of the write bandwidth that several
-        // did on an Emerald Rapids VM). The layers the block reuses are the same rows as before.
-        const std::size_t half = (j1 - j0 + 1) / 2;
-        for (std::size_t k = 1; k < nk - 1; ++k) {
-            for (std::size_t j = j0; j < j0 + half; ++j) {
-                const std::size_t lo = k * plane + j * ni, hi = lo + half * ni;
-                if (j + half < j1) {
-#pragma omp simd
-                    for (std::size_t i = 1; i < ni - 1; ++i) {
-                        b[lo + i] = point(lo + i);
-                        b[hi + i] = point(hi + i);
-                    }
-                } else {
-#pragma omp simd
-                    for (std::size_t i = 1; i < ni - 1; ++i)
-                        b[lo + i] = point(lo + i);
-                }
-            }
-        }
-    }
-}
-
 // --- The vector width the suite is compiled for --------------------------------------------------
 #if defined(__AVX512F__)
 inline constexpr int k_vector_doubles = 8;
@@ -150,6 +110,125 @@ inline constexpr int k_vector_registers = 16;
 // contracts to an FMA where the ISA has one (the suite is compiled with -march=native; C++ keeps
 // -ffp-contract=fast).
 using SuiteVector = double __attribute__((vector_size(k_vector_doubles * sizeof(double))));
+
+// --- 3-D 7-point Jacobi with spatial blocking in j -------------------------------------------------
+// Stengel, Treibig, Hager & Wellein, ICS 2015, Sect. 3.2: the k-1, k and k+1 layers a block sweeps are
+// `jb` rows of ni points rather than whole planes, so the 3-D layer condition holds in a cache that the
+// planes of the grid overflow. Threads share the j-blocks (each sweeps its blocks through all k); the
+// block count should be a multiple of the thread count. Rows j = 1 .. nj-2 are updated in blocks of jb.
+// Whether the blocked Jacobi's double body writes b with non-temporal stores: its rows are whole vectors
+// (ni a multiple of the vector width) and the first interior point (1, 1, 1) sits on a vector boundary, so
+// that every row's interior, with its east boundary point and the next row's west one, is whole aligned
+// vectors.
+inline bool jacobi7_streams(const double* b, std::size_t nj, std::size_t ni) {
+    constexpr std::size_t W = k_vector_doubles;
+    return ni % W == 0 && reinterpret_cast<std::uintptr_t>(b + nj * ni + ni + 1) % (W * sizeof(double)) == 0;
+}
+
+// One vector of doubles from any address, and one stored past the caches to an aligned one (MOVNTPD: the
+// line goes to memory through the write-combining buffers without being read first).
+inline SuiteVector load_vector(const double* p) {
+    SuiteVector v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline void stream_vector(double* p, const SuiteVector& v) {
+#if defined(__AVX512F__)
+    _mm512_stream_pd(p, reinterpret_cast<__m512d>(v));
+#elif defined(__AVX__)
+    _mm256_stream_pd(p, reinterpret_cast<__m256d>(v));
+#else
+    _mm_stream_pd(p, reinterpret_cast<__m128d>(v));
+#endif
+}
+
+// Row `lo` (and with Pair row `hi`, side by side) of the double body with non-temporal stores
+// (jacobi7_blocked_body): whole vectors from (lo + 1), the last one's lanes W-2 and W-1 (the row's east
+// boundary point and the next row's west one) set to a's.
+template <bool Pair>
+void jacobi7_stream_rows(double* __restrict b, const double* __restrict a, double s, std::size_t lo,
+                         std::size_t hi, std::size_t ni, std::size_t plane) {
+    constexpr std::size_t W = k_vector_doubles;
+    const auto point = [&](std::size_t x) {
+        return s * (load_vector(a + x) + load_vector(a + x - 1) + load_vector(a + x + 1) +
+                    load_vector(a + x - ni) + load_vector(a + x + ni) + load_vector(a + x - plane) +
+                    load_vector(a + x + plane));
+    };
+    std::size_t i = 1;
+    for (; i + W < ni + 1; i += W) {
+        stream_vector(b + lo + i, point(lo + i));
+        if constexpr (Pair)
+            stream_vector(b + hi + i, point(hi + i));
+    }
+    const auto last = [&](std::size_t row) {
+        SuiteVector v = point(row + i);
+        v[W - 2] = a[row + ni - 1];
+        v[W - 1] = a[row + ni];
+        stream_vector(b + row + i, v);
+    };
+    last(lo);
+    if constexpr (Pair)
+        last(hi);
+}
+
+// `stream` false: ordinary stores throughout (the in-cache run, whose stores must stay in the caches).
+template <class T>
+void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size_t nk, std::size_t nj,
+                          std::size_t ni, std::size_t jb, bool stream = true) {
+    const std::size_t plane = nj * ni;
+    const std::size_t blocks = (nj - 2 + jb - 1) / jb;
+    auto point = [&](std::size_t x) {
+        return s * (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
+    };
+    // Non-temporal stores (double only, where jacobi7_streams holds): b is written once per sweep and not
+    // read, so its lines need not be read into the caches first (write-allocate) nor kept there; the
+    // kernel then moves 16 B per point from memory instead of 24, and its store stream leaves L2 and L3
+    // (Hager & Wellein, "Introduction to High Performance Computing for Scientists and Engineers", Sect.
+    // 1.3.3 and 3.1.2). The store covers whole lines, so the last vector of a row also writes the row's
+    // east boundary point and the next row's west one: they take a's values, which b's boundary holds as
+    // well (a Jacobi's fixed boundary is the same in both arrays; the runner sets it so). The same sums in
+    // the same order as point(), lane by lane.
+    bool streams = false;
+    if constexpr (std::is_same_v<T, double>)
+        streams = stream && jacobi7_streams(b, nj, ni);
+#pragma omp for schedule(static) nowait
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+        const std::size_t j0 = 1 + blk * jb, j1 = std::min(nj - 1, j0 + jb);
+        // The block's rows in two halves swept side by side: row j and row j + half in one inner loop, so
+        // each thread keeps two write streams (and two streams of the leading layer) in flight, not one
+        // (stream capacity: one write stream per core reached 81 % of the write bandwidth that several
+        // did on an Emerald Rapids VM). The layers the block reuses are the same rows as before.
+        const std::size_t half = (j1 - j0 + 1) / 2;
+        for (std::size_t k = 1; k < nk - 1; ++k) {
+            for (std::size_t j = j0; j < j0 + half; ++j) {
+                const std::size_t lo = k * plane + j * ni, hi = lo + half * ni;
+                const bool pair = j + half < j1;
+                if constexpr (std::is_same_v<T, double>) {
+                    if (streams) {
+                        if (pair)
+                            jacobi7_stream_rows<true>(b, a, s, lo, hi, ni, plane);
+                        else
+                            jacobi7_stream_rows<false>(b, a, s, lo, hi, ni, plane);
+                        continue;
+                    }
+                }
+                if (pair) {
+#pragma omp simd
+                    for (std::size_t i = 1; i < ni - 1; ++i) {
+                        b[lo + i] = point(lo + i);
+                        b[hi + i] = point(hi + i);
+                    }
+                } else {
+#pragma omp simd
+                    for (std::size_t i = 1; i < ni - 1; ++i)
+                        b[lo + i] = point(lo + i);
+                }
+            }
+        }
+    }
+    if (streams)
+        _mm_sfence(); // the streamed lines are visible before the team's barrier
+}
 
 // x[idx[0..W)] into one vector. Element by element, GCC 12 builds it with W masked broadcasts that merge
 // into one register: a serial chain of W dependent instructions per vector. Pairs joined by shuffles form
