@@ -394,8 +394,16 @@ std::string html_report(const core::Results& r) {
     if (r.host_noise && r.host_noise->rows > 0)
         card("Noisy rows", fmt::format("{} of {}", r.host_noise->flagged, r.host_noise->rows),
              "moved more than the host did under the reference probes");
-    if (!warnings.empty())
-        card("Warnings", std::to_string(warnings.size()), "grouped by kind below the tables");
+    // The count is of warnings proper; the machine's, the charts' and the results' notes (informational) are
+    // counted beside them, not as warnings: a run whose machine file carries 70 notes has not 70 problems.
+    if (!warnings.empty()) {
+        const auto notes = static_cast<std::size_t>(
+            std::count_if(warnings.begin(), warnings.end(), [](const Warning& w) { return w.info; }));
+        card("Warnings", std::to_string(warnings.size() - notes),
+             notes == 0 ? std::string("grouped by kind below the tables")
+                        : fmt::format("and {} note{}, grouped by kind below the tables", notes,
+                                      notes == 1 ? "" : "s"));
+    }
     o += "</div>\n";
     o += below_bound_headline_html(r);
     if (const std::string noise = host_noise_text(r); !noise.empty())

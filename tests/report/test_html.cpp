@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 using namespace roofcast;
@@ -74,6 +75,18 @@ TEST(HtmlReport, FixtureStructure) {
         groups += g->all_text() + ";";
     EXPECT_NE(groups.find("High spread 3;"), std::string::npos) << groups;
     EXPECT_NE(groups.find("Outside model validity 1;"), std::string::npos) << groups;
+    // The headline card counts the warnings proper (the unstable clock, three high spreads, one prediction
+    // outside validity) and the notes (here the chart's) beside them.
+    std::string card;
+    for (const auto* c : by_id(*root, "summary")->by_class("card"))
+        if (c->all_text().find("Warnings") != std::string::npos)
+            card = c->all_text();
+    std::size_t infos = 0;
+    for (const auto* li : by_id(*root, "warnings")->by_name("li"))
+        infos += li->attr("class") == "info";
+    ASSERT_GT(infos, 0u);
+    EXPECT_NE(card.find("Warnings5"), std::string::npos) << card;
+    EXPECT_NE(card.find(fmt::format("and {} note", infos)), std::string::npos) << card;
     // Headline, charts and tables come before the warnings; the derivations last.
     std::string order;
     for (const auto* sec : root->by_name("section"))
