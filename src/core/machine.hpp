@@ -175,6 +175,11 @@ struct StreamCapacity {
     // Bandwidth at `streams` relative to the best point (linear interpolation between measured S, the
     // last point's value beyond it, the first point's below it); nullopt without points.
     std::optional<double> fraction_at(int streams) const;
+    // The same fraction at the ends of the points' own ranges that favour `streams`: the interpolated largest
+    // sample at `streams` over the smallest sample of the best point (the best by median). A shortfall that
+    // stays below a limit by this measure lies beyond what the curve's repeats spread; one that does not may
+    // be a burst of the host caught by the best point. nullopt without points.
+    std::optional<double> upper_fraction_at(int streams) const;
 };
 
 struct Machine {

@@ -31,30 +31,50 @@ std::optional<std::uint64_t> Topology::tlb_reach(std::uint64_t page_bytes) const
     return reach;
 }
 
-std::optional<double> StreamCapacity::fraction_at(int streams) const {
-    if (points.empty())
-        return std::nullopt;
-    double best = 0;
+namespace {
+
+// Linear interpolation of `value(point)` at `streams` between measured counts; the last point's value beyond
+// them, the first point's below them.
+template <class Value>
+double interpolate(const std::vector<StreamCapacityPoint>& points, int streams, Value value) {
+    if (streams <= points.front().streams)
+        return value(points.front());
+    for (std::size_t i = 1; i < points.size(); ++i)
+        if (streams <= points[i].streams) {
+            const StreamCapacityPoint& a = points[i - 1];
+            const StreamCapacityPoint& b = points[i];
+            const double f = b.streams > a.streams
+                                 ? static_cast<double>(streams - a.streams) / (b.streams - a.streams)
+                                 : 1.0;
+            return value(a) + f * (value(b) - value(a));
+        }
+    return value(points.back());
+}
+
+const StreamCapacityPoint* best_point(const std::vector<StreamCapacityPoint>& points) {
+    const StreamCapacityPoint* best = nullptr;
     for (const auto& p : points)
-        best = std::max(best, p.gbs.median);
-    if (!(best > 0))
+        if (!best || p.gbs.median > best->gbs.median)
+            best = &p;
+    return best && best->gbs.median > 0 ? best : nullptr;
+}
+
+} // namespace
+
+std::optional<double> StreamCapacity::fraction_at(int streams) const {
+    const StreamCapacityPoint* best = best_point(points);
+    if (!best)
         return std::nullopt;
-    double value = points.back().gbs.median;
-    if (streams <= points.front().streams) {
-        value = points.front().gbs.median;
-    } else {
-        for (std::size_t i = 1; i < points.size(); ++i)
-            if (streams <= points[i].streams) {
-                const StreamCapacityPoint& a = points[i - 1];
-                const StreamCapacityPoint& b = points[i];
-                const double f = b.streams > a.streams
-                                     ? static_cast<double>(streams - a.streams) / (b.streams - a.streams)
-                                     : 1.0;
-                value = a.gbs.median + f * (b.gbs.median - a.gbs.median);
-                break;
-            }
-    }
-    return value / best;
+    return interpolate(points, streams, [](const StreamCapacityPoint& p) { return p.gbs.median; }) /
+           best->gbs.median;
+}
+
+std::optional<double> StreamCapacity::upper_fraction_at(int streams) const {
+    const StreamCapacityPoint* best = best_point(points);
+    if (!best || !(best->gbs.min > 0))
+        return std::nullopt;
+    return interpolate(points, streams, [](const StreamCapacityPoint& p) { return p.gbs.max; }) /
+           best->gbs.min;
 }
 
 const StreamCapacity* Machine::stream_capacity_of(const std::string& level_name,

@@ -114,19 +114,26 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         // Too few streams as well: at or below the capacity a count that reaches less than
         // k_diagnosis_fraction of the best lies below the curve's knee, where the memory system has fewer
         // requests in flight than it needs (Little's law: bandwidth = bytes in flight / latency).
+        // Either way the loss must lie beyond the curve's own spread: a best point that a burst of the host
+        // lifted (its range clear of its neighbours' medians, their ranges reaching it) explains nothing.
+        const bool beyond_spread =
+            !e.capacity_upper_fraction || *e.capacity_upper_fraction < k_diagnosis_fraction;
         if (*e.streams <= *e.stream_capacity && e.capacity_fraction &&
-            *e.capacity_fraction < k_diagnosis_fraction)
+            *e.capacity_fraction < k_diagnosis_fraction && beyond_spread)
             out.push_back(
                 {"stream-capacity",
                  fmt::format(
                      "the innermost loop runs {} concurrent stream{}; {} delivers {} of its best "
-                     "bandwidth at that count, fewer requests in flight than it needs (its best comes "
+                     "bandwidth at that count{}, fewer requests in flight than it needs (its best comes "
                      "with more streams, up to {}); split the loop into independent blocks or prefetch",
                      *e.streams, *e.streams == 1 ? "" : "s", e.capacity_level, percent(*e.capacity_fraction),
+                     e.capacity_upper_fraction ? fmt::format(" (at most {} within the points' own ranges)",
+                                                             percent(*e.capacity_upper_fraction))
+                                               : "",
                      *e.stream_capacity),
                  *e.capacity_fraction, k_diagnosis_fraction});
         else if (*e.streams > *e.stream_capacity &&
-                 (!e.capacity_fraction || *e.capacity_fraction < k_diagnosis_fraction))
+                 (!e.capacity_fraction || (*e.capacity_fraction < k_diagnosis_fraction && beyond_spread)))
             out.push_back(
                 {"stream-capacity",
                  fmt::format(
@@ -449,6 +456,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
                 e.stream_capacity = *c->capacity;
                 e.capacity_level = level + " (" + access + " streams)";
                 e.capacity_fraction = f;
+                e.capacity_upper_fraction = c->upper_fraction_at(count);
             }
             if (over)
                 break;

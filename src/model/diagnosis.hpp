@@ -56,11 +56,14 @@ struct DiagnosisEvidence {
     std::string capacity_level; // the level whose stream capacity `stream_capacity` is
     std::optional<int> stream_capacity;
     std::optional<double> capacity_fraction; // bandwidth at `streams` over the best stream count's
-    std::vector<SetConflict> sets;           // every cache level with a known associativity
-    std::optional<int> pages;                // distinct 4 KiB pages in flight
-    std::optional<int> tlb_entries;          // first-level data TLB, 4 KiB pages
-    std::string huge_pages;                  // transparent huge pages: always | madvise | never | ""
-    std::optional<double> l1_share;          // L1 bytes at the L1 roof over the measured time
+    // The same with the points' ranges in the count's favour (core::StreamCapacity::upper_fraction_at): the
+    // cause is named only where this too lies below the limit, i.e. beyond the curve's own spread.
+    std::optional<double> capacity_upper_fraction;
+    std::vector<SetConflict> sets;   // every cache level with a known associativity
+    std::optional<int> pages;        // distinct 4 KiB pages in flight
+    std::optional<int> tlb_entries;  // first-level data TLB, 4 KiB pages
+    std::string huge_pages;          // transparent huge pages: always | madvise | never | ""
+    std::optional<double> l1_share;  // L1 bytes at the L1 roof over the measured time
     std::optional<double> fp_share;  // flops at the ceiling of the code's width over the measured time
     std::string fp_ceiling;          // that ceiling's name
     std::optional<double> imbalance; // slowest thread's busy time over the mean

@@ -134,6 +134,24 @@ TEST(MachineStreamCapacity, FractionAtInterpolatesRelativeToTheBestPoint) {
     EXPECT_DOUBLE_EQ(*s.fraction_at(0), 0.5);   // below the first: its value
 }
 
+TEST(MachineStreamCapacity, UpperFractionTakesThePointsRangesInTheCountsFavour) {
+    EXPECT_EQ(StreamCapacity{}.upper_fraction_at(4), std::nullopt);
+    // Medians 36, 34, 44 GB/s at 1, 4 and 16 streams; ranges 33-40, 32-42 and 40-50 GB/s.
+    StreamCapacity s;
+    s.level = "MEM";
+    s.access = "read";
+    s.points = {{1, *summarize({33.0, 36.0, 40.0})},
+                {4, *summarize({32.0, 34.0, 42.0})},
+                {16, *summarize({40.0, 44.0, 50.0})}};
+    EXPECT_DOUBLE_EQ(*s.fraction_at(4), 34.0 / 44.0);       // below 85 % by the medians
+    EXPECT_DOUBLE_EQ(*s.upper_fraction_at(4), 42.0 / 40.0); // but the ranges overlap the best's
+    EXPECT_DOUBLE_EQ(*s.upper_fraction_at(10), (42.0 + 0.5 * (50.0 - 42.0)) / 40.0);
+    EXPECT_DOUBLE_EQ(*s.upper_fraction_at(1), 40.0 / 40.0);
+    // Tight ranges: the shortfall stays.
+    const StreamCapacity t = capacity_of({{1, 20.0}, {2, 40.0}});
+    EXPECT_DOUBLE_EQ(*t.upper_fraction_at(1), 0.5);
+}
+
 TEST(MachineTopology, TlbReachOfTheLargestLevel) {
     Topology t;
     EXPECT_EQ(t.tlb_reach(), std::nullopt);

@@ -147,6 +147,28 @@ TEST(Diagnosis, TooFewStreams) {
     EXPECT_NE(d[0].evidence.find("fewer requests in flight"), std::string::npos) << d[0].evidence;
     e.capacity_fraction = 0.9; // one stream nearly as good as the best: not the cause
     EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+    // Below 85 % by the medians, but within the points' own ranges (a burst lifted the best point): not
+    // named; beyond them: named, with both figures.
+    e.capacity_fraction = 0.76;
+    e.capacity_upper_fraction = 0.88;
+    EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+    e.capacity_upper_fraction = 0.8;
+    const auto named = diagnose(e);
+    ASSERT_TRUE(has(named, "stream-capacity"));
+    EXPECT_NE(
+        named[0].evidence.find("76 % of its best bandwidth at that count (at most 80 % within the points' "
+                               "own ranges)"),
+        std::string::npos)
+        << named[0].evidence;
+}
+
+TEST(Diagnosis, StreamCapacityBeyondTheCapacityWithinTheSpread) {
+    // Past the capacity and below 85 % by the medians, but not beyond the points' ranges: not named.
+    DiagnosisEvidence e = stream_evidence(0.3, 14, 8, 0.6);
+    e.capacity_upper_fraction = 0.9;
+    EXPECT_FALSE(has(diagnose(e), "stream-capacity"));
+    e.capacity_upper_fraction = 0.7;
+    EXPECT_TRUE(has(diagnose(e), "stream-capacity"));
 }
 
 TEST(Diagnosis, TlbReach) {
