@@ -183,11 +183,11 @@ void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size
     // Non-temporal stores (double only, where jacobi7_streams holds): b is written once per sweep and not
     // read, so its lines need not be read into the caches first (write-allocate) nor kept there; the
     // kernel then moves 16 B per point from memory instead of 24, and its store stream leaves L2 and L3
-    // (Hager & Wellein, "Introduction to High Performance Computing for Scientists and Engineers", Sect.
-    // 1.3.3 and 3.1.2). The store covers whole lines, so the last vector of a row also writes the row's
-    // east boundary point and the next row's west one: they take a's values, which b's boundary holds as
-    // well (a Jacobi's fixed boundary is the same in both arrays; the runner sets it so). The same sums in
-    // the same order as point(), lane by lane.
+    // (Hager & Wellein, "Introduction to High Performance Computing for Scientists and Engineers", 2010,
+    // Sect. 1.3.1 on write-allocate and nontemporal stores). The store covers whole lines, so the last vector
+    // of a row also writes the row's east boundary point and the next row's west one: they take a's values,
+    // which b's boundary holds as well (a Jacobi's fixed boundary is the same in both arrays; the runner sets
+    // it so). The same sums in the same order as point(), lane by lane.
     bool streams = false;
     if constexpr (std::is_same_v<T, double>)
         streams = stream && jacobi7_streams(b, nj, ni);
