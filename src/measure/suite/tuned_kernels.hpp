@@ -142,6 +142,13 @@ inline void stream_vector(double* p, const SuiteVector& v) {
 #endif
 }
 
+// The 7-point sum at x, a(x) read as at(x), in the one order both forms of the blocked body add it (an
+// element or a vector of elements: the streaming rows' results equal the element loop's, and the untuned
+// body's, bit for bit).
+template <class At> auto jacobi7_sum(const At& at, std::size_t x, std::size_t ni, std::size_t plane) {
+    return at(x) + at(x - 1) + at(x + 1) + at(x - ni) + at(x + ni) + at(x - plane) + at(x + plane);
+}
+
 // Row `lo` (and with Pair row `hi`, side by side) of the double body with non-temporal stores
 // (jacobi7_blocked_body): whole vectors from (lo + 1), the last one's lanes W-2 and W-1 (the row's east
 // boundary point and the next row's west one) set to a's.
@@ -149,11 +156,8 @@ template <bool Pair>
 void jacobi7_stream_rows(double* __restrict b, const double* __restrict a, double s, std::size_t lo,
                          std::size_t hi, std::size_t ni, std::size_t plane) {
     constexpr std::size_t W = k_vector_doubles;
-    const auto point = [&](std::size_t x) {
-        return s * (load_vector(a + x) + load_vector(a + x - 1) + load_vector(a + x + 1) +
-                    load_vector(a + x - ni) + load_vector(a + x + ni) + load_vector(a + x - plane) +
-                    load_vector(a + x + plane));
-    };
+    const auto at = [a](std::size_t y) { return load_vector(a + y); };
+    const auto point = [&](std::size_t x) { return s * jacobi7_sum(at, x, ni, plane); };
     std::size_t i = 1;
     for (; i + W < ni + 1; i += W) {
         stream_vector(b + lo + i, point(lo + i));
@@ -177,9 +181,8 @@ void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size
                           std::size_t ni, std::size_t jb, bool stream = true) {
     const std::size_t plane = nj * ni;
     const std::size_t blocks = (nj - 2 + jb - 1) / jb;
-    auto point = [&](std::size_t x) {
-        return s * (a[x] + a[x - 1] + a[x + 1] + a[x - ni] + a[x + ni] + a[x - plane] + a[x + plane]);
-    };
+    const auto at = [a](std::size_t y) -> const T& { return a[y]; };
+    auto point = [&](std::size_t x) { return s * jacobi7_sum(at, x, ni, plane); };
     // Non-temporal stores (double only, where jacobi7_streams holds): b is written once per sweep and not
     // read, so its lines need not be read into the caches first (write-allocate) nor kept there; the
     // kernel then moves 16 B per point from memory instead of 24, and its store stream leaves L2 and L3
