@@ -472,6 +472,30 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     EXPECT_EQ(static_cast<int>(std::ceil(n / mc)) % 2, 0) << mc;
 }
 
+TEST_F(SuiteTuned, MatmulPackedSizedForTheThreads) {
+    // The untuned matmul stays 512^3; the tuned one grows until every thread has 16 micro-panels of MR rows
+    // (n a multiple of 64, at most 4096), and the threads share its row blocks evenly.
+    const double mr = sw::gemm_tile().mr;
+    for (const int threads : {1, 2, 8, 16, 64}) {
+        SCOPED_TRACE(threads);
+        core::Machine real = tiny_machine();
+        real.topology->cores = threads;
+        real.topology->caches = {{"L1", 32768, 64, {}, 1, threads, {}, ""},
+                                 {"L2", 524288, 64, {}, 1, threads, {}, ""},
+                                 {"L3", 32 << 20, 64, {}, threads, 1, {}, ""}};
+        const std::vector<SuiteKernel> c = suite_catalogue(real, threads, "real");
+        const double untuned = std::cbrt(*kernel(c, "matmul-blocked").spec.iterations);
+        const double tuned = std::cbrt(*kernel(c, "matmul-blocked-tuned").spec.iterations);
+        EXPECT_NEAR(untuned, 512, 1e-6);
+        const double rows = 16 * mr * threads;
+        const double expected = std::clamp(std::ceil(rows / 64) * 64, 512.0, 4096.0);
+        EXPECT_NEAR(tuned, expected, 1e-6);
+        if (expected < 4096) {
+            EXPECT_GE(tuned / threads, 16 * mr);
+        }
+    }
+}
+
 // The k block's choice: one candidate needs no timing; with two, an index among them, the same on every call
 // (timed once per process and set of candidates).
 TEST(GemmBlockChoice, IndexAmongTheCandidatesAndStable) {
