@@ -474,7 +474,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
 
 TEST_F(SuiteTuned, MatmulPackedSizedForTheThreads) {
     // The untuned matmul stays 512^3; the tuned one grows until every thread has 16 micro-panels of MR rows
-    // (n a multiple of 64, at most 4096), and the threads share its row blocks evenly.
+    // (n a multiple of 64, at most 4096).
     const double mr = sw::gemm_tile().mr;
     for (const int threads : {1, 2, 8, 16, 64}) {
         SCOPED_TRACE(threads);
