@@ -46,8 +46,8 @@ struct Prediction {
 // the evidence roofcast measured or derived itself: `figure` is the decisive number and `limit` what it
 // was compared with (both in the unit `evidence` states).
 struct Diagnosis {
-    std::string cause;    // vector-width | fp-mix | stream-capacity | cache-conflict | tlb-reach | in-core |
-                          // load-imbalance | overlap | unexplained
+    std::string cause; // memory-drift | vector-width | fp-mix | stream-capacity | cache-conflict | tlb-reach
+                       // | in-core | load-imbalance | overlap | unexplained
     std::string evidence; // one sentence with the figures
     std::optional<double> figure;
     std::optional<double> limit;

@@ -1,10 +1,12 @@
 #include "model/diagnosis.hpp"
 
+#include "core/error.hpp"
 #include "core/units.hpp"
 #include "measure/disasm.hpp"
 #include "model/access_streams.hpp"
 #include "model/calibration.hpp"
 #include "model/overlap.hpp"
+#include "model/predict.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +54,49 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
                              CacheOverlap{m.cache_overlap_exponent, data.last_is_memory});
 }
 
+// The memory-drift evidence of a prediction whose memory term took the calibrated effective bandwidth: the
+// machine run's measurement the bandwidth choice would take without it, and the bound predicted again with
+// that.
+void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Prediction& p,
+                           const KernelSpec& spec, const core::Machine& m, double measured) {
+    const core::Level* mem = m.level("MEM");
+    if (!mem || !mem->effective_bandwidth_gbs)
+        return;
+    const core::LevelTerm* term = nullptr;
+    for (const auto& x : p.terms)
+        if (x.level == "MEM" && x.seconds_per_iteration && x.bandwidth_gbs &&
+            x.bandwidth_source.rfind("calibrated effective", 0) == 0)
+            term = &x;
+    if (!term)
+        return;
+    core::Machine uncalibrated = m;
+    for (auto& l : uncalibrated.levels)
+        if (l.name == "MEM") {
+            l.effective_bandwidth_gbs.reset();
+            l.effective_bandwidth_half_width_gbs.reset();
+        }
+    PredictOptions po;
+    po.threads = k.threads;
+    po.models = {p.model};
+    std::vector<core::Prediction> again;
+    try {
+        again = predict(spec, uncalibrated, po);
+    } catch (const core::InputError&) {
+        return; // no measured memory figure to hold the calibration against
+    }
+    if (again.empty() || !(again.front().seconds_per_iteration > 0))
+        return;
+    for (const auto& x : again.front().terms)
+        if (x.level == "MEM" && x.bandwidth_gbs && x.bandwidth_source != "calibrated effective") {
+            e.memory_measured_gbs = *x.bandwidth_gbs;
+            e.memory_measured_source = x.bandwidth_source;
+        }
+    if (!e.memory_measured_gbs)
+        return;
+    e.memory_calibrated_gbs = *term->bandwidth_gbs;
+    e.fraction_with_measured_memory = again.front().seconds_per_iteration / measured;
+}
+
 } // namespace
 
 std::optional<CodeEvidence> code_evidence(const std::string& symbol, std::string* why) {
@@ -92,6 +137,26 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     if (e.fraction >= k_diagnosis_fraction)
         return out;
     std::vector<std::string> checked;
+    // The bound itself: a memory bandwidth calibrated in one minute of a run and a kernel measured in another
+    // see different memory on a shared host (issue 22; docs/noise.md). Named where the calibrated figure is
+    // more than k_memory_drift_limit times the machine run's measurement for the kernel's access mix and the
+    // kernel, held against that measurement instead, reaches k_diagnosis_fraction of its prediction.
+    if (e.memory_calibrated_gbs && e.memory_measured_gbs && *e.memory_measured_gbs > 0 &&
+        e.fraction_with_measured_memory) {
+        checked.push_back("calibrated against measured memory bandwidth");
+        const double ratio = *e.memory_calibrated_gbs / *e.memory_measured_gbs;
+        if (ratio > k_memory_drift_limit && *e.fraction_with_measured_memory >= k_diagnosis_fraction)
+            out.push_back(
+                {"memory-drift",
+                 fmt::format(
+                     "its prediction times memory at {:.1f} GB/s, calibrated by the suite's copy loops, "
+                     "{:.2f} x the {:.1f} GB/s of the machine file's own figure ({}): memory moved between "
+                     "the two measurements, and held against the machine file's figure it reaches {} of "
+                     "its bound",
+                     *e.memory_calibrated_gbs, ratio, *e.memory_measured_gbs, e.memory_measured_source,
+                     percent(*e.fraction_with_measured_memory)),
+                 ratio, k_memory_drift_limit});
+    }
     // Cache thrashing (Minami et al. §6: program A's L1 miss ratio; Hager & Wellein §3.3): more streams in
     // one set than the set has ways evict each other's lines before the next element of a line is used.
     for (const auto& s : e.sets) {
@@ -517,6 +582,7 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
         if (term.level == "MEM" && term.seconds_per_iteration)
             e.memory_seconds = *term.seconds_per_iteration;
     overlap_evidence(e, *p, m, t);
+    memory_drift_evidence(e, k, *p, spec, m, t);
     k.diagnosis = diagnose(e);
 }
 

@@ -22,6 +22,9 @@ inline constexpr double k_diagnosis_fraction = 0.85;
 // A load imbalance max/mean = x leaves the team idle for 1 - 1/x of the time: it is named when that
 // alone would put a kernel below k_diagnosis_fraction, x > 1 / 0.85.
 inline constexpr double k_imbalance_limit = 1.0 / k_diagnosis_fraction;
+// A calibrated memory bandwidth this much above the machine run's measurement would alone put a kernel that
+// runs at the measured figure below k_diagnosis_fraction: it is named then (memory-drift).
+inline constexpr double k_memory_drift_limit = 1.0 / k_diagnosis_fraction;
 // An in-core resource (L1 loads/stores, FP issue) that alone explains this share of the measured time binds.
 inline constexpr double k_in_core_share = 0.70;
 // The compiled loop's width or FP mix is named a cause only when its flops at the matching ceiling explain at
@@ -88,11 +91,19 @@ struct DiagnosisEvidence {
     // memory term, seconds per iteration.
     std::optional<double> in_cache_seconds;
     double memory_seconds = 0;
+    // The prediction's memory bandwidth when it was calibrated by the bench's copy loops, the machine run's
+    // own measurement for the kernel's access mix (choose_bandwidth without the calibration), and the
+    // kernel's fraction of the bound with that measurement in the memory term.
+    std::optional<double> memory_calibrated_gbs;
+    std::optional<double> memory_measured_gbs;
+    std::string memory_measured_source;
+    std::optional<double> fraction_with_measured_memory;
 };
 
-// The causes evidence supports, most specific first (cache-conflict, stream-capacity, tlb-reach,
-// vector-width, fp-mix, gather, in-core, load-imbalance, overlap); empty when fraction >=
-// k_diagnosis_fraction; one "unexplained" entry listing what was checked when no rule fires.
+// The causes evidence supports: first memory-drift (the bound's memory bandwidth, not the kernel), then the
+// kernel's own, most specific first (cache-conflict, stream-capacity, tlb-reach, vector-width, fp-mix,
+// gather, in-core, load-imbalance, overlap); empty when fraction >= k_diagnosis_fraction; one "unexplained"
+// entry listing what was checked when no rule fires.
 std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e);
 
 // The kernel's ceilings at its intensity in the roofline paper's order (core::Ceiling), each marked

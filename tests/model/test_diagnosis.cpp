@@ -1,8 +1,10 @@
 // The diagnosis rules on synthetic evidence (each cause detected and not detected), the stream analysis
 // of loop nests whose streams, set conflicts and pages are counted by hand, and the ceilings' order.
 #include "model/access_streams.hpp"
+#include "model/bench.hpp"
 #include "model/diagnosis.hpp"
 #include "model/overlap.hpp"
+#include "tiny_machine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -443,6 +445,69 @@ TEST(Diagnosis, OverlapBelowTheCalibratedExponent) {
     d = diagnose(e);
     EXPECT_FALSE(has(d, "overlap"));
     EXPECT_EQ(d[0].evidence.find("term overlap"), std::string::npos);
+}
+
+TEST(Diagnosis, MemoryDriftWhereTheCalibrationOutranTheMachineFile) {
+    // Calibrated at 121.4 GB/s, the machine file's copy 56.8 GB/s (2.14 x): held against the file's figure
+    // the kernel reaches 87 %, so the bound's memory term, not the kernel, is named first.
+    DiagnosisEvidence e = evidence_at(0.5);
+    e.memory_calibrated_gbs = 121.4;
+    e.memory_measured_gbs = 56.8;
+    e.memory_measured_source = "measured copy, 2 threads";
+    e.fraction_with_measured_memory = 0.87;
+    auto d = diagnose(e);
+    ASSERT_FALSE(d.empty());
+    EXPECT_EQ(d[0].cause, "memory-drift");
+    EXPECT_NEAR(*d[0].figure, 121.4 / 56.8, 1e-12);
+    EXPECT_DOUBLE_EQ(*d[0].limit, k_memory_drift_limit);
+    EXPECT_NE(d[0].evidence.find("121.4 GB/s"), std::string::npos) << d[0].evidence;
+    EXPECT_NE(d[0].evidence.find("56.8 GB/s"), std::string::npos) << d[0].evidence;
+    EXPECT_NE(d[0].evidence.find("87 %"), std::string::npos) << d[0].evidence;
+    // Still below its bound against the file's figure: the drift does not explain it.
+    e.fraction_with_measured_memory = 0.80;
+    d = diagnose(e);
+    EXPECT_FALSE(has(d, "memory-drift"));
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_NE(d[0].evidence.find("calibrated against measured memory bandwidth"), std::string::npos);
+    // A calibration within 1 / 0.85 of the file's figure is not named, whatever the fraction.
+    e.fraction_with_measured_memory = 0.95;
+    e.memory_calibrated_gbs = 56.8 * 1.15;
+    EXPECT_FALSE(has(diagnose(e), "memory-drift"));
+    e.memory_calibrated_gbs = 56.8 * 1.2;
+    EXPECT_TRUE(has(diagnose(e), "memory-drift"));
+}
+
+TEST(Diagnosis, MemoryDriftEvidenceFromThePredictionAgainWithoutTheCalibration) {
+    // The tiny machine's memory roof is 20 GB/s (entered); a calibration put memory at 40. A memory-bound
+    // kernel (16 B and 1 flop per iteration) measured at 0.8 ns per iteration is at half of its calibrated
+    // bound (0.4 ns) and at all of the bound the file's roof gives (0.8 ns).
+    core::Machine m = test::tiny_machine();
+    for (auto& l : m.levels)
+        if (l.name == "MEM")
+            l.effective_bandwidth_gbs = 40.0;
+    KernelSpec spec;
+    spec.name = "drift";
+    spec.flops_per_iteration = 1;
+    spec.iterations = 1e6;
+    spec.explicit_bytes = {{"L1", 16}, {"L2", 16}, {"L3", 16}, {"MEM", 16}};
+    core::Summary per_call;
+    per_call.median = per_call.min = per_call.max = 0.8e-3;
+    per_call.n = 1;
+    per_call.samples = {0.8e-3};
+    core::KernelResult k = compare_kernel(spec, "apps", 1, per_call, m);
+    diagnose_kernel(k, spec, m);
+    ASSERT_TRUE(k.bound_fraction.has_value());
+    EXPECT_NEAR(*k.bound_fraction, 0.5, 1e-9);
+    ASSERT_FALSE(k.diagnosis.empty());
+    EXPECT_EQ(k.diagnosis[0].cause, "memory-drift");
+    EXPECT_NEAR(*k.diagnosis[0].figure, 2.0, 1e-9);
+    EXPECT_NE(k.diagnosis[0].evidence.find("100 %"), std::string::npos) << k.diagnosis[0].evidence;
+    // Without a calibration there is nothing to hold against.
+    for (auto& l : m.levels)
+        l.effective_bandwidth_gbs.reset();
+    core::KernelResult plain = compare_kernel(spec, "apps", 1, per_call, m);
+    diagnose_kernel(plain, spec, m);
+    EXPECT_FALSE(has(plain.diagnosis, "memory-drift"));
 }
 
 } // namespace
