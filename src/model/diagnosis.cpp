@@ -148,13 +148,11 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
         if (ratio > k_memory_drift_limit && *e.fraction_with_measured_memory >= k_diagnosis_fraction)
             out.push_back(
                 {"memory-drift",
-                 fmt::format(
-                     "its prediction times memory at {:.1f} GB/s, calibrated by the suite's copy loops, "
-                     "{:.2f} x the {:.1f} GB/s of the machine file's own figure ({}): memory moved between "
-                     "the two measurements, and held against the machine file's figure it reaches {} of "
-                     "its bound",
-                     *e.memory_calibrated_gbs, ratio, *e.memory_measured_gbs, e.memory_measured_source,
-                     percent(*e.fraction_with_measured_memory)),
+                 fmt::format("at {} of its bound against the machine file's {:.1f} GB/s of memory, where its "
+                             "prediction took {:.1f} GB/s from the suite's copy loops ({:.2f} x; the file's "
+                             "figure: {}): memory moved between the two measurements",
+                             percent(*e.fraction_with_measured_memory), *e.memory_measured_gbs,
+                             *e.memory_calibrated_gbs, ratio, e.memory_measured_source),
                  ratio, k_memory_drift_limit});
     }
     // Cache thrashing (Minami et al. §6: program A's L1 miss ratio; Hager & Wellein §3.3): more streams in
