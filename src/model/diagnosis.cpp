@@ -94,6 +94,7 @@ void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, co
     if (!e.memory_measured_gbs)
         return;
     e.memory_calibrated_gbs = *term->bandwidth_gbs;
+    e.memory_measured_when = m.created;
     e.fraction_with_measured_memory = again.front().seconds_per_iteration / measured;
 }
 
@@ -150,9 +151,10 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                 {"memory-drift",
                  fmt::format("at {} of its bound against the machine file's {:.1f} GB/s of memory, where its "
                              "prediction took {:.1f} GB/s from the suite's copy loops ({:.2f} x; the file's "
-                             "figure: {}): memory moved between the two measurements",
+                             "figure: {}{}): memory moved between the two measurements",
                              percent(*e.fraction_with_measured_memory), *e.memory_measured_gbs,
-                             *e.memory_calibrated_gbs, ratio, e.memory_measured_source),
+                             *e.memory_calibrated_gbs, ratio, e.memory_measured_source,
+                             e.memory_measured_when.empty() ? "" : ", measured " + e.memory_measured_when),
                  ratio, k_memory_drift_limit});
     }
     // Cache thrashing (Minami et al. §6: program A's L1 miss ratio; Hager & Wellein §3.3): more streams in

@@ -97,6 +97,7 @@ struct DiagnosisEvidence {
     std::optional<double> memory_calibrated_gbs;
     std::optional<double> memory_measured_gbs;
     std::string memory_measured_source;
+    std::string memory_measured_when; // when the machine file was measured (its `created`), when it says
     std::optional<double> fraction_with_measured_memory;
 };
 

@@ -463,6 +463,11 @@ TEST(Diagnosis, MemoryDriftWhereTheCalibrationOutranTheMachineFile) {
     EXPECT_NE(d[0].evidence.find("121.4 GB/s"), std::string::npos) << d[0].evidence;
     EXPECT_NE(d[0].evidence.find("56.8 GB/s"), std::string::npos) << d[0].evidence;
     EXPECT_NE(d[0].evidence.find("87 %"), std::string::npos) << d[0].evidence;
+    EXPECT_EQ(d[0].evidence.find("measured 20"), std::string::npos) << d[0].evidence;
+    e.memory_measured_when = "2026-11-27T14:59:31Z"; // a cached machine file can be hours older than the run
+    EXPECT_NE(diagnose(e)[0].evidence.find("measured copy, 2 threads, measured 2026-11-27T14:59:31Z"),
+              std::string::npos)
+        << diagnose(e)[0].evidence;
     // Still below its bound against the file's figure: the drift does not explain it.
     e.fraction_with_measured_memory = 0.80;
     d = diagnose(e);
