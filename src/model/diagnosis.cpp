@@ -87,7 +87,7 @@ void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, co
     if (again.empty() || !(again.front().seconds_per_iteration > 0))
         return;
     for (const auto& x : again.front().terms)
-        if (x.level == "MEM" && x.bandwidth_gbs && x.bandwidth_source != "calibrated effective") {
+        if (x.level == "MEM" && x.bandwidth_gbs) {
             e.memory_measured_gbs = *x.bandwidth_gbs;
             e.memory_measured_source = x.bandwidth_source;
         }
@@ -582,7 +582,8 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
         if (term.level == "MEM" && term.seconds_per_iteration)
             e.memory_seconds = *term.seconds_per_iteration;
     overlap_evidence(e, *p, m, t);
-    memory_drift_evidence(e, k, *p, spec, m, t);
+    if (e.fraction < k_diagnosis_fraction) // a copy of the machine and a prediction: only where it is read
+        memory_drift_evidence(e, k, *p, spec, m, t);
     k.diagnosis = diagnose(e);
 }
 
