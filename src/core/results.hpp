@@ -47,7 +47,7 @@ struct Prediction {
 // was compared with (both in the unit `evidence` states).
 struct Diagnosis {
     std::string cause; // memory-drift | vector-width | fp-mix | stream-capacity | cache-conflict | tlb-reach
-                       // | in-core | load-imbalance | overlap | unexplained
+                       // | in-core | load-imbalance | overlap | memory-rate | unexplained
     std::string evidence; // one sentence with the figures
     std::optional<double> figure;
     std::optional<double> limit;

@@ -400,6 +400,34 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
                  *e.overlap_equivalent, *e.overlap_calibrated});
         }
     }
+    // Memory's own part (the ECM composition again, Stengel et al. 2015, Sect. 2, with nothing overlapping):
+    // the time the loop takes beyond its in-cache time is the most its memory transfers can have taken, so
+    // its bytes from memory over that time are the least rate they ran at. Below 85 % of the bandwidth the
+    // bound used, its memory transfers themselves run slower than the calibration loops' even where no other
+    // part of its time hides behind them: the access pattern (block or page boundaries the prefetchers stop
+    // at, streams started and ended per row) gets less from memory. Named where no other rule names a
+    // cause: the stream-capacity, TLB and drift rules explain such a rate where their evidence does, and the
+    // in-cache rule where the two times add up to the measured one (below that, under 85 % of it together,
+    // memory's rate is under 85 % as well).
+    if (out.empty() && e.in_cache_seconds && e.memory_seconds > 0 && e.memory_bytes > 0 &&
+        e.measured_seconds > *e.in_cache_seconds) {
+        checked.push_back("memory's part of the time");
+        const double left = e.measured_seconds - *e.in_cache_seconds;
+        const double rate = e.memory_seconds / left;
+        if (rate < k_diagnosis_fraction)
+            out.push_back(
+                {"memory-rate",
+                 fmt::format(
+                     "its memory transfers run below the bandwidth of its bound even with nothing "
+                     "overlapping: after its in-L2 time ({:.3g} ns) the {:.3g} ns left of its {:.3g} ns "
+                     "per iteration move its {:.3g} B from memory at {:.1f} GB/s or more, {} of the "
+                     "{:.1f} GB/s its bound used; its access pattern (block, row or page boundaries "
+                     "that end the prefetchers' streams) draws less from memory than the calibration "
+                     "loops'",
+                     *e.in_cache_seconds * 1e9, left * 1e9, e.measured_seconds * 1e9, e.memory_bytes,
+                     e.memory_bytes / left / 1e9, percent(rate), e.memory_bytes / e.memory_seconds / 1e9),
+                 rate, k_diagnosis_fraction});
+    }
     if (out.empty()) {
         std::string list;
         for (const auto& c : checked)
@@ -579,8 +607,10 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     e.measured_seconds = t;
     e.in_cache_seconds = k.in_cache_seconds;
     for (const auto& term : p->terms)
-        if (term.level == "MEM" && term.seconds_per_iteration)
+        if (term.level == "MEM" && term.seconds_per_iteration) {
             e.memory_seconds = *term.seconds_per_iteration;
+            e.memory_bytes = term.bytes_per_iteration;
+        }
     overlap_evidence(e, *p, m, t);
     if (e.fraction < k_diagnosis_fraction) // a copy of the machine and a prediction: only where it is read
         memory_drift_evidence(e, k, *p, spec, m, t);

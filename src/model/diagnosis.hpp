@@ -91,6 +91,7 @@ struct DiagnosisEvidence {
     // memory term, seconds per iteration.
     std::optional<double> in_cache_seconds;
     double memory_seconds = 0;
+    double memory_bytes = 0; // the memory term's bytes per iteration (its bandwidth: bytes / seconds)
     // The prediction's memory bandwidth when it was calibrated by the bench's copy loops, the machine run's
     // own measurement for the kernel's access mix (choose_bandwidth without the calibration), and the
     // kernel's fraction of the bound with that measurement in the memory term.
@@ -103,8 +104,8 @@ struct DiagnosisEvidence {
 
 // The causes evidence supports: first memory-drift (the bound's memory bandwidth, not the kernel), then the
 // kernel's own, most specific first (cache-conflict, stream-capacity, tlb-reach, vector-width, fp-mix,
-// gather, in-core, load-imbalance, overlap); empty when fraction >= k_diagnosis_fraction; one "unexplained"
-// entry listing what was checked when no rule fires.
+// gather, in-core, load-imbalance, overlap), memory-rate only where none of those fires; empty when
+// fraction >= k_diagnosis_fraction; one "unexplained" entry listing what was checked when no rule fires.
 std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e);
 
 // The kernel's ceilings at its intensity in the roofline paper's order (core::Ceiling), each marked
