@@ -40,6 +40,15 @@ DiagnosisEvidence evidence_at(double fraction) {
     return e;
 }
 
+// d holds one cause, `cause`, with its decisive figure and the limit it was held against.
+void expect_only(const std::vector<core::Diagnosis>& d, const std::string& cause, double figure,
+                 double limit) {
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].cause, cause);
+    EXPECT_NEAR(*d[0].figure, figure, 1e-12);
+    EXPECT_DOUBLE_EQ(*d[0].limit, limit);
+}
+
 // Evidence of a kernel at `fraction` whose innermost loop runs `streams` streams against a level that keeps
 // 90 % of its best up to `capacity` streams and gives `capacity_fraction` of its best at `streams`.
 DiagnosisEvidence stream_evidence(double fraction, int streams, int capacity, double capacity_fraction) {
@@ -270,10 +279,7 @@ TEST(Diagnosis, InCacheTimeThatAddsToMemorysOrHoldsTheLoopAlone) {
     // In L2 0.26 ns, 76 % of the measured time by itself: the loop's own work holds it.
     e.in_cache_seconds = 0.26e-9;
     d = diagnose(e);
-    ASSERT_EQ(d.size(), 1u);
-    EXPECT_EQ(d[0].cause, "in-core");
-    EXPECT_NEAR(*d[0].figure, 0.26 / 0.342, 1e-12);
-    EXPECT_DOUBLE_EQ(*d[0].limit, k_in_core_share);
+    expect_only(d, "in-core", 0.26 / 0.342, k_in_core_share);
     EXPECT_NE(d[0].evidence.find("still takes"), std::string::npos) << d[0].evidence;
     // Without a memory term (a cache-resident kernel) only the share alone can name it.
     e.in_cache_seconds = 0.2e-9;
@@ -296,10 +302,7 @@ TEST(Diagnosis, MemoryRateWhereEvenNoOverlapLeavesMemorySlow) {
     EXPECT_EQ(d[0].evidence.find("memory's part"), std::string::npos) << d[0].evidence;
     e.in_cache_seconds = 0.207e-9;
     d = diagnose(e);
-    ASSERT_EQ(d.size(), 1u);
-    EXPECT_EQ(d[0].cause, "memory-rate");
-    EXPECT_NEAR(*d[0].figure, 0.152 / (0.452 - 0.207), 1e-12);
-    EXPECT_DOUBLE_EQ(*d[0].limit, k_diagnosis_fraction);
+    expect_only(d, "memory-rate", 0.152 / (0.452 - 0.207), k_diagnosis_fraction);
     EXPECT_NE(d[0].evidence.find("0.245 ns left"), std::string::npos) << d[0].evidence;
     EXPECT_NE(d[0].evidence.find("65.3 GB/s"), std::string::npos) << d[0].evidence;
     EXPECT_NE(d[0].evidence.find("105.3 GB/s"), std::string::npos) << d[0].evidence;
