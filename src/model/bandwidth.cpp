@@ -60,7 +60,7 @@ std::optional<ChosenBandwidth> measured_bandwidth(const core::Level& lv, const B
 
 ChosenBandwidth choose_bandwidth(const core::Level& lv, const BandwidthNeed& need) {
     if (need.prefer_effective && lv.effective_bandwidth_gbs) {
-        ChosenBandwidth b{*lv.effective_bandwidth_gbs, "calibrated effective", std::nullopt};
+        ChosenBandwidth b{*lv.effective_bandwidth_gbs, std::string(k_calibrated_source), std::nullopt};
         // Memory is calibrated with a copy (model/calibration.hpp). A read-only workload (write fraction
         // nearer the load kernel's 0 than the triad's 1/3) gets that figure times the machine file's own
         // ratio of its read-only and copy bandwidths at the same thread count: the calibration carries
@@ -76,8 +76,8 @@ ChosenBandwidth choose_bandwidth(const core::Level& lv, const BandwidthNeed& nee
             if (r && c && c->gbs > 0 && r->source != c->source) {
                 const double ratio = r->gbs / c->gbs;
                 b.gbs *= ratio;
-                b.source = fmt::format("calibrated effective x {:.2f} (read-only: {} / {})", ratio, r->source,
-                                       c->source);
+                b.source = fmt::format("{} x {:.2f} (read-only: {} / {})", k_calibrated_source, ratio,
+                                       r->source, c->source);
             }
         }
         return b;
@@ -105,7 +105,7 @@ ChosenBandwidth choose_bandwidth(const core::Level& lv, const BandwidthNeed& nee
                 std::nullopt};
     }
     if (lv.effective_bandwidth_gbs)
-        return {*lv.effective_bandwidth_gbs, "calibrated effective", std::nullopt};
+        return {*lv.effective_bandwidth_gbs, std::string(k_calibrated_source), std::nullopt};
     throw core::InputError("", "levels." + lv.name,
                            "no bandwidth: expected bandwidth_gbs, measurements, a curve or "
                            "effective_bandwidth_gbs");

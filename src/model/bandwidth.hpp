@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace roofcast::model {
 
@@ -30,6 +31,13 @@ struct BandwidthNeed {
     // Where on the level's bandwidth curve the workload sits (bytes); none: the curve's largest point.
     std::optional<double> curve_at;
 };
+
+// The source a calibrated effective bandwidth is recorded under (ChosenBandwidth::source, and so
+// core::LevelTerm::bandwidth_source), alone or followed by how the access mix scaled it.
+inline constexpr std::string_view k_calibrated_source = "calibrated effective";
+inline bool calibrated_source(std::string_view source) {
+    return source.substr(0, k_calibrated_source.size()) == k_calibrated_source;
+}
 
 struct ChosenBandwidth {
     double gbs = 0;                        // moved bytes, decimal GB/s

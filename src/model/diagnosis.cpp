@@ -4,6 +4,7 @@
 #include "core/units.hpp"
 #include "measure/disasm.hpp"
 #include "model/access_streams.hpp"
+#include "model/bandwidth.hpp"
 #include "model/calibration.hpp"
 #include "model/overlap.hpp"
 #include "model/predict.hpp"
@@ -54,7 +55,15 @@ void overlap_evidence(DiagnosisEvidence& e, const core::Prediction& p, const cor
                              CacheOverlap{m.cache_overlap_exponent, data.last_is_memory});
 }
 
-// The memory-drift evidence of a prediction whose memory term took the calibrated effective bandwidth: the
+// The prediction's memory term, if it has one.
+const core::LevelTerm* memory_term(const core::Prediction& p) {
+    for (const auto& x : p.terms)
+        if (x.level == "MEM")
+            return &x;
+    return nullptr;
+}
+
+// The memory-drift evidence of a prediction p whose memory term took the calibrated effective bandwidth: the
 // machine run's measurement the bandwidth choice would take without it, and the bound predicted again with
 // that.
 void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Prediction& p,
@@ -62,12 +71,9 @@ void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, co
     const core::Level* mem = m.level("MEM");
     if (!mem || !mem->effective_bandwidth_gbs)
         return;
-    const core::LevelTerm* term = nullptr;
-    for (const auto& x : p.terms)
-        if (x.level == "MEM" && x.seconds_per_iteration && x.bandwidth_gbs &&
-            x.bandwidth_source.rfind("calibrated effective", 0) == 0)
-            term = &x;
-    if (!term)
+    const core::LevelTerm* term = memory_term(p);
+    if (!term || !term->seconds_per_iteration || !term->bandwidth_gbs ||
+        !calibrated_source(term->bandwidth_source))
         return;
     core::Machine uncalibrated = m;
     for (auto& l : uncalibrated.levels)
@@ -86,13 +92,11 @@ void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, co
     }
     if (again.empty() || !(again.front().seconds_per_iteration > 0))
         return;
-    for (const auto& x : again.front().terms)
-        if (x.level == "MEM" && x.bandwidth_gbs) {
-            e.memory_measured_gbs = *x.bandwidth_gbs;
-            e.memory_measured_source = x.bandwidth_source;
-        }
-    if (!e.memory_measured_gbs)
+    const core::LevelTerm* file_term = memory_term(again.front());
+    if (!file_term || !file_term->bandwidth_gbs)
         return;
+    e.memory_measured_gbs = *file_term->bandwidth_gbs;
+    e.memory_measured_source = file_term->bandwidth_source;
     e.memory_calibrated_gbs = *term->bandwidth_gbs;
     e.memory_measured_when = m.created;
     e.fraction_with_measured_memory = again.front().seconds_per_iteration / measured;
@@ -606,11 +610,10 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     }
     e.measured_seconds = t;
     e.in_cache_seconds = k.in_cache_seconds;
-    for (const auto& term : p->terms)
-        if (term.level == "MEM" && term.seconds_per_iteration) {
-            e.memory_seconds = *term.seconds_per_iteration;
-            e.memory_bytes = term.bytes_per_iteration;
-        }
+    if (const core::LevelTerm* mem = memory_term(*p); mem && mem->seconds_per_iteration) {
+        e.memory_seconds = *mem->seconds_per_iteration;
+        e.memory_bytes = mem->bytes_per_iteration;
+    }
     overlap_evidence(e, *p, m, t);
     if (e.fraction < k_diagnosis_fraction) // a copy of the machine and a prediction: only where it is read
         memory_drift_evidence(e, k, *p, spec, m, t);

@@ -132,9 +132,8 @@ constexpr std::size_t k_matmul_n = 512;
 // often. On 16 Emerald Rapids cores (8 x 16 register block) interleaved runs gave 341-375 GFLOP/s at
 // n = 512 (32 rows per thread), 415-454 at 1024 and 437-483 at 2048.
 std::size_t matmul_packed_n(int threads) {
-    const std::size_t rows =
-        16 * static_cast<std::size_t>(sw::gemm_tile().mr) * static_cast<std::size_t>(std::max(1, threads));
-    return std::clamp<std::size_t>((rows + 63) / 64 * 64, k_matmul_n, 4096);
+    const double rows = 16.0 * sw::gemm_tile().mr * std::max(1, threads);
+    return std::clamp<std::size_t>(round_up(rows, 64), k_matmul_n, 4096);
 }
 
 // Packed, register-blocked matmul (Goto & van de Geijn, ACM TOMS 34(3), 2008, Sect. 4-6; tuned_kernels.hpp)
