@@ -158,13 +158,14 @@ template <class At> auto jacobi7_sum(const At& at, std::size_t x, std::size_t ni
 // fault.
 inline constexpr std::size_t k_jacobi_prefetch_doubles = 128;
 // And 8 KiB ahead into L2 (PREFETCHT1), so that the line is on its way from memory well before the L1
-// prefetch above asks for it: a near prefetch into L1 and a far one into L2, the two distances Lee, Kim &
-// Vuduc, "When prefetching works, when it doesn't, and why", ACM TACO 9(1), 2012, Sect. 2, discuss. On the
-// Zen 4 VM (AMD EPYC, family 25 model 17, 2 threads, 2026-11-27) the tuned Jacobi ran faster with it in
-// 14 of 16 interleaved rounds (median 23.6 against 20.4 GFLOP/s, median ratio 1.11; 4 KiB ahead about the
-// same; the far prefetch in place of the near one no faster than the near one alone). The same far
-// prefetch gained nothing for the tuned Himeno's merged coefficients and slowed the tuned SpMV (whose loop
-// is bound by its loads in the core).
+// prefetch above asks for it: a far prefetch from memory into L2 and a near one from L2 into L1, the two
+// distances Intel's compilers take for the prefetches they generate in loops
+// (`-qopt-prefetch-distance=n1,n2`, Intel C++ Compiler Classic Developer Guide and Reference: n1 >= n2
+// iterations ahead). On the Zen 4 VM (AMD EPYC, family 25 model 17, 2 threads, 2026-11-27) the tuned Jacobi
+// ran faster with it in 14 of 16 interleaved rounds (median 23.6 against 20.4 GFLOP/s, median ratio 1.11; 4
+// KiB ahead about the same; the far prefetch in place of the near one no faster than the near one alone). The
+// same far prefetch gained nothing for the tuned Himeno's merged coefficients and slowed the tuned SpMV
+// (whose loop is bound by its loads in the core).
 inline constexpr std::size_t k_jacobi_prefetch_l2_doubles = 1024;
 
 // Row `lo` (and with Pair row `hi`, side by side) of the double body with non-temporal stores
