@@ -177,15 +177,16 @@ void jacobi7_stream_rows(double* __restrict b, const double* __restrict a, doubl
     constexpr std::size_t W = k_vector_doubles;
     const auto at = [a](std::size_t y) { return load_vector(a + y); };
     const auto point = [&](std::size_t x) { return s * jacobi7_sum(at, x, ni, plane); };
-    constexpr std::size_t ahead = k_jacobi_prefetch_doubles, far = k_jacobi_prefetch_l2_doubles;
+    // The leading layer above point x: near into L1, far into L2.
+    const auto prefetch = [a, plane](std::size_t x) {
+        __builtin_prefetch(a + x + plane + k_jacobi_prefetch_doubles, 0, 3);
+        __builtin_prefetch(a + x + plane + k_jacobi_prefetch_l2_doubles, 0, 2);
+    };
     std::size_t i = 1;
     for (; i + W < ni + 1; i += W) {
-        __builtin_prefetch(a + lo + i + plane + ahead, 0, 3);
-        __builtin_prefetch(a + lo + i + plane + far, 0, 2);
-        if constexpr (Pair) {
-            __builtin_prefetch(a + hi + i + plane + ahead, 0, 3);
-            __builtin_prefetch(a + hi + i + plane + far, 0, 2);
-        }
+        prefetch(lo + i);
+        if constexpr (Pair)
+            prefetch(hi + i);
         stream_vector(b + lo + i, point(lo + i));
         if constexpr (Pair)
             stream_vector(b + hi + i, point(hi + i));
