@@ -7,7 +7,9 @@
 // number type and check the declared flops against the operations the body really performs; their
 // flop and traffic counts are declared once in model/suite_apps.cpp. Include this header only from
 // sources compiled like the suite (-march=native, ROOFCAST_NATIVE_SUITE): its ISA constants follow the
-// compiler's target; portable code asks runners.hpp (sell_chunk_rows, gemm_tile).
+// compiler's target; portable code asks runners.hpp (sell_chunk_rows, gemm_tile). Every body that a
+// catalogue entry names as its code symbol is kept out of line ([[gnu::noinline]]): the diagnosis reads
+// the kernel's loop from that function's code, of which an inlining compiler may leave no copy.
 #pragma once
 
 #include <algorithm>
@@ -64,8 +66,9 @@ himeno_lanes(const T* __restrict cf, const T* __restrict p, T* __restrict wrk2, 
 
 // Returns this thread's share of gosa (as himeno_body). ni must be a multiple of k_himeno_lanes.
 template <class T>
-double himeno_merged_body(const T* __restrict coef, const T* __restrict p, T* __restrict wrk2, T omega,
-                          std::size_t nk, std::size_t nj, std::size_t ni) {
+[[gnu::noinline]] double himeno_merged_body(const T* __restrict coef, const T* __restrict p,
+                                            T* __restrict wrk2, T omega, std::size_t nk, std::size_t nj,
+                                            std::size_t ni) {
     constexpr std::size_t L = k_himeno_lanes;
     const std::size_t plane = nj * ni, blocks = ni / L;
     double gosa = 0.0;
@@ -204,8 +207,9 @@ void jacobi7_stream_rows(double* __restrict b, const double* __restrict a, doubl
 
 // `stream` false: ordinary stores throughout (the in-cache run, whose stores must stay in the caches).
 template <class T>
-void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size_t nk, std::size_t nj,
-                          std::size_t ni, std::size_t jb, bool stream = true) {
+[[gnu::noinline]] void jacobi7_blocked_body(T* __restrict b, const T* __restrict a, T s, std::size_t nk,
+                                            std::size_t nj, std::size_t ni, std::size_t jb,
+                                            bool stream = true) {
     const std::size_t plane = nj * ni;
     const std::size_t blocks = (nj - 2 + jb - 1) / jb;
     const auto at = [a](std::size_t y) -> const T& { return a[y]; };
@@ -317,9 +321,10 @@ inline std::pair<std::size_t, std::size_t> static_share(std::size_t n) {
 }
 
 template <int C, bool HardwareGather = false, class T>
-void spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t* __restrict col,
-                    const std::int64_t* __restrict chunk_ptr, const std::int32_t* __restrict chunk_len,
-                    const T* __restrict x, std::size_t chunks) {
+[[gnu::noinline]] void
+spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t* __restrict col,
+               const std::int64_t* __restrict chunk_ptr, const std::int32_t* __restrict chunk_len,
+               const T* __restrict x, std::size_t chunks) {
     if constexpr (std::is_same_v<T, double> && C == k_vector_doubles) {
         // One vector of C rows: an array of accumulators stayed in memory across the j loop (GCC 12
         // spills `double acc[C]`), so the chunks' rows are held in vector registers explicitly. Two chunks,
@@ -473,8 +478,9 @@ void gemm_micro_generic(std::size_t kc, const T* __restrict ap, const T* __restr
 using GemmVector = SuiteVector;
 
 template <int MR, int NV>
-void gemm_micro_vector(std::size_t kc, const double* __restrict ap, const double* __restrict bp,
-                       double* __restrict cm, std::size_t ldc, std::size_t rows, std::size_t cols) {
+[[gnu::noinline]] void gemm_micro_vector(std::size_t kc, const double* __restrict ap,
+                                         const double* __restrict bp, double* __restrict cm, std::size_t ldc,
+                                         std::size_t rows, std::size_t cols) {
     constexpr int W = k_vector_doubles, NR = NV * W;
     const bool full = rows == MR && cols == NR;
     // The accumulators start at zero and the block of C is added once after the k loop (BLIS's micro-kernels
