@@ -89,7 +89,9 @@ void add_profile_command(CLI::App& app) {
     auto o = std::make_shared<ProfileOptions>();
     auto* cmd = app.add_subcommand("profile", "Profile a program (per function/region, per rank) into a "
                                               "roofcast profile for `scale`, `plot` and `report`");
-    cmd->add_option("--backend", o->backend, "auto (default), papi, perf, cachegrind or time");
+    cmd->add_option(
+        "--backend", o->backend,
+        fmt::format("auto (default), {}", fmt::join(measure::profile::profile_backend_names(), ", ")));
     cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
     cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");

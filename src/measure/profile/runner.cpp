@@ -4,7 +4,6 @@
 #include "core/io.hpp"
 #include "core/process.hpp"
 #include "measure/profile/marker_file.hpp"
-#include "measure/profile/perf_report.hpp"
 #include "measure/topology.hpp"
 
 #include <algorithm>
@@ -14,14 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
-#include <map>
-#include <set>
 #include <thread>
 #include <unistd.h>
-
-#ifdef ROOFCAST_HAVE_PAPI
-#include <papi.h>
-#endif
 
 namespace roofcast::measure::profile {
 
@@ -29,46 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> k_papi_presets = {"PAPI_L1_DCM", "PAPI_L2_TCM", "PAPI_L3_TCM", "PAPI_TOT_INS",
-                                                 "PAPI_DP_OPS", "PAPI_SP_OPS", "PAPI_TOT_CYC"};
-
 // The rank of this process as the launcher set it (same order as the marker library, contract §Activation).
 const char* k_rank_expr = "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}";
-
-// Tool outputs larger than this are refused rather than read into memory.
-constexpr std::uintmax_t k_max_tool_output = std::uintmax_t{1} << 30;
-
-std::string read_or_empty(const fs::path& p) {
-    std::error_code ec;
-    if (const auto size = fs::file_size(p, ec); !ec && size > k_max_tool_output)
-        throw core::Error(fmt::format("{}: {} bytes of tool output, more than the {} roofcast reads",
-                                      p.string(), size, k_max_tool_output));
-    try {
-        return core::read_file(p);
-    } catch (const core::Error&) {
-        return {};
-    }
-}
-
-std::string last_line(const std::string& text) {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == '\r'))
-        t.pop_back();
-    const auto nl = t.find_last_of('\n');
-    return nl == std::string::npos ? t : t.substr(nl + 1);
-}
-
-// Runs a short command, returning (exit status, stdout+stderr).
-std::pair<int, std::string> capture(const std::vector<std::string>& args, const fs::path& dir) {
-    const fs::path log = dir / "probe.log";
-    core::RunOptions o;
-    o.output_log = log.string();
-    const int rc = core::run_program(args, o);
-    std::string text = read_or_empty(log);
-    std::error_code ec;
-    fs::remove(log, ec);
-    return {rc, text};
-}
 
 // mkdtemp directory removed when the guard goes out of scope (also on exceptions).
 class TempDir {
@@ -94,68 +49,14 @@ private:
     fs::path m_path;
 };
 
-bool perf_event_works(const std::string& perf, const std::string& event) {
-    TempDir d;
-    const auto [rc, out] = capture({perf, "stat", "-x,", "-e", event, "--", "true"}, d.path());
-    return rc == 0 && out.find("<not supported>") == std::string::npos &&
-           out.find("<not counted>") == std::string::npos && out.find(event) != std::string::npos;
-}
-
-std::string what_exists() {
+// The backends that can run here, for an error about one that cannot.
+std::string what_exists(const std::string& program) {
     std::vector<std::string> have;
-    std::string why;
-    if (!papi_addable_presets(why).empty())
-        have.push_back("papi");
-    if (const auto perf = core::find_in_path("perf"); perf && perf_event_works(perf->string(), "cpu-clock"))
-        have.push_back("perf");
-    if (core::find_in_path("valgrind"))
-        have.push_back("cachegrind");
-    have.push_back("time");
+    for (const BackendFactory make : profile_backends())
+        if (const auto b = make(); b->availability(program).usable)
+            have.push_back(b->name());
     return fmt::format("backends that work here: {}", fmt::join(have, ", "));
 }
-
-// Collects values per function, metric, repetition and rank; first-seen order of functions.
-class Gather {
-public:
-    Gather(int repetitions, int ranks) : m_reps(repetitions), m_ranks(ranks) {}
-    void add(const std::string& name, const std::string& kind, const std::string& metric,
-             core::MetricOrigin origin, const std::string& aggregate, const std::string& unit, int rep,
-             int rank, double value) {
-        auto [it, inserted] = m_index.try_emplace(name, m_functions.size());
-        if (inserted) {
-            m_functions.push_back(core::ProfileFunction{name, kind, {}});
-            m_seen.emplace_back();
-        }
-        auto& f = m_functions[it->second];
-        auto [mit, minserted] = f.metrics.try_emplace(metric);
-        if (minserted) {
-            mit->second.origin = origin;
-            mit->second.aggregate = aggregate;
-            mit->second.unit = unit;
-            mit->second.per_rank.assign(m_reps, std::vector<double>(m_ranks, 0.0));
-        }
-        mit->second.per_rank.at(rep).at(rank) += value;
-        m_seen[it->second].insert(rank);
-    }
-    std::vector<core::ProfileFunction> take(std::vector<std::string>& warnings) {
-        std::vector<std::string> partial;
-        for (std::size_t i = 0; i < m_functions.size(); ++i)
-            if (static_cast<int>(m_seen[i].size()) != m_ranks)
-                partial.push_back(m_functions[i].name);
-        if (!partial.empty())
-            warnings.push_back(fmt::format(
-                "ranks report different function sets: {} function(s) appear on only some ranks (kept, 0 on "
-                "the others), e.g. '{}'",
-                partial.size(), partial.front()));
-        return std::move(m_functions);
-    }
-
-private:
-    int m_reps, m_ranks;
-    std::map<std::string, std::size_t> m_index;
-    std::vector<core::ProfileFunction> m_functions;
-    std::vector<std::set<int>> m_seen;
-};
 
 int online_cores() {
     const unsigned n = std::thread::hardware_concurrency();
@@ -164,117 +65,33 @@ int online_cores() {
 
 } // namespace
 
-std::vector<std::string> papi_addable_presets(std::string& why) {
-    std::vector<std::string> ok;
-#ifdef ROOFCAST_HAVE_PAPI
-    if (PAPI_is_initialized() == PAPI_NOT_INITED) {
-        const int v = PAPI_library_init(PAPI_VER_CURRENT);
-        if (v != PAPI_VER_CURRENT) {
-            why = "PAPI_library_init failed (" + std::string(v > 0 ? "version mismatch" : PAPI_strerror(v)) +
-                  ")";
-            return ok;
-        }
-    }
-    // The presets that failed, grouped by reason in first-seen order ("PAPI_L1_DCM, PAPI_TOT_INS: Component
-    // containing event is disabled"), so that one reason shared by every preset does not fill the error line.
-    std::vector<std::pair<std::string, std::vector<std::string>>> failed;
-    const auto fail = [&](const std::string& name, const std::string& reason) {
-        auto it =
-            std::find_if(failed.begin(), failed.end(), [&](const auto& f) { return f.first == reason; });
-        if (it == failed.end())
-            failed.push_back({reason, {name}});
-        else
-            it->second.push_back(name);
-    };
-    for (const auto& name : k_papi_presets) {
-        int es = PAPI_NULL;
-        if (PAPI_create_eventset(&es) != PAPI_OK) {
-            fail(name, "cannot create an event set");
-            continue;
-        }
-        const int rc = PAPI_add_named_event(es, name.c_str());
-        if (rc == PAPI_OK)
-            ok.push_back(name);
-        else
-            fail(name, PAPI_strerror(rc));
-        PAPI_cleanup_eventset(es);
-        PAPI_destroy_eventset(&es);
-    }
-    std::vector<std::string> parts;
-    for (const auto& [reason, names] : failed)
-        parts.push_back(fmt::format("{}: {}", fmt::join(names, ", "), reason));
-    why = fmt::format("{}", fmt::join(parts, "; "));
-#else
-    why = "roofcast was built without PAPI (CMake found no papi.pc)";
-#endif
-    return ok;
-}
-
-BackendChoice choose_backend(const std::string& requested) {
-    static const std::set<std::string> known = {"auto", "papi", "perf", "cachegrind", "time"};
-    if (!known.count(requested))
-        throw core::InputError(
-            "", "backend", fmt::format("expected auto, papi, perf, cachegrind or time, got '{}'", requested));
-    std::string papi_why;
-    const bool is_auto = requested == "auto";
-    std::vector<std::string> why_not;
-    if (requested == "papi" || is_auto) {
-        const auto presets = papi_addable_presets(papi_why);
-        if (!presets.empty())
-            return {"papi", fmt::format("PAPI can add {} here", fmt::join(presets, ", "))};
-        const std::string no = "PAPI: no preset can be added here (" + papi_why + ")";
-        if (!is_auto)
-            throw core::Unsupported("the papi backend: " + no + "; " + what_exists());
-        why_not.push_back(no);
-    }
-    if (requested == "perf" || is_auto) {
-        const auto perf = core::find_in_path("perf");
-        std::string no;
-        if (!perf)
-            no = "perf: not installed (Debian package linux-perf)";
-        else if (!perf_event_works(perf->string(), "cpu-clock"))
-            no = "perf: `perf stat -e cpu-clock` fails here (perf_event_paranoid or a container?)";
-        else
-            return {"perf", (why_not.empty() ? "" : fmt::format("{}; ", fmt::join(why_not, "; "))) +
-                                "perf: cpu-clock sampling works"};
-        if (!is_auto)
-            throw core::Unsupported("the perf backend: " + no + "; " + what_exists());
-        why_not.push_back(no);
-    }
-    if (requested == "cachegrind" || is_auto) {
-        if (core::find_in_path("valgrind"))
-            return {"cachegrind", (why_not.empty() ? "" : fmt::format("{}; ", fmt::join(why_not, "; "))) +
-                                      "valgrind's cachegrind is installed"};
-        const std::string no = "cachegrind: valgrind is not installed (Debian package valgrind)";
-        if (!is_auto)
-            throw core::Unsupported("the cachegrind backend: " + no + "; " + what_exists());
-        why_not.push_back(no);
-    }
-    return {"time",
-            is_auto ? fmt::format("{}; time: marker regions timed", fmt::join(why_not, "; ")) : "requested"};
-}
-
-CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine) {
-    CachegrindCaches c;
-    std::vector<core::CacheInfo> caches;
-    std::string from;
+SimulatedCaches simulated_caches(const std::optional<core::Machine>& machine) {
+    SimulatedCaches s;
     if (machine && machine->topology && !machine->topology->caches.empty()) {
-        caches = machine->topology->caches;
-        from = "machine file '" + machine->name + "'";
+        s.levels = machine->topology->caches;
+        s.from = "machine file '" + machine->name + "'";
     } else if (machine) {
         // A hand-written machine file: its cache levels' (usable) sizes, default geometry.
         for (const auto& l : machine->levels)
             if (l.size_bytes && l.name != "MEM")
-                caches.push_back(
+                s.levels.push_back(
                     core::CacheInfo{l.name, *l.size_bytes, 64, std::nullopt, 1, 1, std::nullopt, ""});
-        from = "machine file '" + machine->name + "' (level sizes)";
+        s.from = "machine file '" + machine->name + "' (level sizes)";
     }
-    if (caches.empty()) {
-        caches = detect_topology().caches;
-        from =
+    if (s.levels.empty()) {
+        s.levels = detect_topology().caches;
+        s.from =
             "hwloc's reported sizes (no machine file: the last level is the reported size, not the effective "
             "size `roofcast machine` measures)";
     }
+    return s;
+}
+
+CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine) {
+    CachegrindCaches c;
+    const SimulatedCaches sim = simulated_caches(machine);
+    const std::vector<core::CacheInfo>& caches = sim.levels;
+    const std::string& from = sim.from;
     if (caches.empty())
         throw core::Unsupported("cachegrind: no cache sizes known (give a machine file)");
     const auto& l1 = caches.front();
@@ -308,36 +125,169 @@ std::string resolve_program(const std::string& program) {
     return p->string();
 }
 
+BackendChoice choose_backend(const std::string& requested, const std::string& program) {
+    if (requested != "auto") {
+        auto b = make_backend(requested);
+        const Availability a = b->availability(program);
+        if (!a.usable)
+            throw core::Unsupported(
+                fmt::format("the {} backend: {}; {}", requested, a.reason, what_exists(program)));
+        return {requested, a.reason};
+    }
+    // First a backend that counts with the processor's counters, then the first that can run here; the
+    // reason names the backends passed over.
+    std::vector<std::pair<std::string, Availability>> seen;
+    for (const BackendFactory make : profile_backends()) {
+        const auto b = make();
+        seen.emplace_back(b->name(), b->availability(program));
+    }
+    for (const bool counters : {true, false}) {
+        std::vector<std::string> passed_over;
+        for (const auto& [name, a] : seen) {
+            if (a.usable && (a.hardware_counters || !counters)) {
+                passed_over.push_back(a.reason);
+                return {name, fmt::format("{}", fmt::join(passed_over, "; "))};
+            }
+            if (!a.usable)
+                passed_over.push_back(a.reason);
+        }
+    }
+    throw core::Unsupported("no profile backend can run here");
+}
+
+namespace {
+
+// The mpirun prefix for `ranks` processes (empty for one plain process).
+std::vector<std::string> mpi_launch(int ranks, const Say& say, bool simulated) {
+    if (ranks <= 0)
+        return {};
+    const auto mpirun = core::find_in_path("mpirun");
+    if (!mpirun)
+        throw core::Unsupported(fmt::format("{} ranks: no mpirun on PATH (scripts/install-deps.sh installs "
+                                            "Open MPI); as one process the program runs without mpirun",
+                                            ranks));
+    std::vector<std::string> launch = {mpirun->string(), "-np", std::to_string(ranks)};
+    if (ranks > online_cores()) {
+        launch.insert(launch.end(), {"--oversubscribe", "--bind-to", "none"});
+        say(fmt::format(
+            "note: {} ranks on {} cores: oversubscribed (mpirun --oversubscribe){}", ranks, online_cores(),
+            simulated ? "; simulated counts do not depend on timing" : "; times include waiting for a core"));
+    }
+    if (::geteuid() == 0)
+        launch.push_back("--allow-run-as-root");
+    return launch;
+}
+
+// The marker regions of one pass: calls and declared work from the first pass of a repetition, times
+// from a pass at full speed.
+void gather_markers(const fs::path& marker_dir, const ProfileBackend& backend, bool first_pass, bool timed,
+                    int rep, int nranks, double wall, Gather& gather, std::vector<std::string>& warnings,
+                    int& threads) {
+    std::vector<std::string> mwarn;
+    const auto markers = read_marker_dir(marker_dir.string(), mwarn);
+    if (rep == 0 && first_pass)
+        for (const auto& w : mwarn)
+            warnings.push_back(w);
+    for (const auto& [rank, m] : markers) {
+        if (rank < 0 || rank >= nranks) {
+            if (first_pass)
+                warnings.push_back(
+                    fmt::format("marker file of rank {} ignored ({} ranks were launched)", rank, nranks));
+            continue;
+        }
+        threads = std::max(threads, m.threads);
+        if (rep == 0 && first_pass) {
+            for (const auto& w : m.warnings)
+                warnings.push_back(fmt::format("rank {}: {}", rank, w));
+            if (!m.papi_error.empty() && !m.papi_events.empty())
+                warnings.push_back(fmt::format("rank {}: PAPI: {}", rank, m.papi_error));
+        }
+        for (const auto& r : m.regions) {
+            if (timed)
+                gather.add(r.path, "region", "time", core::MetricOrigin::counted, "max", "seconds", rep, rank,
+                           r.seconds);
+            if (!first_pass)
+                continue;
+            gather.add(r.path, "region", "calls", core::MetricOrigin::counted, "sum", "count", rep, rank,
+                       r.calls);
+            if (r.flops)
+                gather.add(r.path, "region", "flops", core::MetricOrigin::declared, "sum", "flop", rep, rank,
+                           *r.flops);
+            if (r.bytes)
+                gather.add(r.path, "region", "bytes", core::MetricOrigin::declared, "sum", "byte", rep, rank,
+                           *r.bytes);
+            for (const auto& [ev, v] : r.counters)
+                gather.add(r.path, "region", ev, core::MetricOrigin::counted, "sum", "count", rep, rank, v);
+        }
+    }
+    if (markers.empty() && timed && backend.records_whole_run()) {
+        if (rep == 0)
+            warnings.push_back(
+                "the program wrote no marker regions (not linked with libroofcast-marker?): only "
+                "the whole run's wall time is recorded");
+        for (int r = 0; r < nranks; ++r)
+            gather.add("(program)", "region", "time", core::MetricOrigin::counted, "max", "seconds", rep, r,
+                       wall);
+    }
+}
+
+struct PassRun {
+    double wall = 0, cpu = 0;
+};
+
+// Runs one pass of the program in `dir`; core::Error naming the status (and the tool's reason) when it fails.
+PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t index, const Pass& pass,
+                 const std::vector<std::string>& launch, const fs::path& dir) {
+    std::vector<std::string> args = launch;
+    args.insert(args.end(), {"/bin/sh", "-c", fmt::format("r={}; {}", k_rank_expr, pass.tool),
+                             "roofcast-rank", c.program});
+    args.insert(args.end(), c.request.command.begin() + 1, c.request.command.end());
+    core::RunOptions run;
+    run.extra_env = {"ROOFCAST_MARKER_OUTPUT=" + (dir / "marker").string(),
+                     "ROOFCAST_PROFILE_DIR=" + dir.string(), "OMPI_MCA_btl_base_warn_component_unused=0"};
+    run.extra_env.insert(run.extra_env.end(), pass.environment.begin(), pass.environment.end());
+    run.output_log = (dir / "run.log").string();
+    const double cpu0 = core::children_cpu_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = core::run_program(args, run);
+    PassRun out;
+    out.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.cpu = core::children_cpu_seconds() - cpu0;
+    if (rc < 0)
+        throw core::Error(fmt::format("cannot start {}: {}", args.front(), std::strerror(errno)));
+    if (rc != 0) {
+        const std::string tool = backend.explain_failure(c, index, dir);
+        if (tool.find("valgrind cannot decode") != std::string::npos)
+            throw core::Error(tool);
+        const std::string what = rc > 128 ? fmt::format("was killed by signal {}", rc - 128)
+                                          : fmt::format("exited with status {}", rc);
+        const std::string tail = tool.empty() ? last_line(read_tool_output(run.output_log)) : tool;
+        throw core::Error(fmt::format("{} {}{}{}: no profile written", c.request.command.front(), what,
+                                      index > 0 ? fmt::format(" in the {} pass", pass.label) : "",
+                                      tail.empty() ? "" : " (last output: " + tail + ")"));
+    }
+    return out;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
 core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     if (req.command.empty())
         throw core::InputError("", "PROGRAM", "expected a program to profile after --");
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
         throw core::InputError("", "repeat", fmt::format("expected 1..{}", core::k_profile_max_repetitions));
     const std::string program = resolve_program(req.command.front());
-    const BackendChoice choice = choose_backend(req.backend);
+    const BackendChoice choice = choose_backend(req.backend, program);
     say(fmt::format("backend: {} ({})", choice.backend, req.backend == "auto" ? choice.reason : "requested"));
+    const auto backend = make_backend(choice.backend);
 
     const int nranks = std::max(req.ranks, 1);
-    std::vector<std::string> launch;
-    if (req.ranks > 0) {
-        const auto mpirun = core::find_in_path("mpirun");
-        if (!mpirun)
-            throw core::Unsupported(
-                fmt::format("{} ranks: no mpirun on PATH (scripts/install-deps.sh installs "
-                            "Open MPI); as one process the program runs without mpirun",
-                            req.ranks));
-        launch = {mpirun->string(), "-np", std::to_string(req.ranks)};
-        if (req.ranks > online_cores()) {
-            launch.insert(launch.end(), {"--oversubscribe", "--bind-to", "none"});
-            say(fmt::format("note: {} ranks on {} cores: oversubscribed (mpirun --oversubscribe){}",
-                            req.ranks, online_cores(),
-                            choice.backend == "cachegrind" ? "; simulated counts do not depend on timing"
-                                                           : "; times include waiting for a core"));
-        }
-        if (::geteuid() == 0)
-            launch.push_back("--allow-run-as-root");
-    }
-
+    const RunContext ctx{req, program, nranks, say};
     core::Profile p;
     p.backend = choice.backend;
     p.backend_reason = req.backend == "auto" ? choice.reason : "requested";
@@ -346,176 +296,50 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     p.command = req.command;
     p.parameters = req.parameters.empty() ? std::vector<std::pair<std::string, double>>{{"ranks", nranks}}
                                           : req.parameters;
+    const std::vector<Pass> passes = backend->prepare(ctx, p);
+    if (passes.empty())
+        throw core::Error("the " + choice.backend + " backend planned no run");
+    // The run whose wall and processor time the profile records: the first at full speed, else the first.
+    std::size_t timing_pass = 0;
+    while (timing_pass < passes.size() && !passes[timing_pass].full_speed)
+        ++timing_pass;
+    const bool simulated = timing_pass == passes.size();
+    if (simulated)
+        timing_pass = 0;
+    std::vector<double> pass_seconds(passes.size(), 0.0);
+    const std::vector<std::string> launch = mpi_launch(req.ranks, say, simulated);
 
-    // The tool in front of the program, run once per rank by /bin/sh so that each rank names its files.
-    std::string tool = "exec \"$@\"";
-    std::optional<CachegrindCaches> caches;
-    std::string perf_path;
-    std::vector<std::string> perf_events = {"cpu-clock"};
-    std::vector<std::string> papi_events;
-    if (choice.backend == "cachegrind") {
-        const auto vg = core::find_in_path("valgrind");
-        caches = cachegrind_caches(req.machine);
-        say("cachegrind caches: " + caches->source);
-        p.settings["caches"] = caches->source;
-        tool = fmt::format("exec {} --tool=cachegrind --cache-sim=yes --I1={} --D1={} --LL={} "
-                           "--cachegrind-out-file=\"$ROOFCAST_PROFILE_DIR/cachegrind.$r.out\" "
-                           "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.log\" \"$@\"",
-                           vg->string(), caches->i1.valgrind_arg(), caches->d1.valgrind_arg(),
-                           caches->ll.valgrind_arg());
-    } else if (choice.backend == "perf") {
-        perf_path = core::find_in_path("perf")->string();
-        for (const char* hw : {"instructions", "cache-misses"})
-            if (perf_event_works(perf_path, hw))
-                perf_events.emplace_back(hw);
-        p.settings["events"] = fmt::format("{}", fmt::join(perf_events, ","));
-        tool = fmt::format("exec {} record -q -e {} -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"",
-                           perf_path, fmt::join(perf_events, ","));
-    } else if (choice.backend == "papi") {
-        std::string why;
-        papi_events = papi_addable_presets(why);
-        p.settings["events"] = fmt::format("{}", fmt::join(papi_events, ","));
-    }
-    const std::string script = fmt::format("r={}; {}", k_rank_expr, tool);
-
-    std::vector<double> walls;
-    std::vector<double> cpus;
+    std::vector<double> walls, cpus;
     Gather gather(req.repeat, nranks);
     std::vector<std::string> warnings;
     int threads = 1;
     for (int rep = 0; rep < req.repeat; ++rep) {
-        TempDir tmp;
-        const fs::path marker_dir = tmp.path() / "marker";
-        core::make_directories(marker_dir);
-        std::vector<std::string> args = launch;
-        args.insert(args.end(), {"/bin/sh", "-c", script, "roofcast-rank", program});
-        args.insert(args.end(), req.command.begin() + 1, req.command.end());
-        core::RunOptions run;
-        run.extra_env = {"ROOFCAST_MARKER_OUTPUT=" + marker_dir.string(),
-                         "ROOFCAST_PROFILE_DIR=" + tmp.path().string(),
-                         "OMPI_MCA_btl_base_warn_component_unused=0"};
-        if (!papi_events.empty())
-            run.extra_env.push_back("ROOFCAST_MARKER_PAPI=" + fmt::format("{}", fmt::join(papi_events, ",")));
-        run.output_log = (tmp.path() / "run.log").string();
-        const double cpu0 = core::children_cpu_seconds();
-        const auto t0 = std::chrono::steady_clock::now();
-        const int rc = core::run_program(args, run);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double cpu = core::children_cpu_seconds() - cpu0;
-        if (rc < 0)
-            throw core::Error(fmt::format("cannot start {}: {}", args.front(), std::strerror(errno)));
-        std::string tool_log;
-        for (int r = 0; r < nranks && caches; ++r)
-            tool_log += read_or_empty(tmp.path() / fmt::format("valgrind.{}.log", r));
-        if (caches && valgrind_decode_failure(tool_log))
-            throw core::Error(fmt::format(
-                "{}: valgrind cannot decode an instruction of the program (AVX-512?): rebuild it for "
-                "x86-64-v3 (-march=x86-64-v3) to profile with cachegrind, or use the time or perf backend",
-                req.command.front()));
-        if (rc != 0) {
-            const std::string out = read_or_empty(run.output_log);
-            const std::string what = rc > 128 ? fmt::format("was killed by signal {}", rc - 128)
-                                              : fmt::format("exited with status {}", rc);
-            const std::string tail = last_line(tool_log.empty() ? out : tool_log);
-            throw core::Error(fmt::format("{} {}{}: no profile written", req.command.front(), what,
-                                          tail.empty() ? "" : " (last output: " + tail + ")"));
-        }
-        walls.push_back(wall);
-        cpus.push_back(cpu);
-
-        // Marker regions: declared work on every backend; times where the program ran at full speed.
-        std::vector<std::string> mwarn;
-        const auto markers = read_marker_dir(marker_dir.string(), mwarn);
-        for (const auto& w : mwarn)
-            warnings.push_back(w);
-        const bool timed = choice.backend != "cachegrind";
-        for (const auto& [rank, m] : markers) {
-            if (rank < 0 || rank >= nranks) {
-                warnings.push_back(
-                    fmt::format("marker file of rank {} ignored ({} ranks were launched)", rank, nranks));
-                continue;
+        for (std::size_t i = 0; i < passes.size(); ++i) {
+            TempDir tmp;
+            core::make_directories(tmp.path() / "marker");
+            if (passes.size() > 1)
+                say(fmt::format("pass {} of {}: {}", i + 1, passes.size(), passes[i].label));
+            const PassRun run = run_pass(ctx, *backend, i, passes[i], launch, tmp.path());
+            const bool timed = i == timing_pass;
+            if (timed) {
+                walls.push_back(run.wall);
+                cpus.push_back(run.cpu);
             }
-            threads = std::max(threads, m.threads);
-            for (const auto& w : m.warnings)
-                if (rep == 0)
-                    warnings.push_back(fmt::format("rank {}: {}", rank, w));
-            if (rep == 0 && choice.backend == "papi" && !m.papi_error.empty())
-                warnings.push_back(fmt::format("rank {}: PAPI: {}", rank, m.papi_error));
-            for (const auto& r : m.regions) {
-                gather.add(r.path, "region", "calls", core::MetricOrigin::counted, "sum", "count", rep, rank,
-                           r.calls);
-                if (timed)
-                    gather.add(r.path, "region", "time", core::MetricOrigin::counted, "max", "seconds", rep,
-                               rank, r.seconds);
-                if (r.flops)
-                    gather.add(r.path, "region", "flops", core::MetricOrigin::declared, "sum", "flop", rep,
-                               rank, *r.flops);
-                if (r.bytes)
-                    gather.add(r.path, "region", "bytes", core::MetricOrigin::declared, "sum", "byte", rep,
-                               rank, *r.bytes);
-                for (const auto& [ev, v] : r.counters)
-                    gather.add(r.path, "region", ev, core::MetricOrigin::counted, "sum", "count", rep, rank,
-                               v);
-            }
-        }
-        if (markers.empty() && (choice.backend == "time" || choice.backend == "papi")) {
-            if (rep == 0)
-                warnings.push_back(
-                    "the program wrote no marker regions (not linked with libroofcast-marker?): only "
-                    "the whole run's wall time is recorded");
-            for (int r = 0; r < nranks; ++r)
-                gather.add("(program)", "region", "time", core::MetricOrigin::counted, "max", "seconds", rep,
-                           r, wall);
-        }
-
-        if (caches) {
-            for (int r = 0; r < nranks; ++r) {
-                const fs::path out = tmp.path() / fmt::format("cachegrind.{}.out", r);
-                const std::string text = read_or_empty(out);
-                if (text.empty())
-                    throw core::Error(fmt::format(
-                        "cachegrind wrote no output for rank {} ({})", r,
-                        last_line(read_or_empty(tmp.path() / fmt::format("valgrind.{}.log", r)))));
-                const CachegrindCounts cg = parse_cachegrind(text, out.string());
-                for (const auto& [fn, events] : cg.by_function)
-                    for (const auto& [metric, v] : cachegrind_metrics(events, caches->ll.line_bytes))
-                        gather.add(fn, "function", metric, core::MetricOrigin::simulated, "sum", "count", rep,
-                                   r, v);
-            }
-        }
-        if (!perf_path.empty()) {
-            for (int r = 0; r < nranks; ++r) {
-                const fs::path data = tmp.path() / fmt::format("perf.{}.data", r);
-                const fs::path txt = tmp.path() / fmt::format("perf.{}.txt", r);
-                const int prc =
-                    core::run_program({"/bin/sh", "-c",
-                                       "exec \"$0\" report -i \"$1\" --stdio --no-children --sort dso,sym "
-                                       "-F overhead,sample,period,dso,sym >\"$2\" 2>/dev/null",
-                                       perf_path, data.string(), txt.string()});
-                if (prc != 0)
-                    throw core::Error(fmt::format("perf report failed for rank {} (exit status {})", r, prc));
-                for (const auto& ev : parse_perf_report(read_or_empty(txt), txt.string()))
-                    for (const auto& s : ev.symbols) {
-                        if (ev.event == "cpu-clock") {
-                            // cpu-clock's period is in nanoseconds of CPU time.
-                            gather.add(s.name, "function", "time", core::MetricOrigin::sampled, "max",
-                                       "seconds", rep, r, s.period * 1e-9);
-                            gather.add(s.name, "function", "time_percent", core::MetricOrigin::sampled,
-                                       "mean", "percent", rep, r, s.percent);
-                        } else {
-                            const std::string metric = ev.event == "instructions" ? "INS" : ev.event;
-                            gather.add(s.name, "function", metric, core::MetricOrigin::sampled, "sum",
-                                       "count", rep, r, s.period);
-                        }
-                    }
-            }
+            pass_seconds[i] += run.wall / req.repeat;
+            gather_markers(tmp.path() / "marker", *backend, i == 0, timed && passes[i].full_speed, rep,
+                           nranks, run.wall, gather, warnings, threads);
+            backend->collect(ctx, i, rep, tmp.path(), gather, warnings);
         }
     }
-    std::sort(walls.begin(), walls.end());
-    p.wall_seconds = walls[walls.size() / 2];
-    std::sort(cpus.begin(), cpus.end());
-    if (cpus[cpus.size() / 2] > 0) // a tick-accounted kernel may report 0 for a very short run
-        p.cpu_seconds = cpus[cpus.size() / 2];
+    if (passes.size() > 1) {
+        std::vector<std::string> parts;
+        for (std::size_t i = 0; i < passes.size(); ++i)
+            parts.push_back(fmt::format("{} {:.3g} s", passes[i].label, pass_seconds[i]));
+        p.settings["pass_seconds"] = fmt::format("{}", fmt::join(parts, ", "));
+    }
+    p.wall_seconds = median(walls);
+    if (const double cpu = median(cpus); cpu > 0) // a tick-accounted kernel may report 0 for a very short run
+        p.cpu_seconds = cpu;
     p.threads = threads;
     p.cores = static_cast<double>(nranks) * threads;
     p.exit_status = 0;

@@ -1,10 +1,8 @@
 // `roofcast profile`: runs the user's program (plain, or one process per rank under `mpirun -np N`)
 // under one backend and gathers every rank's results into one core::Profile.
 //
-// Backends (docs/profile.md): papi (presets counted per marker region by the marker library; only when
-// PAPI can add an event here), perf (`perf record -e cpu-clock` sampling, plus hardware events when
-// `perf stat` shows they work), cachegrind (valgrind's cache simulation configured from the machine
-// file), time (marker regions timed). Every metric records its origin. Each run uses its own mkdtemp
+// The backends implement one interface (backend.hpp) and are listed in backend_registry.cpp; every
+// metric records its origin. Each pass of each run uses its own mkdtemp
 // directory, removed afterwards. Failure policy: a program that exits non-zero or is killed yields no
 // profile (core::Error naming the status); a tool that is missing is a core::Unsupported naming what
 // exists instead. Progress and choices are reported through `say`, never printed here.
@@ -12,6 +10,7 @@
 
 #include "core/machine.hpp"
 #include "core/profile.hpp"
+#include "measure/profile/backend.hpp"
 #include "measure/profile/cachegrind.hpp"
 
 #include <functional>
@@ -22,28 +21,27 @@
 
 namespace roofcast::measure::profile {
 
-struct ProfileRequest {
-    std::string backend = "auto";                           // auto, papi, perf, cachegrind, time
-    int ranks = 0;                                          // 0: a plain process; N: mpirun -np N
-    std::vector<std::pair<std::string, double>> parameters; // empty: {"ranks", N or 1}
-    int repeat = 1;
-    std::optional<core::Machine> machine; // cache geometry for cachegrind
-    std::vector<std::string> command;     // program and arguments
-};
-
 struct BackendChoice {
     std::string backend;
     std::string reason;
 };
 
-using Say = std::function<void(const std::string&)>;
-
 // Which presets PAPI can actually add here (tries each in its own event set); `why` gets the reasons of
 // the failures ("PAPI_TOT_INS: Event does not exist", or "roofcast was built without PAPI").
 std::vector<std::string> papi_addable_presets(std::string& why);
 
-// Resolves `auto` or checks that the requested backend can run; core::Unsupported otherwise.
-BackendChoice choose_backend(const std::string& requested);
+// Resolves `auto` (the first backend of the registry that counts with hardware counters, else the first that
+// can run here for `program`) or checks that the requested backend can run; core::Unsupported otherwise.
+BackendChoice choose_backend(const std::string& requested, const std::string& program = "");
+
+// The data cache levels to simulate: the machine file's topology (its last level with the effective size
+// `roofcast machine` measured), else a hand-written file's level sizes, else hwloc's reported sizes;
+// `from` says which.
+struct SimulatedCaches {
+    std::vector<core::CacheInfo> levels;
+    std::string from;
+};
+SimulatedCaches simulated_caches(const std::optional<core::Machine>& machine);
 
 struct CachegrindCaches {
     CacheGeometry i1, d1, ll;

@@ -1,0 +1,91 @@
+#include "measure/profile/backend.hpp"
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/process.hpp"
+
+#include <fmt/format.h>
+
+namespace roofcast::measure::profile {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Tool outputs larger than this are refused rather than read into memory.
+constexpr std::uintmax_t k_max_tool_output = std::uintmax_t{1} << 30;
+} // namespace
+
+void Gather::add(const std::string& name, const std::string& kind, const std::string& metric,
+                 core::MetricOrigin origin, const std::string& aggregate, const std::string& unit, int rep,
+                 int rank, double value) {
+    auto [it, inserted] = m_index.try_emplace(name, m_functions.size());
+    if (inserted) {
+        m_functions.push_back(core::ProfileFunction{name, kind, {}});
+        m_seen.emplace_back();
+    }
+    auto& f = m_functions[it->second];
+    auto [mit, minserted] = f.metrics.try_emplace(metric);
+    if (minserted) {
+        mit->second.origin = origin;
+        mit->second.aggregate = aggregate;
+        mit->second.unit = unit;
+        mit->second.per_rank.assign(m_reps, std::vector<double>(m_ranks, 0.0));
+    }
+    mit->second.per_rank.at(rep).at(rank) += value;
+    m_seen[it->second].insert(rank);
+}
+
+std::vector<core::ProfileFunction> Gather::take(std::vector<std::string>& warnings) {
+    std::vector<std::string> partial;
+    for (std::size_t i = 0; i < m_functions.size(); ++i)
+        if (static_cast<int>(m_seen[i].size()) != m_ranks)
+            partial.push_back(m_functions[i].name);
+    if (!partial.empty())
+        warnings.push_back(fmt::format(
+            "ranks report different function sets: {} function(s) appear on only some ranks (kept, 0 on "
+            "the others), e.g. '{}'",
+            partial.size(), partial.front()));
+    return std::move(m_functions);
+}
+
+std::string ProfileBackend::explain_failure(const RunContext&, std::size_t, const fs::path&) const {
+    return {};
+}
+
+std::string read_tool_output(const fs::path& p) {
+    std::error_code ec;
+    if (const auto size = fs::file_size(p, ec); !ec && size > k_max_tool_output)
+        throw core::Error(fmt::format("{}: {} bytes of tool output, more than the {} roofcast reads",
+                                      p.string(), size, k_max_tool_output));
+    try {
+        return core::read_file(p);
+    } catch (const core::Error&) {
+        return {};
+    }
+}
+
+std::string last_line(const std::string& text) {
+    std::string t = text;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' ' || t.back() == '\r'))
+        t.pop_back();
+    const auto nl = t.find_last_of('\n');
+    return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+std::pair<int, std::string> capture_tool(const std::vector<std::string>& args) {
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{1} << 20;
+    o.timeout_s = 30;
+    const core::CapturedOutput out = core::capture_program(args, o);
+    return {out.status, out.output};
+}
+
+bool perf_event_works(const std::string& perf, const std::string& event) {
+    // perf stat writes its counts to stderr: -o sends them to stdout's file instead.
+    const auto [rc, out] =
+        capture_tool({perf, "stat", "-x,", "-o", "/dev/stdout", "-e", event, "--", "true"});
+    return rc == 0 && out.find("<not supported>") == std::string::npos &&
+           out.find("<not counted>") == std::string::npos && out.find(event) != std::string::npos;
+}
+
+} // namespace roofcast::measure::profile

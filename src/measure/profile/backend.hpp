@@ -1,0 +1,131 @@
+// One interface for the profile backends of `roofcast profile` (docs/profile.md, docs/extending.md).
+//
+// A backend says whether it can run here (and why not), how it wraps the launch of the user's program
+// (one or more passes per repetition: the shell text run per rank in front of the program), and how it
+// reads what its tool wrote into per-function metrics. The runner (runner.cpp) owns everything else:
+// resolving the program, mpirun, the temporary directory, the marker regions, repetitions, failures.
+// Adding a backend is one file (`backend_<name>.cpp`, ending in its factory) and one line in
+// backend_registry.cpp; the registry's order is the order `--backend auto` tries them.
+#pragma once
+
+#include "core/machine.hpp"
+#include "core/profile.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace roofcast::measure::profile {
+
+using Say = std::function<void(const std::string&)>;
+
+struct ProfileRequest {
+    std::string backend = "auto";                           // a registry name, or auto
+    int ranks = 0;                                          // 0: a plain process; N: mpirun -np N
+    std::vector<std::pair<std::string, double>> parameters; // empty: {"ranks", N or 1}
+    int repeat = 1;
+    std::optional<core::Machine> machine; // cache geometry for the simulating backends
+    std::vector<std::string> command;     // program and arguments
+};
+
+// Collects values per function, metric, repetition and rank; first-seen order of functions.
+class Gather {
+public:
+    Gather(int repetitions, int ranks) : m_reps(repetitions), m_ranks(ranks) {}
+    void add(const std::string& name, const std::string& kind, const std::string& metric,
+             core::MetricOrigin origin, const std::string& aggregate, const std::string& unit, int rep,
+             int rank, double value);
+    // The functions gathered; a warning when some appear on only some ranks.
+    std::vector<core::ProfileFunction> take(std::vector<std::string>& warnings);
+    int ranks() const { return m_ranks; }
+
+private:
+    int m_reps, m_ranks;
+    std::map<std::string, std::size_t> m_index;
+    std::vector<core::ProfileFunction> m_functions;
+    std::vector<std::set<int>> m_seen;
+};
+
+// What the runner hands a backend about this run.
+struct RunContext {
+    const ProfileRequest& request;
+    std::string program; // the resolved path of the program (request.command.front() found)
+    int ranks = 1;       // processes launched
+    Say say;
+};
+
+// One launch of the program per repetition. `tool` is /bin/sh text run once per rank with the program
+// and its arguments as "$@"; `$r` holds the rank and $ROOFCAST_PROFILE_DIR the pass's directory, where
+// the tool writes its files (name them by $r).
+struct Pass {
+    std::string label;                    // "native", "callgrind L1" (progress and errors)
+    std::string tool = "exec \"$@\"";     // the program alone
+    std::vector<std::string> environment; // NAME=value added for this pass
+    bool full_speed = true;               // the program runs natively: its marker times are real
+};
+
+struct Availability {
+    bool usable = false;
+    bool hardware_counters = false; // counts with the processor's counters (auto prefers these)
+    std::string reason;             // why it can run, or why not ("valgrind is not installed (...)")
+};
+
+class ProfileBackend {
+public:
+    virtual ~ProfileBackend() = default;
+    virtual std::string name() const = 0;
+    virtual std::string summary() const = 0; // one phrase for --backend's help
+    // Whether it can run here for `program` (empty: without a program in view).
+    virtual Availability availability(const std::string& program) const = 0;
+    // Called once before the first launch: settings into `p`, the passes of each repetition.
+    virtual std::vector<Pass> prepare(const RunContext& c, core::Profile& p) = 0;
+    // A reason specific to this tool for a pass that ended non-zero or wrote nothing (valgrind cannot decode
+    // AVX-512); empty when it has none. `dir` is the pass's directory.
+    virtual std::string explain_failure(const RunContext& c, std::size_t pass,
+                                        const std::filesystem::path& dir) const;
+    // Reads what pass `pass` of repetition `rep` wrote under `dir` into `g`.
+    virtual void collect(const RunContext& c, std::size_t pass, int rep, const std::filesystem::path& dir,
+                         Gather& g, std::vector<std::string>& warnings) = 0;
+    // Whether a run without marker regions records the whole run's wall time as the region "(program)"
+    // (backends that time nothing per function).
+    virtual bool records_whole_run() const { return false; }
+};
+
+using BackendFactory = std::unique_ptr<ProfileBackend> (*)();
+
+// Every backend, in the order `--backend auto` tries them (backend_registry.cpp).
+const std::vector<BackendFactory>& profile_backends();
+std::vector<std::string> profile_backend_names();
+// The backend named `name`; InputError naming the field `backend` and the names when there is none.
+std::unique_ptr<ProfileBackend> make_backend(const std::string& name);
+
+// The factories, one per backend file.
+std::unique_ptr<ProfileBackend> make_papi_backend();
+std::unique_ptr<ProfileBackend> make_perf_backend();
+std::unique_ptr<ProfileBackend> make_callgrind_backend();
+std::unique_ptr<ProfileBackend> make_cachegrind_backend();
+std::unique_ptr<ProfileBackend> make_time_backend();
+
+// Shared by the backends: a tool's output file (empty when absent; core::Error past 1 GiB), the last
+// non-empty line of a text, a short command's exit status and output.
+std::string read_tool_output(const std::filesystem::path& p);
+std::string last_line(const std::string& text);
+std::pair<int, std::string> capture_tool(const std::vector<std::string>& args);
+// Whether `perf stat -e EVENT -- true` counts here.
+bool perf_event_works(const std::string& perf, const std::string& event);
+// `perf report` of the file perf.<rank>.data under `dir` into per-function sampled time (and the hardware
+// events recorded beside cpu-clock).
+void collect_perf_samples(const std::string& perf, const std::filesystem::path& dir, int rank, int rep,
+                          Gather& g);
+// Why valgrind failed, from the logs <log_prefix>.<rank>.log under `dir`: the x86-64-v3 advice where it
+// could not decode an instruction, else the logs' last line.
+std::string valgrind_failure(const RunContext& c, const std::filesystem::path& dir,
+                             const std::string& log_prefix);
+
+} // namespace roofcast::measure::profile

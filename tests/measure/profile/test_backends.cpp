@@ -1,0 +1,56 @@
+// The profile backends' registry: one entry per backend file, unique names, and the choice `auto` makes.
+#include "measure/profile/backend.hpp"
+#include "measure/profile/runner.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <set>
+
+namespace fs = std::filesystem;
+using namespace roofcast::measure::profile;
+
+TEST(ProfileBackends, EveryBackendFileIsRegisteredOnceUnderItsName) {
+    // docs/extending.md: a backend is one file src/measure/profile/backend_<name>.cpp and one registry line.
+    std::set<std::string> files;
+    for (const auto& e : fs::directory_iterator(fs::path(ROOFCAST_SOURCE_DIR) / "src/measure/profile")) {
+        const std::string n = e.path().filename().string();
+        if (n.rfind("backend_", 0) == 0 && e.path().extension() == ".cpp" && n != "backend_registry.cpp")
+            files.insert(n.substr(8, n.size() - 12));
+    }
+    const std::vector<std::string> names = profile_backend_names();
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size()) << "a name twice";
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), files);
+    for (const std::string& n : names) {
+        const auto b = make_backend(n);
+        EXPECT_EQ(b->name(), n);
+        EXPECT_FALSE(b->summary().empty()) << n;
+        EXPECT_FALSE(b->availability("").reason.empty()) << n << ": availability says why";
+    }
+}
+
+TEST(ProfileBackends, UnknownNameListsTheRegistry) {
+    try {
+        (void)make_backend("gprof");
+        FAIL() << "no error";
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        for (const std::string& n : profile_backend_names())
+            EXPECT_NE(what.find(n), std::string::npos) << what;
+    }
+}
+
+TEST(ProfileBackends, AutoPicksAUsableBackendAndSaysWhy) {
+    const BackendChoice c = choose_backend("auto");
+    const auto b = make_backend(c.backend);
+    const Availability a = b->availability("");
+    EXPECT_TRUE(a.usable);
+    EXPECT_NE(c.reason.find(a.reason), std::string::npos) << c.reason;
+    // A backend that counts with hardware counters wins over every other that can run.
+    bool counters = false;
+    for (const std::string& n : profile_backend_names())
+        counters = counters || make_backend(n)->availability("").hardware_counters;
+    EXPECT_EQ(a.hardware_counters, counters);
+    // The time backend runs everywhere.
+    EXPECT_EQ(choose_backend("time").backend, "time");
+}
