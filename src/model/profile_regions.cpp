@@ -32,45 +32,184 @@ std::optional<Known> total(const core::ProfileFunction& f, const std::vector<std
     return any ? std::optional<Known>(k) : std::nullopt;
 }
 
+double metric_or_zero(const core::ProfileFunction& f, const std::string& name) {
+    const auto it = f.metrics.find(name);
+    return it == f.metrics.end() ? 0.0 : it->second.reduced_mean();
+}
+
+// Functions and loops are filtered by their share of the program; marker regions always stay (their times
+// nest, so shares of a sum would mislead).
+bool filtered_kind(const std::string& kind) {
+    return kind == "function" || kind == "library" || kind == "loop";
+}
+
+struct ProgramTotals {
+    double time = 0, flops = 0;
+};
+
+// Totals over the profile's functions (loops lie inside them and are not added again).
+ProgramTotals program_totals(const core::Profile& p) {
+    ProgramTotals t;
+    for (const auto& f : p.functions)
+        if (f.kind == "function" || f.kind == "library") {
+            t.time += metric_or_zero(f, "time");
+            t.flops += metric_or_zero(f, "flops");
+        }
+    return t;
+}
+
+// Bytes per level of the machine: counted and simulated per level (bytes_<level>), else the declared or
+// simulated memory traffic. `origin` takes the origin of the memory-side figure.
+std::map<std::string, double> level_bytes(const core::ProfileFunction& f, const core::Machine& m,
+                                          std::string& origin) {
+    std::map<std::string, double> out;
+    for (const auto& l : m.levels)
+        if (const auto it = f.metrics.find("bytes_" + l.name); it != f.metrics.end()) {
+            out[l.name] = it->second.reduced_mean();
+            origin = core::to_string(it->second.origin);
+        }
+    if (!out.empty())
+        return out;
+    auto bytes = total(f, {"bytes"});
+    if (!bytes)
+        bytes = total(f, {"LL_MISS_BYTES"});
+    if (bytes) {
+        out["MEM"] = bytes->value;
+        origin = bytes->origin;
+    }
+    return out;
+}
+
+int widest_vector_bits(const core::Machine& m) {
+    int bits = 0;
+    if (m.topology)
+        for (const auto& isa : m.topology->isa)
+            bits = std::max(bits, isa == "avx512"                 ? 512
+                                  : isa == "avx2" || isa == "avx" ? 256
+                                  : isa == "sse"                  ? 128
+                                                                  : 0);
+    return bits;
+}
+
+// What would raise a function's or loop's performance, from its bottleneck and its counted code: the
+// questions Intel Advisor's roofline guidance asks (vectorisation, register and cache blocking), answered
+// from the mixed model's terms.
+std::vector<std::string> guidance(const RegionVerdict& v, const core::Machine& m) {
+    std::vector<std::string> g;
+    if (v.bottleneck.empty())
+        return g;
+    if (v.bottleneck == "compute") {
+        g.push_back("the compute ceiling limits it");
+        const int widest = widest_vector_bits(m);
+        if (v.vector_bits > 0 && widest > v.vector_bits)
+            g.push_back(
+                fmt::format("wider vectors would help: its FP arithmetic is {}-bit, the machine's {}-bit",
+                            v.vector_bits, widest));
+        else if (v.vector_bits == 0 && v.kind == "loop" && widest > 0)
+            g.push_back(fmt::format("vectorising it would help: its FP arithmetic is scalar, the machine's "
+                                    "vectors are {}-bit",
+                                    widest));
+        return g;
+    }
+    g.push_back(fmt::format("{} bandwidth limits it", v.bottleneck == "MEM" ? "memory" : v.bottleneck));
+    if (v.bottleneck == "L1") {
+        const auto l1 = v.level_bytes.find("L1");
+        if (l1 != v.level_bytes.end() && v.flops > 0)
+            g.push_back(fmt::format("fewer loads and stores per flop would help ({:.3g} B per flop from L1: "
+                                    "register blocking, unroll and jam)",
+                                    l1->second / v.flops));
+    } else if (v.bottleneck == "MEM") {
+        g.push_back(
+            "more reuse in the caches would help (blocking, loop fusion), or fewer bytes (smaller types, "
+            "streaming stores for written-only arrays)");
+    } else {
+        g.push_back(fmt::format("blocking for the level above {} would help (reuse its data from a smaller "
+                                "cache)",
+                                v.bottleneck));
+    }
+    return g;
+}
+
+std::optional<core::Summary> measured_performance(const core::ProfileFunction& f, double flops,
+                                                  std::vector<std::string>& omitted) {
+    const auto t = f.metrics.find("time");
+    if (t == f.metrics.end())
+        return std::nullopt;
+    std::vector<double> per_rep;
+    std::size_t beyond = 0;
+    for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
+        if (!(t->second.reduced(r) > 0))
+            continue;
+        const double gflops = flops / t->second.reduced(r) * 1e-9;
+        // Faster than a whole machine: the declared flops or the time are wrong.
+        if (gflops <= core::k_max_system_gflops)
+            per_rep.push_back(gflops);
+        else
+            ++beyond;
+    }
+    if (beyond > 0)
+        omitted.push_back(
+            fmt::format("{}: {} timed repetition(s) above {:g} GFLOP/s, faster than any machine, "
+                        "left out of its measured performance",
+                        f.name, beyond, core::k_max_system_gflops));
+    return core::summarize(per_rep);
+}
+
+// Why `f` cannot be placed, or empty.
+std::string unplaceable(const core::ProfileFunction& f, const std::optional<Known>& flops,
+                        const std::map<std::string, double>& bytes) {
+    if (!flops || bytes.empty())
+        return fmt::format("{}: {} unknown", f.name,
+                           !flops && bytes.empty() ? "flops and bytes"
+                           : !flops                ? "flops"
+                                                   : "bytes");
+    double most = 0;
+    for (const auto& [level, b] : bytes)
+        most = std::max(most, b);
+    if (!(flops->value > 0) || !(most > 0))
+        return fmt::format("{}: {:g} flops over {:g} bytes has no positive intensity", f.name, flops->value,
+                           most);
+    // The run's totals, reduced over ranks, can pass what a run counts (docs/formats.md): a results file
+    // holding them could not be read back.
+    if (!(flops->value <= core::k_max_events) || !(most <= core::k_max_events))
+        return fmt::format("{}: {:g} flops over {:g} bytes is more than a run counts ({:g})", f.name,
+                           flops->value, most, core::k_max_events);
+    return {};
+}
+
 } // namespace
 
-ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m) {
+ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, double min_share) {
     ProfilePlacement out;
     out.results.machine = m;
     const int threads = resolve_threads(m, std::max(1, static_cast<int>(p.cores.value_or(p.ranks))));
+    const ProgramTotals totals = program_totals(p);
     for (const auto& f : p.functions) {
+        std::optional<double> time_share, flops_share;
+        if (totals.time > 0)
+            time_share = metric_or_zero(f, "time") / totals.time;
+        if (totals.flops > 0)
+            flops_share = metric_or_zero(f, "flops") / totals.flops;
+        if (filtered_kind(f.kind) && (time_share || flops_share) && time_share.value_or(0) < min_share &&
+            flops_share.value_or(0) < min_share) {
+            ++out.below_share;
+            continue;
+        }
         auto flops = total(f, {"flops"});
         if (!flops)
             flops = total(f, {"PAPI_DP_OPS", "PAPI_SP_OPS"});
-        auto bytes = total(f, {"bytes"});
-        if (!bytes)
-            bytes = total(f, {"LL_MISS_BYTES"});
-        if (!flops || !bytes) {
-            if (f.kind == "region" || flops || bytes)
-                out.omitted.push_back(fmt::format("{}: {} unknown", f.name,
-                                                  !flops && !bytes ? "flops and bytes"
-                                                  : !flops         ? "flops"
-                                                                   : "bytes"));
-            continue;
-        }
-        if (!(flops->value > 0) || !(bytes->value > 0)) {
-            out.omitted.push_back(fmt::format("{}: {:g} flops over {:g} bytes has no positive intensity",
-                                              f.name, flops->value, bytes->value));
-            continue;
-        }
-        // The run's totals, reduced over ranks, can pass what a run counts (docs/formats.md): a results file
-        // holding them could not be read back.
-        if (!(flops->value <= core::k_max_events) || !(bytes->value <= core::k_max_events)) {
-            out.omitted.push_back(
-                fmt::format("{}: {:g} flops over {:g} bytes is more than a run counts ({:g})", f.name,
-                            flops->value, bytes->value, core::k_max_events));
+        std::string bytes_origin;
+        const std::map<std::string, double> bytes = level_bytes(f, m, bytes_origin);
+        if (const std::string why = unplaceable(f, flops, bytes); !why.empty()) {
+            if (f.kind == "region" || flops || !bytes.empty())
+                out.omitted.push_back(why);
             continue;
         }
         KernelSpec k;
         k.name = f.name;
         k.flops_per_iteration = flops->value;
         k.iterations = 1;
-        k.explicit_bytes["MEM"] = bytes->value;
+        k.explicit_bytes = bytes;
         PredictOptions o;
         o.threads = threads;
         o.models = {"mixed"};
@@ -81,37 +220,26 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m) {
         kr.threads = threads;
         kr.flops_per_iteration = flops->value;
         kr.iterations = 1;
-        kr.bytes_per_iteration["MEM"] = bytes->value;
+        kr.bytes_per_iteration = bytes;
         kr.predictions = preds;
         RegionVerdict v;
         v.name = f.name;
+        v.kind = f.kind;
         v.flops = flops->value;
-        v.bytes = bytes->value;
+        v.level_bytes = bytes.size() > 1 ? bytes : std::map<std::string, double>{};
+        // Intensity against the outermost level that moves data (memory, unless the data stay in a cache).
+        for (auto it = m.levels.rbegin(); it != m.levels.rend() && !(v.bytes > 0); ++it)
+            if (const auto b = bytes.find(it->name); b != bytes.end())
+                v.bytes = b->second;
         v.flops_origin = flops->origin;
-        v.bytes_origin = bytes->origin;
-        v.intensity = flops->value / bytes->value;
-        if (const auto t = f.metrics.find("time"); t != f.metrics.end()) {
-            std::vector<double> per_rep;
-            std::size_t beyond = 0;
-            for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
-                if (!(t->second.reduced(r) > 0))
-                    continue;
-                const double gflops = flops->value / t->second.reduced(r) * 1e-9;
-                // Faster than a whole machine: the declared flops or the time are wrong.
-                if (gflops <= core::k_max_system_gflops)
-                    per_rep.push_back(gflops);
-                else
-                    ++beyond;
-            }
-            if (beyond > 0)
-                out.omitted.push_back(
-                    fmt::format("{}: {} timed repetition(s) above {:g} GFLOP/s, faster than any "
-                                "machine, left out of its measured performance",
-                                f.name, beyond, core::k_max_system_gflops));
-            if (auto s = core::summarize(per_rep)) {
-                kr.measured_gflops = s;
-                v.measured_gflops = s->median;
-            }
+        v.bytes_origin = bytes_origin;
+        v.intensity = v.bytes > 0 ? flops->value / v.bytes : 0;
+        v.time_share = time_share;
+        v.flops_share = flops_share;
+        v.vector_bits = static_cast<int>(metric_or_zero(f, "vector_bits"));
+        if (auto s = measured_performance(f, flops->value, out.omitted)) {
+            kr.measured_gflops = s;
+            v.measured_gflops = s->median;
         }
         if (!preds.empty()) {
             v.bound_gflops = preds.front().gflops;
@@ -120,6 +248,7 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m) {
             if (v.measured_gflops && v.bound_gflops > 0)
                 v.fraction = *v.measured_gflops / v.bound_gflops;
         }
+        v.guidance = guidance(v, m);
         out.results.kernels.push_back(std::move(kr));
         out.verdicts.push_back(std::move(v));
     }

@@ -1,16 +1,20 @@
 // The functions and marker regions of a roofcast profile as kernels on the machine's roofline, each with
 // the mixed model's verdict (§4 of `roofcast profile`, docs/profile.md "Regions on the roofline").
-// A region is placed when its flops and bytes are both known: flops declared (`flops`) or counted
-// (PAPI_DP_OPS + PAPI_SP_OPS); bytes declared (`bytes`) or simulated (cachegrind's LL_MISS_BYTES, the
-// memory traffic its misses imply). Values are the run's totals (ranks reduced with each metric's
-// aggregate, mean over repetitions); performance = flops / time where the region has a time (slowest
-// rank). Contract: pure; regions that cannot be placed are listed in `omitted` with the reason.
+// A region is placed when its flops and bytes are both known: flops declared or counted (`flops`, or
+// PAPI_DP_OPS + PAPI_SP_OPS); bytes per memory level counted and simulated (the callgrind backend's
+// bytes_L1 .. bytes_MEM: one dot per level on the hierarchical roofline), else declared (`bytes`) or
+// simulated (cachegrind's LL_MISS_BYTES), both taken as memory traffic. Values are the run's totals
+// (ranks reduced with each metric's aggregate, mean over repetitions); performance = flops / time where
+// the region has a time (slowest rank). Functions and loops holding less than `min_share` of the
+// program's time and of its flops are left out (counted in `below_share`). Contract: pure; regions that
+// cannot be placed are listed in `omitted` with the reason.
 #pragma once
 
 #include "core/machine.hpp"
 #include "core/profile.hpp"
 #include "core/results.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,23 +23,31 @@ namespace roofcast::model {
 
 struct RegionVerdict {
     std::string name;
+    std::string kind;                          // function, library, loop, region
+    std::map<std::string, double> level_bytes; // machine level -> bytes, when counted per level
     double flops = 0;
     double bytes = 0;
     std::string flops_origin, bytes_origin;
-    double intensity = 0;                  // flops / bytes
-    std::optional<double> measured_gflops; // flops / time, when timed
-    double bound_gflops = 0;               // mixed model's attainable performance
-    std::string bound;                     // "memory" or "compute"
-    std::string bottleneck;                // the limiting level or "compute"
-    std::optional<double> fraction;        // measured / bound
+    double intensity = 0;                          // flops / bytes
+    std::optional<double> measured_gflops;         // flops / time, when timed
+    double bound_gflops = 0;                       // mixed model's attainable performance
+    std::string bound;                             // "memory" or "compute"
+    std::string bottleneck;                        // the limiting level or "compute"
+    std::optional<double> fraction;                // measured / bound
+    std::optional<double> time_share, flops_share; // of the program's total (functions of the profile)
+    int vector_bits = 0;                           // widest FP arithmetic it executed (counted), 0 unknown
+    std::vector<std::string> guidance;             // what would raise it, most relevant first
 };
 
 struct ProfilePlacement {
     core::Results results; // one KernelResult per placed region (iterations 1), with the mixed prediction
     std::vector<RegionVerdict> verdicts;
     std::vector<std::string> omitted;
+    std::size_t below_share = 0; // functions and loops under min_share of time and flops
 };
 
-ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m);
+inline constexpr double k_profile_min_share = 0.01;
+ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m,
+                               double min_share = k_profile_min_share);
 
 } // namespace roofcast::model

@@ -4,17 +4,50 @@
 
 namespace roofcast::report {
 
+namespace {
+
+std::string share(const std::optional<double>& s) {
+    return s ? fmt::format("{:.1f} %", *s * 100) : "-";
+}
+
+// "can reach 12.3 GFLOP/s; it reaches 4.5 (37 %); L2 bandwidth limits it; ..."
+std::string sentence(const model::RegionVerdict& v) {
+    std::string s = fmt::format("can reach {:.4g} GFLOP/s", v.bound_gflops);
+    if (v.measured_gflops)
+        s += fmt::format("; it reaches {:.4g}{}", *v.measured_gflops,
+                         v.fraction ? fmt::format(" ({:.0f} %)", *v.fraction * 100) : "");
+    for (const auto& g : v.guidance)
+        s += "; " + g;
+    return s;
+}
+
+} // namespace
+
 std::string region_verdicts(const model::ProfilePlacement& p) {
     std::string out;
     if (!p.verdicts.empty())
-        out += fmt::format("{:<40} {:>10} {:>12} {:>12} {:>8}  {}\n", "region", "FLOP/B", "GFLOP/s", "bound",
-                           "of bound", "bottleneck (mixed model)");
+        out +=
+            fmt::format("{:<40} {:<8} {:>7} {:>7} {:>10} {:>12} {:>12} {:>8}  {}\n", "region", "kind", "time",
+                        "flops", "FLOP/B", "GFLOP/s", "bound", "of bound", "bottleneck (mixed model)");
     for (const auto& v : p.verdicts)
-        out += fmt::format("{:<40} {:>10.3g} {:>12} {:>12.4g} {:>8}  {}-bound at {} (flops {}, bytes {})\n",
-                           v.name, v.intensity,
-                           v.measured_gflops ? fmt::format("{:.4g}", *v.measured_gflops) : "untimed",
-                           v.bound_gflops, v.fraction ? fmt::format("{:.0f} %", *v.fraction * 100) : "-",
-                           v.bound, v.bottleneck, v.flops_origin, v.bytes_origin);
+        out += fmt::format(
+            "{:<40} {:<8} {:>7} {:>7} {:>10.3g} {:>12} {:>12.4g} {:>8}  {}-bound at {} (flops {}, "
+            "bytes {})\n",
+            v.name, v.kind, share(v.time_share), share(v.flops_share), v.intensity,
+            v.measured_gflops ? fmt::format("{:.4g}", *v.measured_gflops) : "untimed", v.bound_gflops,
+            v.fraction ? fmt::format("{:.0f} %", *v.fraction * 100) : "-", v.bound, v.bottleneck,
+            v.flops_origin, v.bytes_origin);
+    bool any_guidance = false;
+    for (const auto& v : p.verdicts)
+        if (!v.guidance.empty()) {
+            if (!any_guidance)
+                out += "\n";
+            any_guidance = true;
+            out += fmt::format("{} {}\n", v.name, sentence(v));
+        }
+    if (p.below_share > 0)
+        out += fmt::format("{} function(s) and loop(s) under 1 % of the time and of the flops not shown\n",
+                           p.below_share);
     for (const auto& o : p.omitted)
         out += "not placed: " + o + "\n";
     if (p.verdicts.empty())

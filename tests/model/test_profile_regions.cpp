@@ -100,4 +100,58 @@ TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
 }
 
 } // namespace
+TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
+    // The callgrind backend's functions and loops: flops counted, bytes per level counted (L1) and simulated
+    // (L2 .. MEM); the bound is the mixed model's for exactly those bytes, the chart gets one dot per level.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    p.cores = 1;
+    core::ProfileFunction solve{"solve", "function", {}};
+    solve.metrics["flops"] = metric(core::MetricOrigin::counted, "sum", {2e9});
+    solve.metrics["time"] = metric(core::MetricOrigin::sampled, "max", {1.0});
+    const std::map<std::string, double> bytes = {{"L1", 24e9}, {"L2", 16e9}, {"L3", 8e9}, {"MEM", 1e9}};
+    for (const auto& [level, b] : bytes)
+        solve.metrics["bytes_" + level] =
+            metric(level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
+    core::ProfileFunction loop = solve;
+    loop.name = "solve -> loop at solve.c:42";
+    loop.kind = "loop";
+    core::ProfileFunction tiny{"init", "function", {}};
+    tiny.metrics["flops"] = metric(core::MetricOrigin::counted, "sum", {1e6});
+    tiny.metrics["time"] = metric(core::MetricOrigin::sampled, "max", {0.005});
+    tiny.metrics["bytes_L1"] = metric(core::MetricOrigin::counted, "sum", {8e6});
+    p.functions = {solve, loop, tiny};
+
+    const ProfilePlacement out = place_profile(p, m);
+    ASSERT_EQ(out.verdicts.size(), 2u);
+    EXPECT_EQ(out.below_share, 1u); // init: 0.5 % of the time, 0.05 % of the flops
+    const RegionVerdict& v = out.verdicts[1];
+    EXPECT_EQ(v.kind, "loop");
+    EXPECT_EQ(v.level_bytes, bytes);
+    EXPECT_DOUBLE_EQ(v.intensity, 2e9 / 1e9);
+    EXPECT_EQ(v.bytes_origin, "simulated");
+    EXPECT_EQ(v.flops_origin, "counted");
+    ASSERT_TRUE(v.time_share);
+    EXPECT_DOUBLE_EQ(*v.time_share, 1.0 / 1.005);
+    EXPECT_EQ(out.results.kernels[1].bytes_per_iteration, bytes);
+
+    KernelSpec k;
+    k.name = v.name;
+    k.flops_per_iteration = 2e9;
+    k.iterations = 1;
+    k.explicit_bytes = bytes;
+    PredictOptions o;
+    o.threads = 1;
+    o.models = {"mixed"};
+    const auto pred = predict(k, m, o).at(0);
+    EXPECT_DOUBLE_EQ(v.bound_gflops, pred.gflops);
+    EXPECT_EQ(v.bottleneck, pred.bottleneck);
+    ASSERT_FALSE(v.guidance.empty());
+    const std::string limit =
+        (pred.bottleneck == "MEM" ? std::string("memory") : pred.bottleneck) + " bandwidth limits it";
+    EXPECT_EQ(v.guidance.front(), pred.bottleneck == "compute" ? "the compute ceiling limits it" : limit);
+}
+
 } // namespace roofcast::model
