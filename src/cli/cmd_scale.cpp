@@ -3,7 +3,9 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "model/scale/forecast.hpp"
+#include "model/scale/roofline_forecast.hpp"
 #include "report/scale_report.hpp"
+#include "report/scale_roofline.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -24,6 +26,7 @@ struct ScaleOptions {
     std::string evaluate;
     std::string plot_dir;
     std::string metric;
+    std::string machine;
     bool json = false;
     bool csv = false;
 };
@@ -52,6 +55,17 @@ void run_scale(const ScaleOptions& o) {
         std::erase_if(data.series, [&](const Series& s) { return s.metric != o.metric; });
         if (data.series.empty())
             throw core::InputError("", "--metric", fmt::format("no series has metric '{}'", o.metric));
+    }
+    std::optional<core::Machine> machine;
+    if (!o.machine.empty()) {
+        if (o.predict.empty())
+            throw core::InputError("", "--machine",
+                                   "expected --predict too: the roofline is drawn at the target");
+        const DataFile d = load_data_file(o.machine);
+        machine = d.machine ? d.machine : d.results ? d.results->machine : std::nullopt;
+        if (!machine)
+            throw core::InputError(o.machine, "machine",
+                                   "expected a machine file or a results file with one");
     }
     std::vector<Coord> targets;
     for (const auto& p : o.predict)
@@ -90,6 +104,10 @@ void run_scale(const ScaleOptions& o) {
         fmt::print("{}", core::terminal_text(report::scale_csv(r)));
     else
         fmt::print("{}", core::terminal_text(report::scale_text(r)));
+    if (machine && !o.json && !o.csv)
+        for (const Coord& t : r.targets)
+            fmt::print("{}", core::terminal_text(report::roofline_forecast_text(
+                                 roofline_forecast(r, *machine, t), r.data.parameters)));
 }
 
 } // namespace
@@ -109,6 +127,10 @@ void add_scale_command(CLI::App& app) {
     cmd->add_option("--evaluate", o->evaluate, "measured profile at the target: compare predictions with it");
     cmd->add_option("--plot-dir", o->plot_dir, "write one SVG chart per function and metric into DIR");
     cmd->add_option("--metric", o->metric, "model only this metric");
+    cmd->add_option(
+        "--machine", o->machine,
+        "machine file: place each function's fitted flops and bytes on its roofline at the --predict "
+        "target, and say where its bottleneck changes");
     auto* json = cmd->add_flag("--json", o->json, "print JSON instead of a table");
     cmd->add_flag("--csv", o->csv, "print CSV instead of a table")->excludes(json);
     cmd->callback([o] { run_scale(*o); });

@@ -293,8 +293,8 @@ Profile profile_from_json(const json& j, const std::string& file, std::vector<st
     if (read_string(required(j, "format", file, "", keys), file, "format") != "roofcast-profile")
         bad(file, "format", "expected \"roofcast-profile\"");
     const json& ver = required(j, "format_version", file, "", keys);
-    if (!ver.is_number_integer() || (ver.get<int>() != 1 && ver.get<int>() != 2))
-        bad(file, "format_version", "expected 1 or 2");
+    if (!ver.is_number_integer() || ver.get<int>() < 1 || ver.get<int>() > k_profile_format_version)
+        bad(file, "format_version", fmt::format("expected 1 to {}", k_profile_format_version));
     Profile p;
     p.format_version = ver.get<int>();
     const json& params = required(j, "parameters", file, "", keys);

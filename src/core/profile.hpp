@@ -1,4 +1,4 @@
-// The roofcast profile (JSON, `format: roofcast-profile`, version 2; docs/formats-profile.md): what
+// The roofcast profile (JSON, `format: roofcast-profile`, version 3; docs/formats-profile.md): what
 // `roofcast profile` and the TAU importer write and what `roofcast plot`/`report` place on the roofline.
 // One file is one run at one parameter point: per function (or marker region) and metric, the value on
 // every rank for every repetition, how to reduce the ranks (`aggregate`) and where the number came from
@@ -22,7 +22,7 @@
 
 namespace roofcast::core {
 
-inline constexpr int k_profile_format_version = 2;
+inline constexpr int k_profile_format_version = 3;
 // Limits of the reader (a profile past them is refused, not truncated).
 inline constexpr std::size_t k_profile_max_functions = 100000;
 inline constexpr std::size_t k_profile_max_ranks = 1 << 20;

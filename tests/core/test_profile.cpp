@@ -16,7 +16,7 @@ Profile sample() {
 TEST(Profile, RoundTripsThroughJson) {
     const Profile p = sample();
     const Profile q = profile_from_json(profile_to_json(p), "mem");
-    EXPECT_EQ(q.format_version, 2);
+    EXPECT_EQ(q.format_version, 3);
     EXPECT_EQ(q.parameters, p.parameters);
     EXPECT_EQ(q.backend, "cachegrind");
     EXPECT_EQ(q.ranks, 2);
@@ -49,7 +49,7 @@ TEST(Profile, RejectsBadFields) {
         edit(k);
         EXPECT_THROW(profile_from_json(k, "f"), InputError) << k.dump();
     };
-    bad([](auto& k) { k["format_version"] = 3; });
+    bad([](auto& k) { k["format_version"] = 4; });
     bad([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"]["origin"] = "guessed"; });
     bad([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"].erase("origin"); });
     bad([](auto& k) { k["functions"][0]["metrics"]["L1_DCM"]["aggregate"] = "median"; });

@@ -16,7 +16,7 @@ grep -q 'backend: time (requested)' "$tmp/t2.log" || fail "backend line: $(cat "
 python3 - "$tmp/t2.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["format"] == "roofcast-profile" and d["format_version"] == 2, d["format_version"]
+assert d["format"] == "roofcast-profile" and d["format_version"] == 3, d["format_version"]
 assert d["backend"] == "time" and d["parameters"] == {"ranks": 2}, d
 assert d["run"]["ranks"] == 2 and d["run"]["cores"] == 2 and d["run"]["wall_seconds"] > 0, d["run"]
 f = {x["name"]: x for x in d["functions"]}

@@ -129,9 +129,9 @@ TEST(ScaleReaders, RoofcastProfile) {
               "r.json: field 'functions[0].metrics.t.aggregate': expected one of sum, mean, max, min, got "
               "'median'");
     EXPECT_EQ(input_error_of([] {
-                  read_roofcast_profile(R"({"format":"roofcast-profile","format_version":3})", "r.json");
+                  read_roofcast_profile(R"({"format":"roofcast-profile","format_version":4})", "r.json");
               }),
-              "r.json: field 'format_version': expected 1 or 2");
+              "r.json: field 'format_version': expected 1 to 3");
     EXPECT_EQ(input_error_of([] { read_roofcast_profile("{", "r.json"); }).rfind("r.json: not valid JSON", 0),
               0u);
 }

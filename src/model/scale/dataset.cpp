@@ -498,9 +498,11 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     if (!fmt_field.is_string() || fmt_field.get<std::string>() != "roofcast-profile")
         throw InputError(file, "format", "expected \"roofcast-profile\"");
     const json& ver = get(root, "format_version", "");
-    // Version 2 (written by `roofcast profile`) adds backend, origins and warnings, which scaling ignores.
-    if (!ver.is_number_integer() || (ver.get<int>() != 1 && ver.get<int>() != 2))
-        throw InputError(file, "format_version", "expected 1 or 2");
+    // Versions 2 and 3 (written by `roofcast profile`) add backend, origins, warnings, loops and library
+    // functions, which scaling reads as functions like the others.
+    if (!ver.is_number_integer() || ver.get<int>() < 1 || ver.get<int>() > core::k_profile_format_version)
+        throw InputError(file, "format_version",
+                         fmt::format("expected 1 to {}", core::k_profile_format_version));
     Dataset d;
     const json& params = get(root, "parameters", "");
     if (!params.is_object())
