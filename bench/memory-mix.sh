@@ -6,7 +6,7 @@
 # Jacobi does, so its time over the copy's says what the reuse costs beside the memory stream (the tuned
 # Jacobi's stores are non-temporal: 16 B, so its ratio reads 2/3 lower for the same overlap). The samples
 # are split at the median of the copy bandwidth measured just before them: on a host whose memory moves
-# between two states (the 2-vCPU AMD EPYC VM: about 60 and 120 GB/s) the halves are the two states; on a
+# between two states (as a shared host's memory can, 2x apart) the halves are the two states; on a
 # steady host they agree. Per loop and half: the median time over the copy's, and for the L2 and L3 windows
 # the exponent p at which the memory term and the window's cache term, (24 + 8K) B at the read loop's
 # bandwidth, give the measured time, (t_MEM^p + t_C^p)^(1/p) (p = 1: the cache term adds to memory's;

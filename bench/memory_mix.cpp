@@ -6,7 +6,7 @@
 // read-only loops calib-L2-3F and calib-L3-3F, the overlap loops calib-overlap-L3-K*, jacobi-3d-7pt and
 // jacobi-3d-7pt-tuned) and the same overlap loops with their window in L1 and in L2 (a window that misses in
 // the level inside and fits half of its own, the catalogue's rule). Each round's copy tells the host's
-// memory state (this VM's memory moves between about 60 and 120 GB/s within minutes); bench/memory-mix.sh
+// memory state (a shared host's memory bandwidth can move 2x within minutes); bench/memory-mix.sh
 // splits the rounds by it.
 //   roofcast-memory-mix MACHINE THREADS ROUNDS
 // Output: a header line, then one line per round and loop: "round name seconds_per_iteration

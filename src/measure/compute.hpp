@@ -80,8 +80,8 @@ void derive_theoretical_peak(ComputeResult& r);
 // counts min(threads, cores)), so a ceiling whose best epoch falls below `agreement` x the best of its
 // (ISA, op) group was measured while something else held the FP units (a neighbour on the core's other
 // hardware thread, a descheduled vCPU). The balanced add+mul ceiling is left out: its rate depends on how
-// the core's scheduler spreads adds and multiplies over the pipes, and its best epoch moved between 81 and
-// 100 % of its kind's best from run to run on a 2-vCPU AMD EPYC (Zen 3) while no other ceiling did.
+// the core's scheduler spreads adds and multiplies over the pipes, so it moves against its kind's best from
+// run to run where no other ceiling does (docs/noise.md).
 // Indices into r.ceilings, in order; ceilings without a best epoch (best_flops_per_cycle 0) are neither
 // judged nor used as the group's best.
 constexpr double k_ceiling_agreement = 0.9;

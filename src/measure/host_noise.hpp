@@ -1,5 +1,5 @@
 // What the host did to a measurement: steal time from /proc/stat (the time the hypervisor ran another
-// guest on this VM's vCPUs) and the thread-scaling sanity check of private cache levels. The parsers and
+// guest on a VM's vCPUs) and the thread-scaling sanity check of private cache levels. The parsers and
 // checks are pure functions of their inputs (unit-tested on fixture text); only read_proc_stat() reads.
 #pragma once
 

@@ -75,7 +75,7 @@ SweepResult sweep_kernel(const std::string& kernel, ThreadApi api, const std::ve
     // a neighbour's burst slows one sample of many points rather than every sample of the points measured
     // during it, and the median over the passes leaves it out. Within a pass the thread count is the outer
     // loop: a team that shrinks from oversubscribed to fewer threads than the cores leaves the runtime's
-    // spare threads busy for several milliseconds (8 ms calls at 2 threads after 8 on a 2-vCPU VM), so each
+    // spare threads busy for several milliseconds (the first calls at the smaller count run slow), so each
     // thread count starts with an untimed settling run. Every size uses a prefix of one set of arrays sized
     // for the largest. The first pass calibrates each point's repetitions; later passes reuse them.
     const std::size_t points = sizes.size() * threads.size();

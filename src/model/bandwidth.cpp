@@ -65,8 +65,8 @@ ChosenBandwidth choose_bandwidth(const core::Level& lv, const BandwidthNeed& nee
         // nearer the load kernel's 0 than the triad's 1/3) gets that figure times the machine file's own
         // ratio of its read-only and copy bandwidths at the same thread count: the calibration carries
         // the run's conditions, the ratio the access mix, which on hosts whose memory serves a copy's
-        // reads and writes together faster than reads alone (an AMD EPYC VM: 31 against 40 GB/s moved)
-        // the copy alone would overstate by a third.
+        // reads and writes together faster than reads alone the copy alone would overstate (by a third on
+        // one AMD EPYC host).
         if (lv.name == "MEM" && need.write_fraction && *need.write_fraction < k_read_only_write_fraction) {
             BandwidthNeed read = need, copy = need;
             read.write_fraction = 0.0;

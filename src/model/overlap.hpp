@@ -35,9 +35,9 @@ inline double overlap_norm(const std::vector<double>& terms, std::optional<doubl
 
 // How the cache levels' terms overlap among themselves, where the machine file has a cache/cache exponent
 // (calibration.hpp): with `exponent` and the last data term memory's, the data terms combine as
-// (t_MEM^p + (sum_cache t_level^pc)^(p/pc))^(1/p). Two exponents because on the 2-vCPU AMD EPYC VM the
-// overlap loops' own exponents fell from 4.5 to 2.0 as their L3 share grew (docs/models.md, "Cache/cache
-// exponent"): memory's transfers hide behind the caches' much better than the caches' hide behind each other
+// (t_MEM^p + (sum_cache t_level^pc)^(p/pc))^(1/p). Two exponents because the overlap loops' own exponents
+// can fall as their L3 share grows, as on AMD's victim L3 (docs/models.md, "Cache/cache exponent"): memory's
+// transfers then hide behind the caches' much better than the caches' hide behind each other
 // (Stengel et al., ICS 2015, Sect. 2: on Intel the in-cache transfers add; Hofmann et al. 2020, Sect. 3:
 // which transfers overlap is measured per machine).
 struct CacheOverlap {
@@ -68,9 +68,9 @@ inline double data_time(const std::vector<double>& data, std::optional<double> p
 // The mixed model's time from its data terms (every timed level, closest to the core first) and its compute
 // term t_C. Without a compute/data exponent q every term joins one p-norm (p as above; the caches' pc-norm
 // counts as one term there). With q (calibrated on overlap loops with arithmetic, calibration.hpp) the data
-// terms combine first and the arithmetic then overlaps with their result: t = (t_data^q + t_C^q)^(1/q). On
-// the 2-vCPU AMD EPYC VM arithmetic hid completely behind three streams but only partly behind the mixed
-// family's 5-16 (docs/models.md, "Compute/data exponent q"): the exponent of the data/data overlap, fitted
+// terms combine first and the arithmetic then overlaps with their result: t = (t_data^q + t_C^q)^(1/q).
+// Arithmetic can hide completely behind a few streams and only partly behind many (docs/models.md,
+// "Compute/data exponent q", bench/overlap-compute.sh): the exponent of the data/data overlap, fitted
 // on loops without arithmetic, says nothing about how the arithmetic overlaps, which is a property of the
 // core to be measured on its own (Hofmann et al. 2020, Sect. 3: which parts of a loop's time overlap is
 // machine-specific).

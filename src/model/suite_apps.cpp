@@ -129,8 +129,8 @@ constexpr std::size_t k_matmul_n = 512;
 // micro-panels of MR rows each, up to 4096 (400 MB in all). Each thread sweeps the shared packed B panel
 // once per k block against its own rows, and the team meets twice per k block (packing B, then the
 // product): with few rows per thread the B micro-panels serve few micro-kernels and the meetings come
-// often. On 16 Emerald Rapids cores (8 x 16 register block) interleaved runs gave 341-375 GFLOP/s at
-// n = 512 (32 rows per thread), 415-454 at 1024 and 437-483 at 2048.
+// often. Growing n with the threads keeps both costs a small share of the product (docs/benchmarks.md has
+// the rates at each n on 16 cores).
 std::size_t matmul_packed_n(int threads) {
     const double rows = 16.0 * sw::gemm_tile().mr * std::max(1, threads);
     return std::clamp<std::size_t>(round_up(rows, 64), k_matmul_n, 4096);
@@ -165,7 +165,7 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
         return std::ceil(rows_per_thread / blocks_per_thread / mr) * mr;
     };
     // kc: the rule (the B micro-panel in half of L1) or twice it (all of L1), whichever one thread runs
-    // faster here (sw::gemm_block_choice); on a Zen 4 VM twice the rule ran 4-14 % faster on two threads.
+    // faster here (sw::gemm_block_choice): the winner differs from core to core (docs/benchmarks.md).
     const double kc_rule = std::clamp(std::floor(k_default_safety_factor * l1 / (8.0 * nr)), 16.0, nn);
     std::vector<std::pair<std::size_t, std::size_t>> blocks{
         {static_cast<std::size_t>(kc_rule), static_cast<std::size_t>(row_block(kc_rule))}};

@@ -112,9 +112,8 @@ void add_calibration(std::vector<SuiteKernel>& out, const core::Machine& m, cons
     if (l3 && m.level("L3")) {
         // Beyond every thread's L2, well inside half the L3: the geometric middle of the two. A cyclic
         // sweep over twice an LRU cache's capacity misses on every line, so 2 x the L2s is enough; more
-        // margin left no room for the L3 point when a VM's usable L3 shrinks to a few MiB (7 MiB of a
-        // reported 32 MiB seen), and the family and overlap loops were then predicted with an
-        // uncalibrated L3.
+        // margin leaves no room for the L3 point when a VM's usable L3 shrinks to a few MiB of the
+        // reported size, and the family and overlap loops would then be predicted with an uncalibrated L3.
         const double lo = 2.0 * l2->per_thread(threads) * threads;
         const double hi = 0.5 * l3->total();
         if (lo < hi)
@@ -304,18 +303,17 @@ std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
     for (const auto& c : s.caches)
         all += c.total();
     // Memory-resident data must overflow every cache the hardware reports, not only the part one core was
-    // measured to use: in a VM that sees the host's L3 (effective 121 MiB of a reported 260 MiB here), the
-    // cores together still hit in the rest of it, which made memory kernels run at L3 speed.
+    // measured to use: in a VM that sees the host's L3 and uses only part of it, the cores together still
+    // hit in the rest of it, which would make memory kernels run at L3 speed.
     double reported = 0;
     if (m.topology)
         for (const auto& c : m.topology->caches)
             reported += static_cast<double>(c.size_bytes) * std::max(1, c.instances);
     s.mem_working_set = 4.0 * std::max(all, reported);
     // And at least memory's own working set from the machine run (measure::find_memory_plateau: doubled
-    // until its double streams within 5 %), where a victim last level served more than the reported caches:
-    // at four times them (137 MiB on the AVX-512 AMD EPYC VM) the copy calibrating B_MEM ran at 80 GB/s in
-    // one bench run and at 145-165 GB/s from the second round of the next, minutes later, while the machine
-    // run had found memory's plateau only at 264 MiB.
+    // until its double streams within 5 %), where a victim last level serves more than the reported caches:
+    // at four times them the copy calibrating B_MEM could be served partly by the host's L3, and its
+    // bandwidth then changed from run to run with what the neighbours left there (docs/bench.md).
     if (const core::Level* mem = m.level("MEM"))
         for (const auto& p : mem->measurements)
             s.mem_working_set = std::max(s.mem_working_set, static_cast<double>(p.working_set_bytes));

@@ -124,9 +124,9 @@ Measurement run_spmv(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws)
 // spmv_gather_choice() says.
 Measurement run_spmv_sell(const SpmvShape& s, const SuiteOptions& opt, Workspace& ws);
 // How the tuned SpMV loads x[col[..]] into a vector: with the ISA's gather instruction, or with scalar
-// loads joined by shuffles. Which is faster is a property of the core, not of the ISA (on a Zen 4 VM the
-// gather instruction ran slower, on an Emerald Rapids VM the shuffles: 0.41 against 0.27 and 0.43 against
-// 0.32 ns per non-zero), so, as an autotuner's install-time search does (ATLAS: Whaley & Dongarra, SC 1998,
+// loads joined by shuffles. Which is faster is a property of the core, not of the ISA (the gather
+// instruction lost on an AMD Zen 4 core and won on an Intel Emerald Rapids core; docs/benchmarks.md), so,
+// as an autotuner's install-time search does (ATLAS: Whaley & Dongarra, SC 1998,
 // Sect. 3), both are timed once per process on one thread with the matrix in L2 (1024 rows of the suite's
 // pattern, the fastest of 9 interleaved calls each after one untimed call: measure::fastest_interleaved;
 // nanoseconds per non-zero) and the faster is used from then on.

@@ -155,20 +155,16 @@ template <class At> auto jacobi7_sum(const At& at, std::size_t x, std::size_t ni
 // How far ahead of the row being swept the double body prefetches the leading layer (k+1) into L1, in
 // doubles: 1 KiB, 16 lines per row stream. That layer is the only one the blocked sweep reads from memory;
 // software prefetch is one of the stencil optimisations of Datta et al. (SC08, Sect. 4, "software
-// prefetching"). On the Zen 4 VM (AMD EPYC, family 25 model 17, 2 threads, 2026-11-27) the tuned Jacobi ran
-// at 16.7-17.5 GFLOP/s without it and 19.6-21.4 with it (three interleaved rounds; 2 KiB ahead the same,
-// 256 B less, into L2 only no better). A prefetch past the end of the array is harmless: prefetches never
-// fault.
+// prefetching"): it asks for the lines before the loads do (faster in interleaved comparisons,
+// docs/benchmarks.md). A prefetch past the end of the array is harmless: prefetches never fault.
 inline constexpr std::size_t k_jacobi_prefetch_doubles = 128;
 // And 8 KiB ahead into L2 (PREFETCHT1), so that the line is on its way from memory well before the L1
 // prefetch above asks for it: a far prefetch from memory into L2 and a near one from L2 into L1, the two
 // distances Intel's compilers take for the prefetches they generate in loops
 // (`-qopt-prefetch-distance=n1,n2`, Intel C++ Compiler Classic Developer Guide and Reference: n1 >= n2
-// iterations ahead). On the Zen 4 VM (AMD EPYC, family 25 model 17, 2 threads, 2026-11-27) the tuned Jacobi
-// ran faster with it in 14 of 16 interleaved rounds (median 23.6 against 20.4 GFLOP/s, median ratio 1.11; 4
-// KiB ahead about the same; the far prefetch in place of the near one no faster than the near one alone). The
-// same far prefetch gained nothing for the tuned Himeno's merged coefficients and slowed the tuned SpMV
-// (whose loop is bound by its loads in the core).
+// iterations ahead; the comparison is in docs/benchmarks.md). The tuned Himeno and SpMV do without: it
+// gained nothing for the Himeno's merged coefficients and slowed the SpMV, whose loop is bound by its loads
+// in the core.
 inline constexpr std::size_t k_jacobi_prefetch_l2_doubles = 1024;
 
 // Row `lo` (and with Pair row `hi`, side by side) of the double body with non-temporal stores
@@ -230,8 +226,8 @@ template <class T>
         const std::size_t j0 = 1 + blk * jb, j1 = std::min(nj - 1, j0 + jb);
         // The block's rows in two halves swept side by side: row j and row j + half in one inner loop, so
         // each thread keeps two write streams (and two streams of the leading layer) in flight, not one
-        // (stream capacity: one write stream per core reached 81 % of the write bandwidth that several
-        // did on an Emerald Rapids VM). The layers the block reuses are the same rows as before.
+        // (stream capacity: one write stream per core falls short of the write bandwidth that several
+        // reach; docs/machine-file.md). The layers the block reuses are the same rows as before.
         const std::size_t half = (j1 - j0 + 1) / 2;
         for (std::size_t k = 1; k < nk - 1; ++k) {
             for (std::size_t j = j0; j < j0 + half; ++j) {
@@ -266,9 +262,8 @@ template <class T>
 
 // x[idx[0..W)] into one vector. Element by element, GCC 12 builds it with W masked broadcasts that merge
 // into one register: a serial chain of W dependent instructions per vector. Pairs joined by shuffles form
-// a tree of depth log2(W) instead: on the AMD EPYC host (AVX-512, 2 threads) 11.20 against 10.99 GFLOP/s,
-// five interleaved pairs of runs, each pair faster; the hardware gather instruction was far slower there
-// (7.4 against 10.4 GFLOP/s).
+// a tree of depth log2(W) instead, a shorter dependency chain per vector (the hardware gather instruction
+// is the other candidate; runners.hpp, spmv_gather_choice).
 using SuitePair = double __attribute__((vector_size(2 * sizeof(double))));
 using SuiteQuad = double __attribute__((vector_size(4 * sizeof(double))));
 template <int W = k_vector_doubles>
@@ -408,8 +403,7 @@ spmv_sell_body(T* __restrict y, const T* __restrict val, const std::int32_t* __r
 // so that power-of-two sizes shared among power-of-two thread counts leave no padded micro-panel and no
 // thread a panel more than another (with 12, 512 rows on two threads gave one thread 22 panels and the
 // other 21, one padded). 8 x 2 vectors still holds 16 accumulators, twice what an FMA latency of 4 cycles
-// on two pipes needs. On a Zen 4 VM (2 vCPUs) 8 rows ran 5-15 % faster than 12 on two threads and 6.5 % on
-// one (interleaved runs).
+// on two pipes needs (the comparison of 8 and 12 rows is in docs/benchmarks.md).
 inline constexpr int k_gemm_nv = 2;
 inline constexpr int k_gemm_nr = k_gemm_nv * k_vector_doubles;
 inline constexpr int k_gemm_mr = std::min(8, (k_vector_registers - k_gemm_nv - 1) / k_gemm_nv);
@@ -487,7 +481,7 @@ template <int MR, int NV>
     // do the same): its MR rows lie ldc apart (4 KiB for n = 512, one L1 set), so loading them first made
     // every call wait for C; prefetched here, they arrive while the k loop runs. The MR x NR additions per
     // call are not among the declared 2 flops per (i, j, p), as BLIS counts 2 n^3 (1/(2 kc) more work).
-    // On a Zen 4 VM (2 vCPUs): 93.7 against 89.1 GFLOP/s, medians of four interleaved pairs of runs.
+    // (The comparison with C loaded first is in docs/benchmarks.md.)
     GemmVector acc[MR][NV];
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {

@@ -33,7 +33,7 @@ struct MeasuredK {
 // slower), and
 // overlap = (exchange + sweep - both) / min(exchange, sweep) at width r, at most 1 (all of the shorter
 // hides); below 0 when the two together take longer than apart (the cores that sweep also run the transport).
-// Runners since 2026-11-26 also time the exchange around m inner sweeps of k = 1 at every width, m the
+// Current runners also time the exchange around m inner sweeps of k = 1 at every width, m the
 // fewest that last as long as the exchange alone (overlapped_per_width, overlapped_sweeps); what it adds
 // to those sweeps at each width is the model's
 // CostInputs::exchange_added_points (empty for files of older runners, which the overlap fraction serves).

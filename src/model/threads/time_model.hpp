@@ -21,8 +21,8 @@
 //                 the H hardware threads the shared work takes ceil(s/H)/s · T_seq(n): s threads on H
 //                 run in ceil(s/H) waves, not s at once (work_share); and θ(s) steps up by a constant
 //                 θ_over·[s > H] where the threads outnumber the hardware threads: a region's end then
-//                 waits for threads the scheduler has taken off their cores (measured on an empty OpenMP
-//                 region: about 1 µs at 2 threads, 58 µs at 3 on a 2-vCPU VM; docs/threads.md); and
+//                 waits for threads the scheduler has taken off their cores, a jump rather than a change
+//                 of slope (an empty OpenMP region shows it; docs/threads.md); and
 //                 beyond the break into a cache several cores share, each element costs d·(c − 1) more
 //                 with c cores on one instance (contention for the shared cache's bandwidth).
 // Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
