@@ -87,8 +87,8 @@ struct CallgrindData {
     // In the order they first appear, as a cost line's function or as a callee (a callee without self
     // cost in this file has no instructions).
     std::vector<CallgrindFunction> functions;
-    std::vector<double>
-        summary;                // summary: (totals: where a part has none, else the part's sum), parts summed
+    // summary: of each part (its totals: where it has none, else the sum of its cost lines), parts summed.
+    std::vector<double> summary;
     std::vector<double> totals; // totals: of every part summed; empty unless every part has one
     std::size_t parts = 0;
     bool has_instructions = false; // positions include `instr`
