@@ -29,7 +29,7 @@ seeds() { # the seed files of one reader
     extrap_text) ls "$shared"/*.txt 2>/dev/null ;;
     extrap_json) ls fuzz/seeds/extrap_json/* 2>/dev/null ;;
     csv) ls data/profiles/*.csv ;;
-    objdump) ls tests/measure/data/disasm/*.objdump ;;
+    objdump) ls tests/measure/data/disasm/*.objdump tests/measure/data/instruction_work/*.objdump ;;
     esac
 }
 
