@@ -23,6 +23,7 @@ struct ProfileOptions {
     std::string machine;
     std::string output = "profile.json";
     std::string import_tau;
+    std::string callgrind_out;
     std::vector<std::string> command;
 };
 
@@ -67,6 +68,13 @@ void run_profile_command(const ProfileOptions& o) {
                                    "expected at most two parameters (roofcast scale fits 1 or 2)");
         req.repeat = o.repeat;
         req.command = o.command;
+        if (!o.callgrind_out.empty()) {
+            if (o.backend != "callgrind")
+                throw core::InputError("", "--callgrind-out",
+                                       "expected --backend callgrind (its counts per line)");
+            core::check_output_writable(o.callgrind_out, "--callgrind-out");
+            req.callgrind_out = o.callgrind_out;
+        }
         if (!o.machine.empty()) {
             const DataFile d = load_data_file(o.machine);
             req.machine = d.machine ? d.machine : d.results ? d.results->machine : std::nullopt;
@@ -98,6 +106,9 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option("--machine", o->machine, "machine file: cache geometry for cachegrind");
     cmd->add_option("-o,--output", o->output, "profile JSON to write (default profile.json)");
     cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
+    cmd->add_option("--callgrind-out", o->callgrind_out,
+                    "callgrind backend: also write rank 0's counts per source line in callgrind's format "
+                    "(KCachegrind, callgrind_annotate)");
     cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
     cmd->callback([o] { run_profile_command(*o); });
 }

@@ -186,7 +186,7 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, d
     const ProgramTotals totals = program_totals(p);
     for (const auto& f : p.functions) {
         std::optional<double> time_share, flops_share;
-        if (totals.time > 0)
+        if (totals.time > 0 && f.metrics.count("time"))
             time_share = metric_or_zero(f, "time") / totals.time;
         if (totals.flops > 0)
             flops_share = metric_or_zero(f, "flops") / totals.flops;

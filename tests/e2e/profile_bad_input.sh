@@ -17,7 +17,7 @@ expect_error profile "was killed by signal 9" --backend time -o "$out" -- "$tmp/
 expect_error profile "--ranks" --backend time --ranks 0 -o "$out" -- "$tmp/app"
 expect_error profile "--ranks" --backend time --ranks -2 -o "$out" -- "$tmp/app"
 expect_error profile "--ranks" --backend time --ranks two -o "$out" -- "$tmp/app"
-expect_error profile "expected auto, papi, perf, cachegrind or time" --backend gprof -o "$out" -- "$tmp/app"
+expect_error profile "expected auto, papi, perf, callgrind, cachegrind or time" --backend gprof -o "$out" -- "$tmp/app"
 expect_error profile "expected NAME=VALUE" --backend time --param size -o "$out" -- "$tmp/app"
 expect_error profile "expected a finite number" --backend time --param size=inf -o "$out" -- "$tmp/app"
 expect_error profile "expected a finite number" --backend time --param size=abc -o "$out" -- "$tmp/app"

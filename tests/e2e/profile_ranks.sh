@@ -32,7 +32,7 @@ python3 -c "
 import json, sys; d = json.load(open(sys.argv[1])); m = d['functions'][0]['metrics']['time']
 assert d['run']['repetitions'] == 2 and len(m['per_rank']) == 2 and len(m['per_rank'][0]) == 1, d" "$tmp/rep.json"
 "$bin" profile -o "$tmp/auto.json" -- "$tmp/app" 1000 > "$tmp/auto.log"
-grep -Eq '^backend: (papi|perf|cachegrind|time) \(.+\)$' "$tmp/auto.log" || fail "auto: $(cat "$tmp/auto.log")"
+grep -Eq '^backend: (papi|perf|callgrind|cachegrind|time) \(.+\)$' "$tmp/auto.log" || fail "auto: $(cat "$tmp/auto.log")"
 
 # The real marker library through an example app, when it was built beside roofcast (CMake found MPI).
 cg=$(dirname "$bin")/roofcast-example-cg

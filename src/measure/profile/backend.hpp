@@ -32,6 +32,7 @@ struct ProfileRequest {
     int repeat = 1;
     std::optional<core::Machine> machine; // cache geometry for the simulating backends
     std::vector<std::string> command;     // program and arguments
+    std::string callgrind_out;            // callgrind backend: also write its counts in callgrind's format
 };
 
 // Collects values per function, metric, repetition and rank; first-seen order of functions.

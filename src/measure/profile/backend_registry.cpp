@@ -9,10 +9,8 @@ namespace roofcast::measure::profile {
 
 const std::vector<BackendFactory>& profile_backends() {
     static const std::vector<BackendFactory> k_backends = {
-        make_papi_backend,
-        make_perf_backend,
-        make_cachegrind_backend,
-        make_time_backend,
+        make_papi_backend,       make_perf_backend, make_callgrind_backend,
+        make_cachegrind_backend, make_time_backend,
     };
     return k_backends;
 }

@@ -1,0 +1,312 @@
+// The callgrind backend: the program's floating-point operations and bytes per function and per innermost
+// loop, counted without hardware counters (docs/profile.md, "The callgrind backend").
+//
+// Passes of each repetition: one native run (perf sampling per function where perf works, marker regions
+// where present) for the time, then one valgrind callgrind run per data cache level c of the machine, with
+// D1 = the first level and LL = c: the executed count of every instruction (--dump-instr=yes), the back
+// edges of the loops (--collect-jumps=yes) and LL's misses and dirty misses (--simulate-wb=yes). The first
+// simulation (LL = L1's own geometry) sees the L1 miss stream and the lines L1 writes back, so its LL
+// traffic is what L2 serves; LL = L2 gives what L3 serves, LL = the last level (its effective size) what
+// memory serves. Each byte: (LL read misses + LL write misses (the write-allocate fetch) + LL dirty misses
+// (one write-back each)) x line size. FLOPs and core-side bytes come from the executed counts times the
+// work of each instruction read from objdump (counted_work.hpp); they are identical in every simulation.
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/process.hpp"
+#include "measure/instruction_work.hpp"
+#include "measure/profile/backend.hpp"
+#include "measure/profile/cachegrind.hpp"
+#include "measure/profile/callgrind.hpp"
+#include "measure/profile/counted_work.hpp"
+#include "measure/profile/runner.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace roofcast::measure::profile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Executed addresses further apart than this are disassembled by separate objdump calls.
+constexpr std::uint64_t k_disassembly_gap = 64 * 1024;
+constexpr std::size_t k_max_disassembly_ranges = 256;
+
+struct Level {
+    std::string name;       // the level LL simulates ("L1", "L2", "L3")
+    std::string serves;     // the level whose traffic its misses are ("L2", "L3", "MEM")
+    CacheGeometry geometry; // LL
+};
+
+// Whether the program's own code uses AVX-512 registers, which valgrind 3.19 cannot run.
+bool uses_avx512(const std::string& program) {
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{256} << 20;
+    o.timeout_s = 60;
+    const auto out = core::capture_program({"objdump", "-d", "--no-show-raw-insn", program}, o);
+    return out.output.find("%zmm") != std::string::npos;
+}
+
+// What every executed instruction of `object` does: objdump over the ranges that ran.
+WorkTable disassemble(const std::string& object, std::vector<std::uint64_t> addresses, std::string& note) {
+    WorkTable table;
+    if (addresses.empty() || object.empty() || object == "???" || !fs::exists(object))
+        return table;
+    std::sort(addresses.begin(), addresses.end());
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{{addresses.front(), addresses.front()}};
+    for (const std::uint64_t a : addresses) {
+        if (a - ranges.back().second > k_disassembly_gap)
+            ranges.emplace_back(a, a);
+        ranges.back().second = a;
+    }
+    if (ranges.size() > k_max_disassembly_ranges)
+        ranges = {{addresses.front(), addresses.back()}};
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{512} << 20;
+    o.timeout_s = 120;
+    for (const auto& [lo, hi] : ranges) {
+        const auto out = core::capture_program({"objdump", "-d", "--no-show-raw-insn", "-C",
+                                                fmt::format("--start-address={:#x}", lo),
+                                                fmt::format("--stop-address={:#x}", hi + 16), object},
+                                               o);
+        if (out.status != 0 || out.truncated || out.timed_out) {
+            note = fmt::format("objdump could not read {} (status {}{})", object, out.status,
+                               out.truncated   ? ", output cut"
+                               : out.timed_out ? ", timed out"
+                                               : "");
+            continue;
+        }
+        for (const DecodedInstruction& ins : parse_objdump_instructions(out.output))
+            table.emplace(ins.address, instruction_work(ins));
+    }
+    return table;
+}
+
+double line_bytes_of(const CountedWork& w, const std::string& prefix, double line) {
+    double misses = 0;
+    for (const char* e : {"DLmr", "DLmw", "DLdmr", "DLdmw"})
+        if (const auto it = w.events.find(prefix + e); it != w.events.end())
+            misses += it->second;
+    return misses * line;
+}
+
+class CallgrindBackend final : public ProfileBackend {
+public:
+    std::string name() const override { return "callgrind"; }
+    std::string summary() const override {
+        return "counted FLOPs and bytes per function and loop (valgrind, no counters)";
+    }
+    Availability availability(const std::string& program) const override {
+        if (!core::find_in_path("valgrind"))
+            return {false, false, "callgrind: valgrind is not installed (Debian package valgrind)"};
+        if (!core::find_in_path("objdump"))
+            return {false, false, "callgrind: objdump is not installed (Debian package binutils)"};
+        if (!program.empty() && uses_avx512(program))
+            return {false, false,
+                    "callgrind: the program uses AVX-512, which valgrind cannot run (rebuild it with "
+                    "-march=x86-64-v3)"};
+        return {true, false,
+                "callgrind: valgrind can run the program: FLOPs and bytes counted per function and loop"};
+    }
+    std::vector<Pass> prepare(const RunContext& c, core::Profile& p) override;
+    std::string explain_failure(const RunContext& c, std::size_t pass, const fs::path& dir) const override {
+        return pass == 0 ? std::string{} : valgrind_failure(c, dir, "valgrind");
+    }
+    void collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
+                 std::vector<std::string>& warnings) override;
+
+private:
+    void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g) const;
+    CallgrindData read_rank(const fs::path& dir, int rank) const;
+    std::string m_perf; // empty: the native pass runs without perf
+    std::vector<Level> m_levels;
+    std::uint32_t m_line = 64;
+    std::vector<CountedProgram> m_counted; // per rank, this repetition
+    std::map<std::string, WorkTable> m_work;
+    std::set<std::string> m_notes;
+};
+
+std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& p) {
+    const SimulatedCaches sim = simulated_caches(c.request.machine);
+    if (sim.levels.empty())
+        throw core::Unsupported("callgrind: no cache sizes known (give a machine file)");
+    const core::CacheInfo& l1 = sim.levels.front();
+    const CacheGeometry d1 = cache_geometry("D1", l1.size_bytes, l1.associativity.value_or(8), l1.line_bytes);
+    m_line = d1.line_bytes;
+    std::vector<std::string> described;
+    for (std::size_t k = 0; k < sim.levels.size(); ++k) {
+        const core::CacheInfo& ci = sim.levels[k];
+        Level l{ci.name, k + 1 < sim.levels.size() ? sim.levels[k + 1].name : "MEM",
+                cache_geometry("LL", ci.usable_bytes(), ci.associativity.value_or(k == 0 ? 8 : 16),
+                               ci.line_bytes)};
+        described.push_back(fmt::format("{} {} B {}-way{}{}", l.name, l.geometry.size_bytes,
+                                        l.geometry.associativity,
+                                        ci.effective_size_bytes ? " (effective size)" : "",
+                                        l.geometry.note.empty() ? "" : " (" + l.geometry.note + ")"));
+        m_levels.push_back(std::move(l));
+    }
+    p.settings["caches"] = fmt::format("{}; from {}", fmt::join(described, ", "), sim.from);
+    c.say("callgrind caches: " + p.settings["caches"]);
+
+    Pass native;
+    native.label = "native";
+    if (const auto perf = core::find_in_path("perf"); perf && perf_event_works(perf->string(), "cpu-clock")) {
+        m_perf = perf->string();
+        native.tool = fmt::format(
+            "exec {} record -q -e cpu-clock -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"", m_perf);
+        p.settings["time"] = "perf cpu-clock sampling of a native run";
+    } else {
+        p.settings["time"] = "a native run (no per-function time: perf cannot sample here)";
+    }
+    std::vector<Pass> passes{native};
+    const std::string vg = core::find_in_path("valgrind")->string();
+    for (const Level& l : m_levels) {
+        Pass pass;
+        pass.label = fmt::format("callgrind, LL = {} ({} traffic)", l.name, l.serves);
+        pass.full_speed = false;
+        pass.tool = fmt::format(
+            "exec {} --tool=callgrind --dump-instr=yes --collect-jumps=yes --cache-sim=yes --simulate-wb=yes "
+            "--trace-children=yes --I1=32768,8,64 --D1={} --LL={} "
+            "--callgrind-out-file=\"$ROOFCAST_PROFILE_DIR/callgrind.$r.%p.out\" "
+            "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.log\" \"$@\"",
+            vg, d1.valgrind_arg(), l.geometry.valgrind_arg());
+        passes.push_back(pass);
+    }
+    p.settings["traffic"] = "bytes_L1: executed memory instructions x operand bytes; each further level: (LL "
+                            "read misses + LL write "
+                            "misses + LL dirty misses) x line of a simulation whose LL is the level above it";
+    return passes;
+}
+
+CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
+    // One file per process of the rank (forks and execs are followed: --trace-children=yes).
+    std::vector<fs::path> files;
+    const std::string prefix = fmt::format("callgrind.{}.", rank);
+    for (const auto& e : fs::directory_iterator(dir))
+        if (const std::string n = e.path().filename().string();
+            n.rfind(prefix, 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == ".out")
+            files.push_back(e.path());
+    if (files.empty())
+        throw core::Error(
+            fmt::format("callgrind wrote no output for rank {} ({})", rank,
+                        last_line(read_tool_output(dir / fmt::format("valgrind.{}.log", rank)))));
+    std::sort(files.begin(), files.end());
+    CallgrindData all = parse_callgrind(read_tool_output(files.front()), files.front().string());
+    for (std::size_t i = 1; i < files.size(); ++i) {
+        CallgrindData more = parse_callgrind(read_tool_output(files[i]), files[i].string());
+        if (more.events != all.events)
+            continue;
+        all.functions.insert(all.functions.end(), std::make_move_iterator(more.functions.begin()),
+                             std::make_move_iterator(more.functions.end()));
+    }
+    return all;
+}
+
+void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
+                               std::vector<std::string>& warnings) {
+    if (pass == 0) {
+        if (!m_perf.empty())
+            for (int r = 0; r < c.ranks; ++r)
+                collect_perf_samples(m_perf, dir, r, rep, g);
+        return;
+    }
+    const Level& level = m_levels.at(pass - 1);
+    if (pass == 1)
+        m_counted.assign(c.ranks, {});
+    for (int r = 0; r < c.ranks; ++r) {
+        const CallgrindData data = read_rank(dir, r);
+        if (!data.has_instructions)
+            throw core::Error("callgrind's output has no instruction addresses (--dump-instr=yes)");
+        if (pass == 1) {
+            std::map<std::string, std::vector<std::uint64_t>> executed;
+            for (const CallgrindFunction& f : data.functions)
+                for (const CallgrindInstruction& i : f.instructions)
+                    executed[f.object].push_back(i.address);
+            for (auto& [object, addresses] : executed)
+                if (!m_work.count(object)) {
+                    std::string note;
+                    m_work.emplace(object, disassemble(object, std::move(addresses), note));
+                    if (!note.empty())
+                        m_notes.insert(note);
+                }
+            m_counted[r] = count_work(data, m_work);
+        }
+        add_simulated_events(m_counted[r], data, level.name + ".");
+        if (pass == m_levels.size())
+            emit(c, r, rep, m_counted[r], g);
+        if (pass == m_levels.size() && r == 0 && rep == 0 && !c.request.callgrind_out.empty()) {
+            std::vector<std::pair<std::string, std::string>> levels;
+            for (const Level& l : m_levels)
+                levels.emplace_back(l.name + ".", l.serves);
+            std::string command;
+            for (const std::string& a : c.request.command)
+                command += (command.empty() ? "" : " ") + a;
+            core::write_file_atomic(c.request.callgrind_out,
+                                    callgrind_text(m_counted[0], levels, m_line, command));
+            c.say(fmt::format("wrote {} (rank 0, callgrind format: KCachegrind, callgrind_annotate)",
+                              c.request.callgrind_out));
+        }
+    }
+    if (pass == m_levels.size() && rep == 0) {
+        for (const std::string& n : m_notes)
+            warnings.push_back(n);
+        for (const CountedProgram& cp : m_counted)
+            if (cp.executed > 0 && cp.unmatched > 0.001 * cp.executed) {
+                warnings.push_back(fmt::format(
+                    "{:.2f} % of the executed instructions could not be matched with the disassembly (their "
+                    "FLOPs and bytes are not counted)",
+                    100.0 * cp.unmatched / cp.executed));
+                break;
+            }
+    }
+}
+
+void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const CountedProgram& counted,
+                            Gather& g) const {
+    const auto put = [&](const std::string& name, const std::string& kind, const CountedWork& w) {
+        const auto add = [&](const std::string& metric, core::MetricOrigin o, const std::string& unit,
+                             double v) { g.add(name, kind, metric, o, "sum", unit, rep, rank, v); };
+        add("INS", core::MetricOrigin::counted, "count", w.instructions);
+        add("flops", core::MetricOrigin::counted, "flop", w.flops());
+        add("flops_dp", core::MetricOrigin::counted, "flop", w.flops_dp);
+        add("flops_sp", core::MetricOrigin::counted, "flop", w.flops_sp);
+        add("bytes_L1", core::MetricOrigin::counted, "byte", w.bytes_l1());
+        for (const Level& l : m_levels)
+            add("bytes_" + l.serves, core::MetricOrigin::simulated, "byte",
+                line_bytes_of(w, l.name + ".", m_line));
+        if (w.vector_bits > 0)
+            g.add(name, kind, "vector_bits", core::MetricOrigin::counted, "max", "bits", rep, rank,
+                  w.vector_bits);
+    };
+    const std::string program = c.program;
+    for (const CountedFunction& f : counted.functions) {
+        if (f.work.instructions <= 0)
+            continue;
+        const bool own = f.object == program || fs::path(f.object).filename() == fs::path(program).filename();
+        put(f.name, own ? "function" : "library", f.work);
+    }
+    std::map<std::string, int> seen;
+    for (const CountedLoop& l : counted.loops) {
+        std::string where = l.file.empty()
+                                ? fmt::format("{:#x}", l.begin)
+                                : fmt::format("{}:{}", fs::path(l.file).filename().string(), l.line);
+        std::string name = fmt::format("{} -> loop at {}", l.function, where);
+        if (const int n = ++seen[name]; n > 1)
+            name += fmt::format(" #{}", n);
+        put(name, "loop", l.work);
+        g.add(name, "loop", "iterations", core::MetricOrigin::counted, "sum", "count", rep, rank,
+              l.iterations);
+        if (l.entries > 0)
+            g.add(name, "loop", "entries", core::MetricOrigin::counted, "sum", "count", rep, rank, l.entries);
+    }
+}
+
+} // namespace
+
+std::unique_ptr<ProfileBackend> make_callgrind_backend() {
+    return std::make_unique<CallgrindBackend>();
+}
+
+} // namespace roofcast::measure::profile
