@@ -2,7 +2,7 @@
 # Installs every Debian 12 package roofcast needs to build, run its main job and its tests.
 # Idempotent and quiet when everything is already there. Run as root (or with sudo available).
 #   bash scripts/install-deps.sh           # build + main job
-#   bash scripts/install-deps.sh --tests   # also what the test suite uses (headless Chromium)
+#   bash scripts/install-deps.sh --tests   # also what the test suite uses (headless Chromium, gfortran, ...)
 set -euo pipefail
 
 packages=(
@@ -16,6 +16,10 @@ packages+=(binutils) # roofcast inspect and the kernel diagnosis read loops with
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev clang-tidy)
   packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)
+  # The end-to-end scripts' checks: python3 and python3-yaml read the JSON and YAML they write, xmllint
+  # (libxml2-utils) checks every chart is well-formed XML, gfortran builds the marker library's Fortran
+  # consumer, and GNU time (/usr/bin/time) reports the processor time of bench/scale-speed.sh.
+  packages+=(python3 python3-yaml libxml2-utils gfortran time)
 fi
 
 missing=()

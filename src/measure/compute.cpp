@@ -316,6 +316,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
 
     const std::vector<int> cpus = core_cpus();
     res.cores = static_cast<int>(cpus.size());
+    res.cpu = host_cpu_identity();
     std::vector<int> threads = opt.threads;
     if (threads.empty()) {
         threads = {1};
@@ -508,8 +509,7 @@ CeilingPoint measure_ceiling_point(const std::string& precision, const std::stri
     p.best_flops_per_cycle = r.best_flops_per_cycle.front();
     p.fma_units = r.fma_units;
     p.notes = std::move(r.notes);
-    if (op == "fma" && r.fma_units > 0)
-        p.fraction_of_theoretical = p.best_flops_per_cycle / (2.0 * lanes_of(p.ceiling) * r.fma_units);
+    p.peak = judge_against_peak(r.cpu, p.ceiling, p.best_flops_per_cycle);
     return p;
 }
 
@@ -527,74 +527,6 @@ KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool qu
     Measured m = measure_one(kernel, threads, cpus, ceiling_options(quick));
     guard.restore_openmp_team(threads);
     return {std::move(m.ceiling), m.flops_per_cycle};
-}
-
-// Theoretical peak = cores x SIMD lanes x 2 flops per FMA x FMA units per core x clock (the in-core
-// peak of Williams, Waterman & Patterson, CACM 2009, section 4). CPUID does not tell how many FMA units a
-// core has, so they are inferred from the best epoch of the widest-vector FMA ceilings, in flops per core
-// and measured cycle, divided by the flops one unit delivers per cycle (lanes x 2).
-void derive_theoretical_peak(ComputeResult& r) {
-    const double clock = r.clock_ghz.median;
-    // The widest ISA with an FMA ceiling; among its FMA ceilings (every precision and thread count), the
-    // best epoch in flops per core and measured cycle decides: interference on a shared host only ever
-    // lowers a rate, so the best epoch is the least disturbed.
-    std::size_t probe = r.ceilings.size();
-    double ratio = 0;
-    for (auto it = r.isas.rbegin(); it != r.isas.rend() && probe == r.ceilings.size(); ++it)
-        for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
-            const core::ComputeCeiling& c = r.ceilings[i];
-            if (c.isa != *it || c.op != "fma")
-                continue;
-            const double x = r.best_flops_per_cycle[i] / (2.0 * lanes_of(c));
-            if (x > ratio) {
-                ratio = x;
-                probe = i;
-            }
-        }
-    if (probe == r.ceilings.size() || ratio <= 0) {
-        r.notes.push_back("theoretical peak: not derived, no FMA ceiling was measured (include op 'fma')");
-        return;
-    }
-    const core::ComputeCeiling& pc = r.ceilings[probe];
-    const double per_unit = 2.0 * lanes_of(pc); // flops one FMA unit retires per cycle
-    // The nearest whole number of units. Interference lowers a rate, but the cycles are counted with the
-    // clock probed around the epoch, not during it, and the best epoch is the one whose clock was most
-    // underestimated: one 512-bit unit (two 256-bit halves on AMD Zen 4) read above 1.05 units' worth in one
-    // or more of five runs on a shared host, and a "clearly above 1 means two" rule doubled the peak there. A
-    // ratio far from a whole number says the host was busy.
-    r.fma_units = ratio >= 1.5 ? 2 : 1;
-    r.notes.push_back(fmt::format("fma_units = {}: inferred from the best epoch of {}, {:.1f} flops per core "
-                                  "and cycle = {:.2f} x the {} flops of one unit (CPUID does not report FMA "
-                                  "units)",
-                                  r.fma_units, ceiling_label(pc), ratio * per_unit, ratio, per_unit));
-    if (std::fabs(ratio - r.fma_units) > 0.1)
-        r.notes.push_back(fmt::format("fma_units: the best FMA epoch is {:.2f} units' worth, not close to a "
-                                      "whole number; the host was probably busy and the theoretical peak may "
-                                      "be off",
-                                      ratio));
-    for (const std::string& prec : known_precisions()) {
-        const PeakKernel* k = find_peak_kernel(pc.isa, prec, "fma");
-        r.peak_gflops[prec] = r.cores * k->decl.lanes * 2.0 * r.fma_units * clock;
-    }
-    for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
-        const core::ComputeCeiling& c = r.ceilings[i];
-        if (c.isa != pc.isa || r.best_flops_per_cycle[i] <= 0)
-            continue;
-        if (c.op == "fma") {
-            // Measured / theoretical, both per core and cycle at the clock probed around the epoch.
-            r.notes.push_back(fmt::format("{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
-                                          "theoretical {:.0f} at the probed clock (best {:.1f} GFLOP/s)",
-                                          ceiling_label(c), r.best_flops_per_cycle[i],
-                                          100 * r.best_flops_per_cycle[i] / (2 * lanes_of(c) * r.fma_units),
-                                          2 * lanes_of(c) * r.fma_units, c.gflops.max));
-        } else if (c.op == "chain" && c.threads == 1) {
-            // The no-ILP chain runs at one FMA per FMA latency, so its rate in measured cycles is a second
-            // check of the clock under vector load: it should be a whole number of cycles (4 on recent
-            // Intel and AMD cores, Agner Fog, "Instruction tables").
-            r.notes.push_back(fmt::format("{}: one dependent FMA every {:.2f} cycles (the FMA latency)",
-                                          ceiling_label(c), 2 * lanes_of(c) / r.best_flops_per_cycle[i]));
-        }
-    }
 }
 
 } // namespace roofcast::measure

@@ -14,6 +14,7 @@
 
 #include "core/machine.hpp"
 #include "core/stats.hpp"
+#include "measure/fp_peak.hpp"
 
 #include <functional>
 #include <map>
@@ -54,6 +55,9 @@ struct ComputeResult {
     core::Summary clock_ghz;
     double tsc_ghz = 0;
     bool clock_drift = false; // clock moved > 5 % between readings
+    // The CPU whose documented issue rates give the theoretical peak (measure/fp_peak.hpp); empty vendor:
+    // unknown, the FMA units are then inferred from the best FMA epoch.
+    CpuIdentity cpu;
     // Theoretical, per precision: cores x SIMD lanes x 2 (FMA) x FMA units x clock.
     std::map<std::string, double> peak_gflops;
     // Measured, per precision: the best epoch of any ceiling.
@@ -69,10 +73,26 @@ struct ComputeResult {
 
 ComputeResult measure_compute(const ComputeOptions& opt);
 
-// The derivation measure_compute() ends with (pure, no timing): from r.isas, r.ceilings,
-// r.best_flops_per_cycle, r.cores and r.clock_ghz, sets r.fma_units and r.peak_gflops and appends notes
-// (how the FMA units were inferred, each widest-FMA ceiling's fraction of the peak, the FMA latency).
+// The derivation measure_compute() ends with (pure, no timing; theoretical_peak.cpp): from r.cpu, r.isas,
+// r.ceilings, r.best_flops_per_cycle, r.cores and r.clock_ghz, sets r.fma_units and r.peak_gflops and
+// appends notes (where the FMA units come from, each ceiling's fraction of its op's peak, the FMA latency).
+// The FMA units are the CPU's documented count (fp_peak.hpp); only for a CPU the table does not list (or
+// lists with a range) are they inferred from the best FMA epoch of the widest ISA (clamped to the range).
 void derive_theoretical_peak(ComputeResult& r);
+
+// A measured ceiling against its op's theoretical peak per core and cycle (fp_peak.hpp's rule at the upper
+// end of the documented rates, or for an unlisted CPU the most any listed core issues): never a figure taken
+// from the epoch being judged. `basis` says which. The fraction is best_flops_per_cycle over that peak.
+struct PeakJudgement {
+    double peak_flops_per_cycle = 0;
+    double fraction = 0;
+    std::string basis;
+};
+PeakJudgement judge_against_peak(const CpuIdentity& cpu, const core::ComputeCeiling& c,
+                                 double best_flops_per_cycle);
+// Largest accepted fraction of the peak: the margin covers the clock probe's own spread, which is taken
+// around an epoch but not during it (docs/measure-compute.md).
+inline constexpr double k_peak_margin = 1.05;
 
 // Ceilings that disagree with their kind (issue 22 section 1): one instruction kind on one vector width
 // retires the same flops per core, cycle and SIMD lane whatever the precision and the thread count (every
@@ -105,14 +125,14 @@ void settle_ceilings(ComputeResult& r, const std::function<KernelCeiling(std::si
 KernelCeiling measure_peak_kernel(const PeakKernel& kernel, int threads, bool quick);
 
 // One compute ceiling measured exactly as `roofcast machine` measures it (same kernel, pinning, harness,
-// clock probes), with its best epoch's fraction of the theoretical peak when that can be derived (an FMA
-// ceiling): the counterpart of `likwid-bench -t peakflops_avx512_fma`, for comparisons run by run.
+// clock probes), with its best epoch judged against its op's theoretical peak (judge_against_peak): the
+// counterpart of `likwid-bench -t peakflops_avx512_fma`, for comparisons run by run.
 // Unknown or unsupported names and threads < 1 throw core::InputError (field = the option).
 struct CeilingPoint {
     core::ComputeCeiling ceiling;
     double best_flops_per_cycle = 0;
-    std::optional<double> fraction_of_theoretical; // best epoch per core and cycle / lanes x 2 x FMA units
-    int fma_units = 0;                             // 0 when not derived
+    PeakJudgement peak; // the op's theoretical peak per core and cycle and the best epoch's fraction of it
+    int fma_units = 0;  // per core, of the machine's theoretical peak (0 when not derived)
     std::vector<std::string> notes;
 };
 CeilingPoint measure_ceiling_point(const std::string& precision, const std::string& isa,

@@ -8,6 +8,7 @@ source "$(dirname "$0")/lib/setup.sh" "$@"
 bin=$(realpath "$bin") # one command below runs from inside $tmp
 machine="$src/data/machines/example-caches.yaml"
 [[ -f "$machine" ]] || { echo "skipped: $machine is missing"; exit 77; }
+need python3 # reads the results files
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" bench --quick --threads 1 --suite stream --machine "$machine" --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err" ||
@@ -17,8 +18,7 @@ grep -q 'model accuracy over' "$tmp/out" || fail "no accuracy summary"
 grep -q 'stream-copy' "$tmp/err" || fail "no progress on stderr"
 [[ -s "$tmp/r.json" ]] || fail "no JSON written"
 "$bin" validate --strict "$tmp/r.json" >/dev/null || fail "the results file bench wrote fails validate --strict"
-if command -v python3 >/dev/null; then
-    python3 - "$tmp/r.json" <<'PY' || fail "results JSON is not valid"
+python3 - "$tmp/r.json" <<'PY' || fail "results JSON is not valid"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["kind"] == "roofcast-results" and r["format_version"] == 1, r.get("kind")
@@ -36,14 +36,12 @@ assert [p["kernel"] for p in probes] == ["calib-MEM-2F", "calib-L3-3F", "calib-L
 assert all(len(p["gbs"]) == len(names) + 1 for p in probes), [len(p["gbs"]) for p in probes]
 assert all(k["noise"]["probe"] == "memory" for k in r["kernels"]), [k["noise"] for k in r["kernels"]]
 PY
-fi
 
 # A compute-bound kernel is judged against the compute probe.
 "$bin" bench --quick --threads 1 --kernel matmul-blocked-tuned --machine "$machine" --json "$tmp/m.json" >"$tmp/out" 2>"$tmp/err" ||
     { cat "$tmp/out" "$tmp/err"; fail "bench --kernel matmul-blocked-tuned exited non-zero"; }
 grep -q 'compute probe calib-L2-.* GFLOP/s' "$tmp/out" || { cat "$tmp/out"; fail "no compute probe in the host noise line"; }
-if command -v python3 >/dev/null; then
-    python3 - "$tmp/m.json" <<'PY' || fail "matmul-blocked-tuned is not judged against the compute probe"
+python3 - "$tmp/m.json" <<'PY' || fail "matmul-blocked-tuned is not judged against the compute probe"
 import json, sys
 r = json.load(open(sys.argv[1]))
 k = r["kernels"][0]
@@ -51,7 +49,6 @@ mixed = next(p for p in k["predictions"] if p["model"] == "mixed")
 assert mixed["bottleneck"] == "compute", mixed["bottleneck"]
 assert k["noise"]["probe"] == "compute", k["noise"]
 PY
-fi
 
 # Calibration writes a complete machine file atomically.
 "$bin" bench --calibrate --quick --threads 1 --machine "$machine" -o "$tmp/cal.yaml" >"$tmp/out" 2>"$tmp/err" ||

@@ -33,7 +33,7 @@ if command -v cc >/dev/null && [[ $(uname -m) == x86_64 ]]; then
     cc -O3 -mavx2 -mfma -o "$tmp/avx2" "$tmp/daxpy.c" && json=$("$roofcast" inspect "$tmp/avx2" daxpy --json)
     check '.loops[0].vector_bits == 256 and .loops[0].fma >= 1' "$json"
 else
-    echo "note: no C compiler for x86-64; the compiled daxpy checks are left out"
+    skip_part "no C compiler (cc) for x86-64: the compiled daxpy checks were not run"
 fi
 
 # Bad input: one error line naming the file and what was expected.
@@ -41,4 +41,4 @@ expect_error inspect "$tmp/missing: no such file (expected an x86-64 ELF" "$tmp/
 expect_error inspect "$src/README.md: not an ELF file (expected an x86-64 executable" "$src/README.md" main
 expect_error inspect "$roofcast: field 'SYMBOL': no function whose demangled name starts with 'no_such_fn_xyz'" "$roofcast" no_such_fn_xyz
 expect_error inspect "$tmp: not a regular file" "$tmp" main
-exit $fail
+end_test

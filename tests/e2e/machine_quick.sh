@@ -3,6 +3,11 @@
 # prints the summary table, and `roofcast validate` accepts the file; --json prints the same content.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
+need python3
+python3 -c 'import yaml' 2>/dev/null ||
+    { echo "skipped: python3-yaml is not installed (bash scripts/install-deps.sh --tests installs it)"; exit 77; }
+# Without mpirun the file must say why MPI was not measured (checked below), but the ping-pong is not.
+command -v mpirun >/dev/null || skip_part "no mpirun (openmpi-bin): the MPI ping-pong was not measured"
 
 "$roofcast" machine --quick --kernels load,triad -o "$tmp/m.yaml" --json >"$tmp/out.json"
 test -s "$tmp/m.yaml" || { echo "no machine file written"; exit 1; }
@@ -49,7 +54,7 @@ if shutil.which("mpirun"):
     print("MPI:", mpi_note[0])
 else:
     assert "mpi" not in m and "not measured" in mpi_note[0], mpi_note
-    print("SKIP-PART (no mpirun):", mpi_note[0])
+    print("no mpirun:", mpi_note[0])
 # Stream capacity: MEM and the last cache level, read and write, the quick stream counts, positive medians.
 sc = {(e["level"], e["access"]): e for e in m["stream_capacity"]}
 assert set(sc) == {(names[-2], "read"), (names[-2], "write"), ("MEM", "read"), ("MEM", "write")}, sorted(sc)
@@ -69,3 +74,4 @@ small=(machine --quick --kernels load --threads 1 --isa scalar --max-size 1MiB -
 grep -q "^Stream capacity" "$tmp/table.txt" || { echo "no stream capacity table"; exit 1; }
 "$roofcast" "${small[@]}" --no-stream-capacity -o "$tmp/n.yaml" >/dev/null
 if grep -q "stream_capacity" "$tmp/n.yaml"; then echo "--no-stream-capacity still measured it"; exit 1; fi
+end_test

@@ -96,8 +96,10 @@ assert (regions["solve->dot"]["calls"], regions["solve->dot"]["flops"]) == (3, 6
 assert d["warnings"] == [], d["warnings"]
 PY
     fortran="Fortran, "
+elif command -v gfortran >/dev/null; then
+    fail "gfortran is installed but the Fortran consumer was not built: $(grep -i fortran "$tmp/configure.log" | head -3)"
 else
-    echo "note: no Fortran compiler, the Fortran consumer was not built"
+    skip_part "no Fortran compiler (gfortran): the Fortran consumer was not built"
 fi
 python3 - "$tmp/out" "$tmp/out_cxx" <<'PY'
 import glob, json, sys
@@ -118,3 +120,4 @@ regions = {r["path"]: r for r in d["regions"]}
 assert regions["main->solve"]["calls"] == 3 and regions["main->solve"]["flops"] == 3.0, regions
 PY
 echo "ok: installed, found by find_package, ${fortran:-}C and C++ consumers wrote their marker files"
+end_test

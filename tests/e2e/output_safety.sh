@@ -93,7 +93,7 @@ if command -v rsvg-convert >/dev/null 2>&1; then
     [[ -z $left ]] || fail "the next plot --png left the killed runs' temporaries: $left"
     echo "ok: the next plot --png removed the killed runs' temporaries"
 else
-    echo "note: rsvg-convert missing, the plot --png kill test was not run"
+    skip_part "rsvg-convert (librsvg2-bin) is not installed: the plot --png kill test was not run"
 fi
 
 # A symlink target: the named file is replaced, the link and everything else stay.
@@ -162,3 +162,4 @@ for i in 1 2 3 4 5; do
 done
 [[ -z $(ls -A "$work" | grep '^\.both\.') ]] || fail "concurrent reports left staging directories"
 echo "ok: two concurrent reports end with one complete report"
+end_test

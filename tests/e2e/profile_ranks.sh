@@ -48,7 +48,7 @@ assert spmv["calls"]["per_rank"] == [[3, 3]], spmv["calls"]
 assert len(spmv["time"]["per_rank"][0]) == 2, spmv["time"]
 PY
 else
-    echo "note: roofcast-example-cg not built (no MPI at configure time): marker-library check skipped"
+    skip_part "roofcast-example-cg was not built (CMake found no MPI): the marker-library check was not run"
 fi
 
 # cachegrind at 1 and 2 ranks: per-function simulated counts of every rank.
@@ -79,7 +79,7 @@ PY
         "$tmp/cg-eval.txt" || fail "processor-time cost: $(tail -3 "$tmp/cg-eval.txt")"
     "$bin" validate "$tmp/c2.json" | grep -q 'roofcast profile' || fail "validate cachegrind"
 else
-    echo "note: valgrind not installed: cachegrind part skipped"
+    skip_part "valgrind is not installed: the cachegrind part was not run"
 fi
 
 # roofcast scale reads the profiles unchanged (two points: the fit is noted as thin, not refused).
@@ -113,3 +113,4 @@ assert f["main->dot"]["PAPI_L1_DCM"]["per_rank"] == [[1000, 1001]], f["main->dot
 assert abs(f["main->dot"]["time"]["per_rank"][0][0] - 0.0029) < 1e-12, f["main->dot"]["time"]
 PY
 echo "ok"
+end_test

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end test of `roofcast scale` on the shipped example profiles (data/profiles/): table, JSON,
-# CSV, SVG charts, --evaluate, two parameters, the Extra-P example when present, and bad input.
+# CSV, SVG charts, --evaluate, two parameters and bad input (Extra-P's own example: scale_extrap.sh).
 # Usage: bash scale.sh <roofcast binary> <source dir>
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
@@ -46,12 +46,6 @@ python3 -c 'import sys, xml.dom.minidom as m; [m.parse(f) for f in sys.argv[1:]]
 # Two parameters and the mape selection.
 "$bin" scale "$src/data/profiles/two-param.csv" --predict cores=256,size=16000 --select mape > "$tmp/two.txt"
 grep -q 'at cores=256,size=16000' "$tmp/two.txt" || fail "two-parameter prediction"
-
-# The Extra-P example (optional): Extra-P's model for it is -0.88979340 + 0.20168243·x^2.
-extrap="$src/../shared/data/extrap-one_parameter_1.txt"
-if [[ -f "$extrap" ]]; then
-    "$bin" scale "$extrap" --predict 100 | grep -q -- '-0.8897934[0-9]* + 0.2016824[0-9]*·x^2' || fail "extrap model"
-fi
 
 # Bad input: one line naming file and field, non-zero exit, remaining functions still modelled.
 printf 'function,metric,cores,value\nf,time,8,1\nf,time,16,nan\nf,time,32,3\ng,time,8,1\n' > "$tmp/bad.csv"

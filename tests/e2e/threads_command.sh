@@ -101,6 +101,33 @@ if ! "$roofcast" threads --command "sh $tmp/hang.sh {n} {s}" --time-regex 'elaps
 elif ! grep -q "left out n=6000 s=2: killed after 0.5 s" "$tmp/hang.json"; then
     echo "no note for the killed run"; fail=1
 fi
+# An ordinary grid on a host whose cores are its hardware threads (2 and 2): eight sizes from 1e3 to 8e7 and
+# thread counts 1, 2, 4, 6, 8, every count beyond 2 running in waves of two. Each model is fitted; what the
+# points do not determine (T_seq's intercept apart from θ) is merged, with a note naming it.
+cat >"$tmp/prog2.sh" <<'PROG'
+awk -v n="$1" -v s="$2" 'BEGIN { w = int((s + 1) / 2) / s; printf "elapsed %.12e s\n", 3e-5 * s + (2e-5 + 1e-9 * n) * w }'
+PROG
+sed -e 's/hw_threads: 4/hw_threads: 2/' "$tmp/machine.yaml" >"$tmp/two.yaml"
+if ! "$roofcast" threads --command "sh $tmp/prog2.sh {n} {s}" --time-regex 'elapsed ([0-9.e+-]+)' \
+    --sizes 1000,5000,25000,125000,630000,3200000,16000000,80000000 --threads 1,2,4,6,8 --machine "$tmp/two.yaml" \
+    --repetitions 1 --json >"$tmp/grid.json" 2>"$tmp/err"; then
+    echo "threads refused the 8 x 5 grid:"; cat "$tmp/err"; fail=1
+else
+    python3 - "$tmp/grid.json" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))["series"][0]
+names = [m["name"] for m in s["models"]]
+notes = s["models"][0]["notes"]
+ok = names == ["roofcast", "doda", "doda-memory", "pmnf"]
+ok = ok and any("T_seq's intercept merged into θ(s)" in n and "(1, 2, 4, 6, 8)" in n for n in notes)
+if not ok:
+    print("FAILED: the 8 x 5 grid:", names, notes)
+sys.exit(0 if ok else 1)
+PY
+fi
+# A grid of one thread count determines no model: still refused, in one line.
+expect_error threads "expected at least 2 distinct thread counts" --command "sh $tmp/prog2.sh {n} {s}" \
+    --time-regex 'elapsed ([0-9.e+-]+)' --sizes 1000,5000,25000 --threads 2 --machine "$tmp/two.yaml" --repetitions 1
 expect_error threads "'--timeout'" --command "sh $tmp/prog.sh {n} {s}" --timeout -1 --sizes 10 --threads 1
 expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3
 expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time-regex 'took ([0-9]+)' --sizes 10 --threads 1 --machine "$tmp/machine.yaml"

@@ -131,11 +131,21 @@ TEST(MeasureCompute, OneSmallRunKeepsSamplesClockAndOrder) {
     EXPECT_GT(r.clock_ghz.n, 0u);
     EXPECT_GT(r.tsc_ghz, 0.0);
     EXPECT_EQ(r.isas, std::vector<std::string>{"scalar"});
-    // Without an FMA ceiling there is nothing to infer FMA units from; the result says so.
-    EXPECT_EQ(r.fma_units, 0);
-    EXPECT_TRUE(r.peak_gflops.empty());
-    EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
-                            [](const std::string& n) { return n.find("not derived") != std::string::npos; }));
+    // Without an FMA ceiling the FMA units come from the CPU's documented rates, where it has them;
+    // otherwise there is nothing to infer them from, and the result says so.
+    EXPECT_EQ(r.cpu.vendor, host_cpu_identity().vendor);
+    const auto doc = documented_fp_issue(r.cpu, "scalar");
+    if (doc && doc->fma.lo == doc->fma.hi) {
+        EXPECT_EQ(r.fma_units, static_cast<int>(doc->fma.hi));
+        ASSERT_EQ(r.peak_gflops.count("double"), 1u);
+        EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), r.cores * 2.0 * doc->fma.hi * r.clock_ghz.median);
+    } else {
+        EXPECT_EQ(r.fma_units, 0);
+        EXPECT_TRUE(r.peak_gflops.empty());
+        EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+            return n.find("not derived") != std::string::npos;
+        }));
+    }
 }
 
 TEST(MeasureCompute, TheoreticalPeakFollowsItsFormula) {

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "model/scale/fit.hpp"
+#include "model/threads/fit_detail.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -11,11 +12,7 @@
 #include <limits>
 #include <set>
 
-namespace roofcast::model::threads {
-
-namespace {
-
-constexpr double k_inf = std::numeric_limits<double>::infinity();
+namespace roofcast::model::threads::detail {
 
 double hinge(double x, double b) {
     return std::max(0.0, x - b);
@@ -25,8 +22,7 @@ bool in_memory(const ThreadsModel& m, double n, double s) {
     return m.memory_from && n >= *m.memory_from * m.capacity_scale(m.memory_instances, s);
 }
 
-// The design row of one point: θ columns, T_seq/s columns (cache regimes), memory columns.
-std::vector<double> row(const ThreadsModel& m, double n, double s) {
+std::vector<double> design_row(const ThreadsModel& m, double n, double s) {
     std::vector<double> r{1.0, s};
     for (const double b : m.s_breaks)
         r.push_back(hinge(s, b));
@@ -40,7 +36,8 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     const bool continued = mem && m.kind == Kind::roofcast;
     const double at = continued ? *m.memory_from * m.capacity_scale(m.memory_instances, s) : n;
     const double c = mem && !continued ? 0.0 : m.work_share(s);
-    r.push_back(c);
+    if (m.tseq_intercept)
+        r.push_back(c);
     r.push_back(c * at);
     for (std::size_t k = 0; k < m.n_breaks.size(); ++k)
         r.push_back(c * hinge(at, m.n_breaks[k] * m.capacity_scale(m.n_break_instances[k], s)));
@@ -57,122 +54,40 @@ std::vector<double> row(const ThreadsModel& m, double n, double s) {
     return r;
 }
 
-std::size_t distinct_in(const std::vector<double>& values, double lo, double hi) {
-    std::set<double> d;
-    for (const double v : values)
-        if (v >= lo && v < hi)
-            d.insert(v);
-    return d.size();
+Eigen::MatrixXd scaled_design(const ThreadsModel& m, const std::vector<Measurement>& pts,
+                              Eigen::VectorXd& norms) {
+    const std::size_t cols = design_row(m, pts.front().n, pts.front().s).size();
+    Eigen::MatrixXd base(static_cast<Eigen::Index>(pts.size()), static_cast<Eigen::Index>(cols));
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+        const double w = 1.0 / pts[i].seconds.median;
+        const auto r = design_row(m, pts[i].n, pts[i].s);
+        for (std::size_t j = 0; j < cols; ++j)
+            base(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = r[j] * w;
+    }
+    // Columns span decades (1, s, n/s, bytes/B): scale them to unit norm so the rank test is meaningful.
+    norms = base.colwise().norm().transpose();
+    for (Eigen::Index j = 0; j < norms.size(); ++j)
+        if (norms(j) > 0)
+            base.col(j) /= norms(j);
+    return base;
 }
 
-// Merges regimes that have fewer distinct sizes (thread counts) than the parameters they add, and says so.
-// Returns false (without notes) when `record` is false and a merge would be needed.
-bool settle(ThreadsModel& m, const std::vector<Measurement>& pts, bool record) {
-    std::vector<double> ns, ss;
-    for (const auto& p : pts) {
-        ns.push_back(p.n);
-        ss.push_back(p.s);
-    }
-    // The oversubscription step needs two thread counts beyond the hardware threads (with the slope there).
-    // and, with θ's other parameters and T_seq's share of the work, more thread counts than θ has parameters.
-    if (m.oversubscription_step) {
-        const std::size_t beyond = distinct_in(ss, m.hw_threads + 0.5, k_inf);
-        const std::size_t all = distinct_in(ss, 0.0, k_inf);
-        if (beyond < 2 || all < 4 + m.s_breaks.size()) {
-            if (!record)
-                return false;
-            m.notes.push_back(
-                fmt::format("θ(s): {} thread count(s) beyond the {} hardware threads, {} in all: no "
-                            "step for oversubscription",
-                            beyond, m.hw_threads, all));
-            m.oversubscription_step = false;
-        }
-    }
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        // θ: the first segment needs 2 thread counts (θ0, θ1), every later one 1 (its slope change).
-        for (std::size_t k = 0; k < m.s_breaks.size() && !changed; ++k) {
-            const double lo = k == 0 ? 0.0 : m.s_breaks[k - 1] + 0.5;
-            const double hi = m.s_breaks[k] + 0.5;
-            const double next = k + 1 < m.s_breaks.size() ? m.s_breaks[k + 1] + 0.5 : k_inf;
-            const bool first_short = k == 0 && distinct_in(ss, lo, hi) < 2;
-            const bool beyond_short = distinct_in(ss, hi, next) < 1;
-            if (first_short || beyond_short) {
-                if (!record)
-                    return false;
-                m.notes.push_back(fmt::format(
-                    "θ(s): the segment {} s = {:g} ({}) has {} thread count(s) for its parameters: the break "
-                    "at s = {:g} is dropped (one linear piece across it)",
-                    first_short ? "up to" : "beyond", m.s_breaks[k], m.s_names[k],
-                    first_short ? distinct_in(ss, lo, hi) : distinct_in(ss, hi, next), m.s_breaks[k]));
-                m.s_breaks.erase(m.s_breaks.begin() + static_cast<long>(k));
-                m.s_names.erase(m.s_names.begin() + static_cast<long>(k));
-                changed = true;
-            }
-        }
-        if (changed)
-            continue;
-        // Memory regime: γ (or α) and β need 2 sizes.
-        if (m.memory_from && distinct_in(ns, *m.memory_from, k_inf) < 2) {
-            if (!record)
-                return false;
-            m.notes.push_back(fmt::format(
-                "regime MEM (n >= {:.4g}) has {} size(s) for 2 parameters: merged into "
-                "regime {} (time / s beyond the last cache)",
-                *m.memory_from, distinct_in(ns, *m.memory_from, k_inf), m.n_names[m.n_breaks.size()]));
-            m.memory_from.reset();
-            changed = true;
-            continue;
-        }
-        // Cache regimes: the first needs 2 sizes (a, b), each later one 1 (its slope change).
-        const double end = m.memory_from.value_or(k_inf);
-        for (std::size_t k = 0; k <= m.n_breaks.size() && !changed; ++k) {
-            const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
-            const double hi = k < m.n_breaks.size() ? m.n_breaks[k] : end;
-            const std::size_t need = k == 0 ? 2 : 1;
-            const std::size_t have = distinct_in(ns, lo, hi);
-            if (have >= need || m.n_breaks.empty())
-                continue;
-            if (!record)
-                return false;
-            // Merge with the next regime (drop the break that closes this one), or, for the last, with
-            // the previous (drop the break that opens it).
-            const std::size_t drop = k < m.n_breaks.size() ? k : k - 1;
-            const std::size_t into = k < m.n_breaks.size() ? k + 1 : k - 1;
-            m.notes.push_back(
-                fmt::format("regime {} ({:.4g} <= n < {:.4g}) has {} size(s) for {} parameter(s): "
-                            "merged into regime {}",
-                            m.n_names[k], lo, hi, have, need, m.n_names[into]));
-            m.n_names.erase(m.n_names.begin() + static_cast<long>(k));
-            m.n_breaks.erase(m.n_breaks.begin() + static_cast<long>(drop));
-            m.n_break_instances.erase(m.n_break_instances.begin() + static_cast<long>(drop));
-            if (drop < m.n_break_to_shared.size())
-                m.n_break_to_shared.erase(m.n_break_to_shared.begin() + static_cast<long>(drop));
-            changed = true;
-        }
-    }
-    // The contention term needs sizes beyond its break measured both with one core on the shared cache
-    // and with several: otherwise its column is zero or a copy of the slope's.
-    if (const auto k = m.contention_break()) {
-        std::size_t alone = 0, shared = 0;
-        for (const auto& p : pts) {
-            if (hinge(p.n, m.n_breaks[*k] * m.capacity_scale(m.n_break_instances[*k], p.s)) <= 0)
-                continue;
-            (m.cores_beyond(*k, p.s) > 1.0 ? shared : alone) += 1;
-        }
-        if (alone == 0 || shared == 0) {
-            if (!record)
-                return false;
-            m.notes.push_back(fmt::format(
-                "regime {}: no contention term for its shared cache ({} point(s) beyond n = {:.4g} on one "
-                "core, {} on several; both are needed)",
-                m.n_names[*k + 1], alone, m.n_breaks[*k], shared));
-            std::fill(m.n_break_to_shared.begin(), m.n_break_to_shared.end(), false);
-        }
-    }
-    return true;
+std::size_t design_rank(const ThreadsModel& m, const std::vector<Measurement>& pts) {
+    Eigen::VectorXd norms;
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(scaled_design(m, pts, norms));
+    qr.setThreshold(k_rank_threshold);
+    return static_cast<std::size_t>(qr.rank());
 }
+
+} // namespace roofcast::model::threads::detail
+
+namespace roofcast::model::threads {
+
+using detail::hinge;
+using detail::in_memory;
+using detail::k_inf;
+
+namespace {
 
 // Relative residuals (model − median)/median of every point.
 std::vector<double> relative_residuals(const ThreadsModel& m, const std::vector<Measurement>& pts) {
@@ -188,31 +103,21 @@ std::vector<double> relative_residuals(const ThreadsModel& m, const std::vector<
 // few points disturbed by other processes (a thread descheduled for a time slice) would otherwise pull
 // every regime. Returns the sum of |relative residuals| (what the break refinement compares).
 double solve(ThreadsModel& m, const std::vector<Measurement>& pts) {
-    const std::size_t cols = row(m, pts.front().n, pts.front().s).size();
+    const std::size_t cols = detail::design_row(m, pts.front().n, pts.front().s).size();
     const auto rows = static_cast<Eigen::Index>(pts.size());
-    Eigen::MatrixXd base(rows, static_cast<Eigen::Index>(cols));
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-        const double w = 1.0 / pts[i].seconds.median;
-        const auto r = row(m, pts[i].n, pts[i].s);
-        for (std::size_t j = 0; j < cols; ++j)
-            base(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = r[j] * w;
-    }
-    // Columns span decades (1, s, n/s, bytes/B): scale them to unit norm so the rank test is meaningful.
-    Eigen::VectorXd norms = base.colwise().norm().transpose();
-    for (Eigen::Index j = 0; j < norms.size(); ++j)
-        if (norms(j) > 0)
-            base.col(j) /= norms(j);
+    Eigen::VectorXd norms;
+    const Eigen::MatrixXd base = detail::scaled_design(m, pts, norms);
     Eigen::VectorXd huber = Eigen::VectorXd::Ones(rows);
     for (int iteration = 0; iteration < 30; ++iteration) {
         Eigen::MatrixXd a = huber.cwiseSqrt().asDiagonal() * base;
         Eigen::VectorXd y = huber.cwiseSqrt();
         Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
-        qr.setThreshold(1e-10);
+        qr.setThreshold(detail::k_rank_threshold);
         if (static_cast<std::size_t>(qr.rank()) < cols)
             throw core::InputError(
                 "", "sizes_threads",
-                fmt::format("expected points that determine the {} model ({} parameters, rank {}): at "
-                            "least 3 distinct thread counts and 3 sizes per regime",
+                fmt::format("expected points that determine the {} model ({} parameters, rank {} once "
+                            "weighted)",
                             to_string(m.kind), cols, qr.rank()));
         const Eigen::VectorXd c = qr.solve(y);
         std::vector<double> coef(cols, 0.0);
@@ -262,18 +167,24 @@ std::vector<std::pair<int, double>> bandwidth_from_sweep(const std::vector<Measu
     return out;
 }
 
-// The design's column layout (row()): θ's columns first (θ0, θ1, one hinge per s break, the oversubscription
-// step), then T_seq's (intercept, slope, one hinge per n break), then the memory regime's. T_seq's slope in
-// cache regime k (0 = below the first break) at one thread is its slope plus the first k hinges'.
-std::size_t tseq_first_column(const ThreadsModel& m) {
-    return 2 + m.s_breaks.size() + (m.oversubscription_step ? 1 : 0);
+// The design's column layout (design_row()): θ's columns first (θ0, θ1, one hinge per s break, the
+// oversubscription step), then T_seq's (intercept unless merged into θ, slope, one hinge per n break), then
+// the contention term and the memory regime's. T_seq's slope in cache regime k (0 = below the first break)
+// at one thread is its slope plus the first k hinges'.
+std::size_t tseq_slope_column(const ThreadsModel& m) {
+    return 2 + m.s_breaks.size() + (m.oversubscription_step ? 1 : 0) + (m.tseq_intercept ? 1 : 0);
+}
+
+// T_seq(0): its intercept, or 0 where it was merged into θ(s) (determine()).
+double tseq_intercept_value(const ThreadsModel& m) {
+    return m.tseq_intercept ? m.coef[tseq_slope_column(m) - 1] : 0.0;
 }
 
 double tseq_slope(const ThreadsModel& m, std::size_t k) {
-    const std::size_t t = tseq_first_column(m);
-    double slope = m.coef[t + 1];
+    const std::size_t t = tseq_slope_column(m);
+    double slope = m.coef[t];
     for (std::size_t q = 0; q < k; ++q)
-        slope += m.coef[t + 2 + q];
+        slope += m.coef[t + 1 + q];
     return slope;
 }
 
@@ -317,15 +228,15 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
                                "added once the threads outnumber the hardware threads (a region's end waits "
                                "for threads the scheduler has taken off their core)"}}});
     }
-    const std::size_t j = tseq_first_column(m);
+    const std::size_t j = tseq_slope_column(m);
     for (std::size_t k = 0; k <= m.n_breaks.size(); ++k) {
         const double lo = k == 0 ? 0.0 : m.n_breaks[k - 1];
         const double hi = k < m.n_breaks.size() ? m.n_breaks[k] : m.memory_from.value_or(k_inf);
         const double tslope = tseq_slope(m, k);
         // T_seq at the regime start, then its intercept a_k = T_seq(lo) - slope·lo.
-        double tseq_lo = c[j] + c[j + 1] * lo;
+        double tseq_lo = tseq_intercept_value(m) + c[j] * lo;
         for (std::size_t q = 0; q < m.n_breaks.size(); ++q)
-            tseq_lo += c[j + 2 + q] * hinge(lo, m.n_breaks[q]);
+            tseq_lo += c[j + 1 + q] * hinge(lo, m.n_breaks[q]);
         std::size_t n_pts = 0;
         for (const auto& p : pts)
             n_pts += p.n >= lo && p.n < hi;
@@ -340,7 +251,7 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
                "working-set bytes per second of one thread (bytes_per_n / b)"}}});
     }
     if (const auto k = m.contention_break()) {
-        const double d = c[j + 2 + m.n_breaks.size()];
+        const double d = c[j + 1 + m.n_breaks.size()];
         const double b = tseq_slope(m, *k + 1);
         m.regimes[m.regimes.size() - m.n_breaks.size() + *k].parameters.push_back(
             {"contention", d, "s/element",
@@ -349,7 +260,7 @@ void describe(ThreadsModel& m, const std::vector<Measurement>& pts) {
                          b > 0 ? d / b : 0.0)});
     }
     if (m.memory_from) {
-        const std::size_t q = j + 2 + m.n_breaks.size() + (m.contention_break() ? 1 : 0);
+        const std::size_t q = j + 1 + m.n_breaks.size() + (m.contention_break() ? 1 : 0);
         std::size_t n_pts = 0;
         for (const auto& p : pts)
             n_pts += p.n >= *m.memory_from;
@@ -505,7 +416,7 @@ double ThreadsModel::work_share(double s) const {
 }
 
 double ThreadsModel::evaluate(double n, double s) const {
-    const auto r = row(*this, n, s);
+    const auto r = detail::design_row(*this, n, s);
     double v = 0.0;
     for (std::size_t j = 0; j < r.size(); ++j)
         v += r[j] * coef[j];
@@ -602,17 +513,28 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
                 fmt::format("expected positive sizes, thread counts and times (n={:g} s={} t={:g})", p.n, p.s,
                             p.seconds.median));
     std::set<int> counts;
-    for (const auto& p : pts)
+    std::set<double> sizes;
+    for (const auto& p : pts) {
         counts.insert(p.s);
-    // θ0 + θ1·s and T_seq/s cannot be told apart on fewer than three thread counts.
-    if (counts.size() < 3)
+        sizes.insert(p.n);
+    }
+    // The least model, θ0 + θ1·s + b·n·share(s), has three parameters: on one thread count the threads'
+    // cost cannot be told from the work, on one size the work per element cannot be told from the threads'.
+    if (counts.size() < 2)
         throw core::InputError(
             "", "threads",
-            fmt::format("expected at least 3 distinct thread counts (θ(s) has 2 parameters and T_seq(n)/s "
-                        "one more), got {}",
+            fmt::format("expected at least 2 distinct thread counts (θ(s) and the work T_seq(n)/s cannot be "
+                        "told apart on one), got {}",
                         counts.size()));
+    if (sizes.size() < 2)
+        throw core::InputError(
+            "", "sizes",
+            fmt::format("expected at least 2 distinct sizes (the time per element cannot be told from the "
+                        "threads' cost on one), got {}",
+                        sizes.size()));
     ThreadsModel m = initial(kind, ctx, pts);
-    settle(m, pts, true);
+    detail::settle(m, pts, true);
+    detail::determine(m, pts);
     double best = solve(m, pts);
     if (kind == Kind::roofcast) {
         // Refine the cache breaks (and the start of the memory regime): coordinate descent over
@@ -638,7 +560,7 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
                         continue;
                     *breaks[k] = cand;
                     ThreadsModel trial = m;
-                    if (!settle(trial, pts, false))
+                    if (!detail::settle(trial, pts, false))
                         continue;
                     try {
                         const double r = solve(trial, pts);

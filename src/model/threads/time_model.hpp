@@ -26,8 +26,10 @@
 //                 beyond the break into a cache several cores share, each element costs d·(c − 1) more
 //                 with c cores on one instance (contention for the shared cache's bandwidth).
 // Contract: fit_model never times anything; a regime with fewer distinct sizes (or thread counts) than
-// its parameters is merged into its neighbour and the merge is recorded in `notes`; data that cannot
-// determine the model at all (fewer than 3 thread counts or sizes) is a core::InputError.
+// its parameters, or whose parameters the points do not determine (the design's rank), is merged into its
+// neighbour and the merge is recorded in `notes`; so any grid of at least 2 thread counts and 2 sizes yields
+// a model, and only data that cannot determine even θ0 + θ1·s + b·n·share(s) (one thread count or one size)
+// is a core::InputError.
 #pragma once
 
 #include "model/threads/data.hpp"
@@ -69,6 +71,10 @@ struct ThreadsModel {
     // roofcast model: θ(s) also steps up by a constant once s exceeds hw_threads (dropped with fewer than
     // two thread counts beyond them).
     bool oversubscription_step = false;
+    // Whether T_seq has its own intercept a. Merged into θ(s) (false) where the thread counts measured cannot
+    // tell a fixed cost of the work from one of the threads: their shares of the work lie in θ's span (two
+    // thread counts, or counts beyond the hardware threads that all run in the same number of waves).
+    bool tseq_intercept = true;
     std::vector<double> n_breaks;      // hinges of T_seq (ascending), at one thread
     std::vector<std::string> n_names;  // regime names, n_breaks.size() + 1 of them
     std::optional<double> memory_from; // sizes >= this are in the memory regime, at one thread

@@ -7,7 +7,7 @@
 #   tmp, work       a fresh temporary directory, removed when the script exits
 #   fail=0          for the scripts that note failures and end with `exit $fail` (the others define a
 #                   fail function that stops at the first one)
-# and defines expect_error (lib/expect_error.sh).
+# and defines expect_error (lib/expect_error.sh), need, skip_part and end_test (lib/skip.sh).
 roofcast=${1:?usage: bash $0 <roofcast binary> <source dir>}
 bin=$roofcast
 src=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
@@ -16,3 +16,4 @@ work=$tmp
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 source "$(dirname "${BASH_SOURCE[0]}")/expect_error.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
