@@ -5,7 +5,9 @@ add_library(roofcast-marker SHARED
   ${CMAKE_SOURCE_DIR}/src/marker/marker.cpp
   ${CMAKE_SOURCE_DIR}/src/marker/environment.cpp
   ${CMAKE_SOURCE_DIR}/src/marker/output.cpp
-  ${CMAKE_SOURCE_DIR}/src/marker/papi.cpp)
+  ${CMAKE_SOURCE_DIR}/src/marker/papi.cpp
+  ${CMAKE_SOURCE_DIR}/src/marker/text.cpp
+  ${CMAKE_SOURCE_DIR}/src/marker/tree.cpp)
 add_library(roofcast::marker ALIAS roofcast-marker)
 set_target_properties(roofcast-marker PROPERTIES
   OUTPUT_NAME roofcast-marker
@@ -28,3 +30,10 @@ set_property(TARGET roofcast-marker APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_
 # bench/marker-overhead.sh runs this: cost of a begin/end pair, active and inactive.
 add_executable(roofcast-marker-overhead ${CMAKE_SOURCE_DIR}/bench/marker_overhead.cpp)
 target_link_libraries(roofcast-marker-overhead PRIVATE roofcast::marker)
+
+# tests/e2e/marker_limits.sh and test_marker run this: programs that push the library past its bounds (deep
+# nesting, many paths, forks, huge names) in a process of their own.
+if(ROOFCAST_BUILD_TESTS)
+  add_executable(roofcast-marker-driver ${CMAKE_SOURCE_DIR}/tests/marker/driver/marker_driver.cpp)
+  target_link_libraries(roofcast-marker-driver PRIVATE roofcast::marker Threads::Threads)
+endif()

@@ -22,7 +22,13 @@
  *   library never links MPI.
  * - Thread safety: all calls may be made from any thread at any time (OpenMP, pthreads); each thread keeps
  *   its own stack and figures, merged when the file is written.
- * - Names are copied; a name may be any NUL-terminated string (Fortran: trailing blanks are ignored).
+ * - Names are copied; a name may be any NUL-terminated string (Fortran: trailing blanks are ignored); at
+ *   most 256 bytes of it are kept, and "" is kept as "(unnamed)".
+ * - Bounds: call paths deeper than 1024 levels and a thread's paths past 100,000 are counted but not
+ *   recorded (their begins and ends are matched by count; stderr says so once); a region's declared work
+ *   is at most 1e30 (declarations past it are refused with a warning). docs/formats-marker.md, "Limits".
+ * - fork: the child records and writes nothing (its calls return after one branch); the parent's file is
+ *   unaffected.
  */
 #ifndef ROOFCAST_MARKER_H
 #define ROOFCAST_MARKER_H

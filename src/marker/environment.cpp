@@ -10,6 +10,10 @@
 namespace roofcast::marker::detail {
 namespace {
 
+// Ranks and numbers of ranks past this are refused: 2^30, so that rank + 1 (the lower bound written when
+// no size is given) is still an int.
+constexpr long k_max_rank = 1L << 30;
+
 std::optional<int> env_int(const char* name, Config& config) {
     const char* text = std::getenv(name);
     if (text == nullptr || *text == '\0') {
@@ -18,9 +22,10 @@ std::optional<int> env_int(const char* name, Config& config) {
     char* end = nullptr;
     errno = 0;
     const long value = std::strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < 0 || value > 1L << 30) {
-        config.env_warnings.push_back(std::string(name) + "='" + text +
-                                      "' is not a non-negative integer; ignored");
+    if (errno != 0 || end == text || *end != '\0' || value < 0 || value > k_max_rank) {
+        config.env_warnings.push_back(std::string(name) + "=" + display(text) +
+                                      " is not an integer from 0 to " + std::to_string(k_max_rank) +
+                                      "; ignored");
         return std::nullopt;
     }
     return static_cast<int>(value);

@@ -6,8 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <pthread.h>
 #include <string>
-#include <unistd.h>
 
 namespace roofcast::marker::detail {
 namespace {
@@ -35,15 +35,25 @@ struct ThreadCache {
 };
 thread_local ThreadCache t_cache;
 
-std::string quoted(std::string_view name) {
-    std::string text(1, '\'');
-    text.append(name);
-    text.push_back('\'');
+// The child of a fork records and writes nothing: the library is inactive in it from the fork on, so every
+// call returns after the one branch and the exit hook writes no file. The child therefore never takes one
+// of the library's locks, which another thread of the parent may have held at the fork (POSIX: only the
+// forking thread exists in the child), and needs no prepare or parent handler. It writes no file of its
+// own because the file is named by rank: a child's file would stand for its parent's rank in `roofcast
+// profile`, which keeps one file per rank.
+void forked_child() {
+    g_active.store(false, std::memory_order_relaxed);
+}
+
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
     return text;
 }
 
 // The parent of a thread's outermost region: its own root, or for threads other than the main one, the
-// node of its own tree with the main thread's current call path (OpenMP regions inside main's regions).
+// node of its own tree with the main thread's current call path (OpenMP regions inside main's regions);
+// nullptr when that path cannot be added (the thread has k_max_regions paths).
 Node* entry_parent(ThreadState& t) {
     Node* node = &t.root;
     if (t.is_main) {
@@ -54,8 +64,9 @@ Node* entry_parent(ThreadState& t) {
     for (; main_node != nullptr && main_node->parent != nullptr; main_node = main_node->parent) {
         chain.push_back(main_node);
     }
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        node = node->child((*it)->name);
+    bool created = false;
+    for (auto it = chain.rbegin(); it != chain.rend() && node != nullptr; ++it) {
+        node = t.paths.find_or_add(*node, (*it)->name, created);
     }
     return node;
 }
@@ -71,26 +82,73 @@ void read_counters(ThreadState& t, long long* values) {
     }
 }
 
-void begin(std::string_view name) {
-    ThreadState& t = this_thread();
-    Registry& r = registry();
-    std::lock_guard lock(t.mutex);
-    if (t.index < 0) {
-        t.index = r.next_index.fetch_add(1);
-        if (r.counting.load()) {
-            std::string error;
-            t.event_set = papi_thread_start(r.papi, error);
-            if (t.event_set < 0) {
-                std::lock_guard papi_lock(r.papi_mutex);
-                r.counting.store(false);
-                if (r.papi_failure.empty()) {
-                    r.papi_failure = error;
-                }
+void first_entry(ThreadState& t, Registry& r) {
+    t.index = r.next_index.fetch_add(1);
+    if (r.counting.load()) {
+        std::string error;
+        t.event_set = papi_thread_start(r.papi, error);
+        if (t.event_set < 0) {
+            std::lock_guard papi_lock(r.papi_mutex);
+            r.counting.store(false);
+            if (r.papi_failure.empty()) {
+                r.papi_failure = error;
             }
         }
     }
+}
+
+// A begin not recorded as a region of its own: counted, so that its end is matched by count. Its time and
+// work stay with the innermost recorded region, which encloses it. stderr hears of each bound once.
+void skip_level(ThreadState& t, Skip reason, std::string_view name, const Node* parent) {
+    if (t.skipped_open == 0) {
+        t.skip_reason = reason;
+        static constexpr const char* effect =
+            ": their begins and ends are counted, not recorded; their time and "
+            "work are in the enclosing region's (warned once; the marker file "
+            "counts them)";
+        if (reason == Skip::too_deep && notice_first(Notice::too_deep)) {
+            print_line("regions nested deeper than " + std::to_string(k_max_depth) + " levels (" +
+                       display(name) + " inside " + display(parent->name) + ", thread " +
+                       std::to_string(t.index) + ")" + effect);
+        }
+        if (reason == Skip::too_many_paths && notice_first(Notice::too_many_paths)) {
+            print_line("regions on call paths past the first " + std::to_string(k_max_regions) +
+                       " of thread " + std::to_string(t.index) + " (" + display(name) + " the first)" +
+                       effect);
+        }
+    }
+    t.skipped_open += 1;
+    (t.skip_reason == Skip::too_deep ? t.too_deep_begins : t.too_many_begins) += 1;
+}
+
+void begin(std::string_view raw_name) {
+    ThreadState& t = this_thread();
+    Registry& r = registry();
+    std::lock_guard lock(t.mutex);
+    if (t.index < 0) [[unlikely]] {
+        first_entry(t, r);
+    }
+    if (t.skipped_open > 0) [[unlikely]] {
+        skip_level(t, t.skip_reason, raw_name, nullptr);
+        return;
+    }
+    const std::string_view name = stored_name(raw_name);
     Node* parent = t.stack.empty() ? entry_parent(t) : t.stack.back().node;
-    Node* node = parent->child(name);
+    if (parent == nullptr || parent->depth >= k_max_depth) [[unlikely]] {
+        skip_level(t, parent == nullptr ? Skip::too_many_paths : Skip::too_deep, raw_name, parent);
+        return;
+    }
+    bool created = false;
+    Node* node = t.paths.find_or_add(*parent, name, created);
+    if (node == nullptr) [[unlikely]] {
+        skip_level(t, Skip::too_many_paths, raw_name, parent);
+        return;
+    }
+    if (created && raw_name.size() > name.size()) [[unlikely]] {
+        t.warnings.add("region name " + display(raw_name) + " is longer than " +
+                       std::to_string(k_max_name_bytes) + " bytes: recorded as its first " +
+                       std::to_string(name.size()) + " bytes");
+    }
     if (t.event_set >= 0) {
         const std::size_t n = r.papi.codes.size();
         t.counter_starts.resize((t.stack.size() + 1) * n);
@@ -102,19 +160,23 @@ void begin(std::string_view name) {
     t.stack.push_back({node, Clock::now()}); // clock last: the bookkeeping above is outside the region
 }
 
-void end(std::string_view name) {
+void end(std::string_view raw_name) {
     const auto now = Clock::now(); // clock first, for the same reason
     ThreadState& t = this_thread();
     Registry& r = registry();
     std::lock_guard lock(t.mutex);
+    if (t.skipped_open > 0) [[unlikely]] {
+        t.skipped_open -= 1; // the levels past a bound are matched by count, their names are not kept
+        return;
+    }
     if (t.stack.empty()) {
-        t.warnings.add("region " + quoted(name) + " ended but no region is open");
+        t.warnings.add("region " + display(raw_name) + " ended but no region is open");
         return;
     }
     Frame& frame = t.stack.back();
-    if (frame.node->name != name) {
-        t.warnings.add("region " + quoted(name) + " ended but the innermost open region is " +
-                       quoted(frame.node->name));
+    if (frame.node->name != stored_name(raw_name)) {
+        t.warnings.add("region " + display(raw_name) + " ended but the innermost open region is " +
+                       display(frame.node->name));
         return;
     }
     Node& node = *frame.node;
@@ -136,19 +198,29 @@ void end(std::string_view name) {
     }
 }
 
+// Declared work is refused, with a warning, when a region's running sum would pass k_max_work: a sum is
+// then never inf (which the file would hold as null) nor past what roofcast's readers take.
 void work(double flops, double bytes) {
     ThreadState& t = this_thread();
     std::lock_guard lock(t.mutex);
     if (!(std::isfinite(flops) && std::isfinite(bytes) && flops >= 0.0 && bytes >= 0.0)) {
-        t.warnings.add("declared work is not finite and non-negative (flops " + std::to_string(flops) +
-                       ", bytes " + std::to_string(bytes) + "); ignored");
+        t.warnings.add("declared work is not finite and non-negative (flops " + number(flops) + ", bytes " +
+                       number(bytes) + "); ignored");
         return;
     }
     if (t.stack.empty()) {
-        t.warnings.add("work declared outside any region; ignored");
+        t.warnings.add(t.skipped_open > 0
+                           ? "work declared in a region past the library's bounds, outside any "
+                             "recorded region; ignored"
+                           : "work declared outside any region; ignored");
         return;
     }
     Node& node = *t.stack.back().node;
+    if (!(node.flops + flops <= k_max_work && node.bytes + bytes <= k_max_work)) {
+        t.warnings.add("declared work of region " + display(node.name) + " would sum past " +
+                       number(k_max_work) + " (roofcast's bound on a run's events); ignored");
+        return;
+    }
     node.flops += flops;
     node.bytes += bytes;
     node.has_work = true;
@@ -166,7 +238,10 @@ template <class F> void guarded(F&& f) noexcept {
     try {
         f();
     } catch (...) {
-        std::fputs("roofcast-marker: out of memory; call ignored\n", stderr);
+        // Printed once: the exit hook counts the rest. No allocation here, memory is what ran out.
+        if (notice_first(Notice::out_of_memory)) {
+            std::fputs("roofcast-marker: out of memory; call ignored\n", stderr);
+        }
     }
 }
 
@@ -175,16 +250,6 @@ void null_name(const char* what) {
 }
 
 } // namespace
-
-Node* Node::child(std::string_view child_name) {
-    for (auto& c : children) {
-        if (c->name == child_name) {
-            return c.get();
-        }
-    }
-    children.push_back(std::make_unique<Node>(std::string(child_name), this));
-    return children.back().get();
-}
 
 Registry& registry() {
     static Registry* r = new Registry(); // never destroyed: the exit hook runs after static destructors
@@ -219,6 +284,7 @@ void initialise() {
         r.next_index.store(0);
         r.main_current.store(nullptr);
         r.start = Clock::now();
+        notice_reset();
         if (!r.config.output_dir.empty() && !r.config.papi_requested.empty()) {
             r.papi = papi_setup(r.config.papi_requested);
             r.counting.store(r.papi.error.empty() && !r.papi.events.empty());
@@ -323,12 +389,15 @@ void roofcast_marker_testing_reinit(void) {
 
 namespace {
 // Library load: read the environment once and start the wall clock. Unload (exit or dlclose): write.
+// Once per load: glibc removes the handler when the library is unloaded (dlclose).
 __attribute__((constructor)) void marker_load() {
     detail::guarded([] { detail::initialise(); });
+    pthread_atfork(nullptr, nullptr, detail::forked_child);
 }
 __attribute__((destructor)) void marker_unload() {
     if (detail::active()) {
         detail::guarded([] { detail::write_output(true); });
+        detail::notice_summary();
     }
 }
 } // namespace

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -19,13 +20,31 @@ namespace roofcast::marker::detail {
 
 using Clock = std::chrono::steady_clock;
 
+// The library's bounds (docs/formats-marker.md, "Limits"): whatever a program does, the library's memory,
+// its time per call and the file it writes stay bounded, and the file stays one that `roofcast profile`'s
+// reader accepts (measure/profile/marker_file.hpp: at most 100,000 regions and 256 MiB).
+inline constexpr std::uint32_t k_max_depth = 1024;            // levels of one call path
+inline constexpr std::size_t k_max_name_bytes = 256;          // bytes of a stored region name
+inline constexpr std::size_t k_max_regions = 100000;          // call paths per thread and per file
+inline constexpr std::size_t k_max_region_bytes = 192u << 20; // bytes of the file's regions
+// Declared flops or bytes of one region: roofcast's bound on the events of a whole run (core/doc.hpp,
+// k_max_events: an exascale machine counts 1e25 over four months), so a profile made from the file is one
+// `roofcast validate` accepts.
+inline constexpr double k_max_work = 1e30;
+// The name stored for "" (and an all-blank Fortran name): a call path is never empty.
+inline constexpr std::string_view k_empty_name = "(unnamed)";
+
 // One node per distinct call path of one thread; its ancestors are the enclosing regions.
 struct Node {
-    Node(std::string node_name, Node* node_parent) : name(std::move(node_name)), parent(node_parent) {}
-    Node* child(std::string_view child_name); // finds or creates
+    Node(std::string node_name, Node* node_parent)
+        : name(std::move(node_name)), parent(node_parent), depth(node_parent ? node_parent->depth + 1 : 0) {}
+    ~Node(); // iterative: a recursive destruction of a deep tree could overflow the stack
+    Node(const Node&) = delete;
+    Node& operator=(const Node&) = delete;
 
-    const std::string name; // immutable: other threads read the main thread's chain of names
-    Node* const parent;     // nullptr for the root
+    const std::string name;    // immutable: other threads read the main thread's chain of names
+    Node* const parent;        // nullptr for the root
+    const std::uint32_t depth; // levels of the call path: 0 for the root, 1 for an outermost region
     std::vector<std::unique_ptr<Node>> children;
     std::uint64_t calls = 0;
     double seconds = 0.0;
@@ -33,6 +52,42 @@ struct Node {
     double bytes = 0.0;
     bool has_work = false;
     std::vector<double> counters; // one per counted PAPI event, inclusive like `seconds`
+};
+
+// Finds a node's child by name: a scan of the children while they are few (the common case, as fast as
+// it gets), a hash table of (parent, name) once a node has many, so 100,000 siblings cost no more per call.
+class ChildIndex {
+public:
+    // The child, created when missing; nullptr when it is missing and the thread has k_max_regions nodes.
+    // `created` tells whether it was created by this call. The scan is inline: it is every begin's cost.
+    Node* find_or_add(Node& parent, std::string_view name, bool& created) {
+        created = false;
+        if (parent.children.size() <= k_scan_children) {
+            for (auto& c : parent.children) {
+                if (c->name == name) {
+                    return c.get();
+                }
+            }
+            return add(parent, name, created);
+        }
+        return find_or_add_hashed(parent, name, created);
+    }
+
+private:
+    Node* find_or_add_hashed(Node& parent, std::string_view name, bool& created);
+    Node* add(Node& parent, std::string_view name, bool& created);
+
+    static constexpr std::size_t k_scan_children = 8;
+    struct Key {
+        const Node* parent;
+        std::string_view name; // views the child's own name, which never moves (the node is heap-allocated)
+        bool operator==(const Key&) const = default;
+    };
+    struct Hash {
+        std::size_t operator()(const Key& k) const noexcept;
+    };
+    std::unordered_map<Key, Node*, Hash> m_table;
+    std::size_t m_nodes = 0;
 };
 
 struct Frame {
@@ -53,14 +108,24 @@ private:
     std::uint64_t m_dropped = 0;
 };
 
+// Why begins are not recorded as regions of their own (each open level above the innermost recorded one).
+enum class Skip { none, too_deep, too_many_paths };
+
 struct ThreadState {
     std::mutex mutex;
     std::atomic<int> index{-1}; // order of first region entry; -1 until this thread begins a region
     bool is_main = false;
     Node root{"", nullptr};
+    ChildIndex paths; // finds a node's child (every node of `root`'s tree was created through it)
     std::vector<Frame> stack;
     std::vector<long long> counter_starts; // counted events' values at each open frame's begin
     int event_set = -1;                    // PAPI event set of this thread, -1 when not counting
+    // Levels open above the innermost recorded region, matched by count (their names are not kept), and
+    // why the outermost of them was not recorded.
+    std::uint64_t skipped_open = 0;
+    Skip skip_reason = Skip::none;
+    std::uint64_t too_deep_begins = 0; // begins not recorded: nested deeper than k_max_depth
+    std::uint64_t too_many_begins = 0; // begins not recorded: a new path past k_max_regions
     Warnings warnings;
 };
 
@@ -108,5 +173,26 @@ ThreadState& this_thread();
 void write_output(bool at_exit);
 // Re-reads the environment and drops every figure (library load, and tests).
 void initialise();
+
+// Messages on stderr (text.cpp). Each kind is printed the first time only and counted after that; the
+// exit hook prints one line per kind that was repeated, so a fault inside a loop gives two lines, not
+// one per call.
+enum class Notice { out_of_memory, too_deep, too_many_paths, write_failed, count };
+bool notice_first(Notice kind); // counts one; true the first time (the caller then prints)
+void notice(Notice kind, std::string_view line);
+void print_line(std::string_view text); // "roofcast-marker: TEXT" on stderr
+void notice_summary();
+void notice_reset();
+
+// `name` shortened to k_max_name_bytes at a UTF-8 character boundary; "" becomes k_empty_name.
+std::string_view stored_name_slow(std::string_view name);
+inline std::string_view stored_name(std::string_view name) {
+    return !name.empty() && name.size() <= k_max_name_bytes ? name : stored_name_slow(name);
+}
+// `text` for a message: control characters (C0, DEL, C1) and invalid UTF-8 escaped as \n, \t or \xHH,
+// longer than `max_bytes` shortened with its length noted; quoted in single quotes.
+std::string display(std::string_view text, std::size_t max_bytes = 64);
+// The same without the quotes (paths and system messages).
+std::string escaped_text(std::string_view text, std::size_t max_bytes = 512);
 
 } // namespace roofcast::marker::detail

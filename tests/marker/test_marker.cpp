@@ -1,98 +1,12 @@
 // Tests of the marker library (include/roofcast/marker.h) through its C API, linked against the shared
 // library itself. Each test sets the environment, re-initialises the library with its test hook (the
 // library reads the environment once, at load) and parses the file it writes.
-#include "roofcast/marker.h"
-#include "testing.h"
+#include "marker_fixture.hpp"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <omp.h>
-#include <string>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
-
-namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
-
-const char* const k_env_vars[] = {"ROOFCAST_MARKER_OUTPUT",
-                                  "ROOFCAST_MARKER_PAPI",
-                                  "OMPI_COMM_WORLD_RANK",
-                                  "OMPI_COMM_WORLD_SIZE",
-                                  "PMIX_RANK",
-                                  "PMI_RANK",
-                                  "PMI_SIZE",
-                                  "SLURM_PROCID",
-                                  "SLURM_NTASKS"};
-
-class Marker : public ::testing::Test {
-protected:
-    void SetUp() override {
-        for (const char* name : k_env_vars) {
-            unsetenv(name);
-        }
-        std::string pattern = (fs::temp_directory_path() / "roofcast-marker-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-        setenv("ROOFCAST_MARKER_OUTPUT", m_dir.c_str(), 1);
-    }
-    void TearDown() override {
-        for (const char* name : k_env_vars) {
-            unsetenv(name);
-        }
-        roofcast_marker_testing_reinit(); // inactive again: nothing is written when the test binary exits
-        fs::remove_all(m_dir);
-    }
-
-    // The one marker file in the output directory (no temporary file left beside it), parsed.
-    json read_only_file() const {
-        std::vector<fs::path> files;
-        for (const auto& entry : fs::directory_iterator(m_dir)) {
-            files.push_back(entry.path());
-        }
-        EXPECT_EQ(files.size(), 1u);
-        if (files.size() != 1) {
-            return json();
-        }
-        EXPECT_EQ(files[0].filename().string().rfind("marker.", 0), 0u) << files[0];
-        std::ifstream in(files[0]);
-        return json::parse(in);
-    }
-
-    // A fresh marker state; "main" open on this thread while every thread of an OpenMP team of `threads` runs
-    // `body(thread number)`; then the file written. Returns the team size the runtime gave (a test skips when
-    // it is not `threads`).
-    template <class Body> static int in_team_inside_main(int threads, Body body) {
-        roofcast_marker_testing_reinit();
-        int team = 0;
-        roofcast_region_begin("main");
-#pragma omp parallel num_threads(threads)
-        {
-#pragma omp single
-            team = omp_get_num_threads();
-            body(omp_get_thread_num());
-        }
-        roofcast_region_end("main");
-        roofcast_marker_flush();
-        return team;
-    }
-
-    static const json* region(const json& doc, const std::string& path) {
-        for (const json& r : doc.at("regions")) {
-            if (r.at("path") == path) {
-                return &r;
-            }
-        }
-        return nullptr;
-    }
-
-    fs::path m_dir;
-};
 
 TEST_F(Marker, NestingGivesCallPathsInFirstEntryOrder) {
     roofcast_marker_testing_reinit();
@@ -272,21 +186,12 @@ TEST_F(Marker, MismatchedEndIsAWarningAndLeavesTheStack) {
     EXPECT_EQ(region(doc, "outer->inner")->at("calls"), 1);
 }
 
+// The exit hook writes the file: a process of its own (the driver) leaves two regions open and exits.
 TEST_F(Marker, RegionsOpenAtExitAreClosedWithAWarning) {
-    roofcast_marker_testing_reinit();
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        roofcast_region_begin("main");
-        roofcast_region_begin("never_ended");
-        roofcast_marker_flush(); // a flush writes closed regions only
-        std::exit(0);            // the library's unload hook writes the final file
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const int status = run_driver({"open-at-exit"});
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     const json doc = read_only_file();
-    EXPECT_EQ(doc.at("pid"), static_cast<int>(child));
+    EXPECT_NE(doc.at("pid"), static_cast<int>(getpid()));
     EXPECT_EQ(region(doc, "main")->at("calls"), 1);
     EXPECT_EQ(region(doc, "main->never_ended")->at("calls"), 1);
     EXPECT_EQ(doc.at("warnings"),
@@ -428,6 +333,12 @@ TEST_F(Marker, RankAndSizeFromTheLaunchersEnvironment) {
         {{{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "6"}}, 5, 6, 0},
         {{{"OMPI_COMM_WORLD_RANK", "x1"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}}, 1, 2, 1},
         {{{"PMIX_RANK", "4"}}, 4, 5, 1},
+        // Out of range (past 2^30, past a long, negative, not written as an integer): ignored with a warning
+        // each, never wrapped into a negative rank.
+        {{{"OMPI_COMM_WORLD_RANK", "10000000000"}, {"PMI_RANK", "1e10"}, {"SLURM_PROCID", "-1"}}, 0, 1, 3},
+        {{{"PMI_RANK", "99999999999999999999"}, {"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "1e10"}}, 2, 3, 3},
+        {{{"PMIX_RANK", "1073741824"}}, 1073741824, 1073741825, 1},
+        {{{"PMIX_RANK", "1073741825"}}, 0, 1, 1},
     };
     for (const RankCase& c : cases) {
         for (const char* name : k_env_vars) {
@@ -443,8 +354,7 @@ TEST_F(Marker, RankAndSizeFromTheLaunchersEnvironment) {
         const fs::path file =
             m_dir / ("marker." + std::to_string(c.rank) + "." + std::to_string(getpid()) + ".json");
         ASSERT_TRUE(fs::exists(file)) << file;
-        std::ifstream in(file);
-        const json doc = json::parse(in);
+        const json doc = parse_marker(file);
         EXPECT_EQ(doc.at("rank"), c.rank);
         EXPECT_EQ(doc.at("ranks"), c.ranks);
         EXPECT_EQ(doc.at("warnings").size(), c.warnings) << doc.at("warnings").dump();

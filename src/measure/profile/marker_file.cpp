@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace roofcast::measure::profile {
@@ -27,6 +28,16 @@ double num(const json& j, const char* key, const std::string& file, const std::s
     return v.get<double>();
 }
 
+// A count held as an int (rank, ranks, threads): a number past INT_MAX is refused, never converted (the
+// conversion is undefined and gave -2147483648 for a rank of 1e10).
+int int_num(const json& j, const char* key, const std::string& file, bool required, int fallback) {
+    const double v = num(j, key, file, "", required, fallback);
+    if (v > static_cast<double>(std::numeric_limits<int>::max()))
+        throw core::InputError(
+            file, key, fmt::format("expected a number from 0 to {}", std::numeric_limits<int>::max()));
+    return static_cast<int>(v);
+}
+
 } // namespace
 
 MarkerFile parse_marker_file(const std::string& text, const std::string& file) {
@@ -42,10 +53,10 @@ MarkerFile parse_marker_file(const std::string& text, const std::string& file) {
         j.at("format_version").get<int>() != 1)
         throw core::InputError(file, "format_version", "expected 1");
     MarkerFile m;
-    m.rank = static_cast<int>(num(j, "rank", file, "", true));
-    m.ranks = static_cast<int>(num(j, "ranks", file, "", false, 1));
+    m.rank = int_num(j, "rank", file, true, 0);
+    m.ranks = int_num(j, "ranks", file, false, 1);
     m.wall_seconds = num(j, "wall_seconds", file, "", false);
-    m.threads = std::max(1, static_cast<int>(num(j, "threads", file, "", false, 1)));
+    m.threads = std::max(1, int_num(j, "threads", file, false, 1));
     if (j.contains("papi_events") && j.at("papi_events").is_array())
         for (const auto& e : j.at("papi_events"))
             if (e.is_string())

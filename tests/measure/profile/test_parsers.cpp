@@ -269,6 +269,12 @@ TEST(MarkerFile, RejectsBadFiles) {
                  core::InputError);
     EXPECT_THROW(parse_marker_file(R"({"format":"roofcast-marker","format_version":1,"rank":0})", "f"),
                  core::InputError);
+    // Counts past an int are refused, not wrapped (a rank of 1e10 read as -2147483648).
+    for (const char* counts : {R"("rank":1e10)", R"("rank":0,"ranks":1e10)", R"("rank":0,"threads":1e10)"}) {
+        const std::string text =
+            std::string(R"({"format":"roofcast-marker","format_version":1,"regions":[],)") + counts + "}";
+        EXPECT_THROW(parse_marker_file(text, "f"), core::InputError) << counts;
+    }
 }
 
 } // namespace
