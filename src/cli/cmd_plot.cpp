@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/process.hpp"
@@ -27,7 +28,7 @@ struct PlotOptions {
     std::string output;
     std::string view = "roofline";
     bool png = false;
-    std::string machine; // for a profile: the roofs to place its regions under
+    MachineArgs machine; // for a profile: the roofs to place its regions under
 };
 
 // Renders svg_path to png_path with rsvg-convert (librsvg2-bin) inside a private temporary directory,
@@ -53,14 +54,8 @@ void render_png(const fs::path& svg_path, const fs::path& png_path) {
 
 // A roofcast profile's regions as kernels of a results file under the machine's roofs (docs/profile.md).
 DataFile profile_as_results(const PlotOptions& o) {
-    if (o.machine.empty())
-        throw core::InputError(o.file, "",
-                               "a profile needs --machine FILE for the roofs to place its regions under");
-    const DataFile m = load_data_file(o.machine);
-    const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
-    if (!machine)
-        throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
-    const auto placement = model::place_profile(read_profile_file(o.file), *machine);
+    const core::Profile profile = read_profile_file(o.file);
+    const auto placement = model::place_profile(profile, machine_for_profile(o.machine, o.file));
     fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
     DataFile d;
     d.results = placement.results;
@@ -99,8 +94,8 @@ void run_plot(const PlotOptions& o) {
     if (o.png && fs::path(o.output).extension() == ".png")
         svg_path = fs::path(o.output).replace_extension(".svg");
     std::vector<std::string> inputs{o.file};
-    if (!o.machine.empty())
-        inputs.push_back(o.machine);
+    if (!o.machine.file.empty())
+        inputs.push_back(o.machine.file);
     core::ensure_distinct_output(svg_path, inputs, "--output");
     if (o.png)
         core::ensure_distinct_output(png_path, inputs, "--output");
@@ -119,13 +114,14 @@ void add_plot_command(CLI::App& app) {
     auto* cmd =
         app.add_subcommand("plot", "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
     cmd->add_option("FILE", opts->file,
-                    "results file (JSON), machine file (YAML) or profile (with --machine)")
+                    "results file (JSON), machine file (YAML) or profile (under --machine or this host's "
+                    "cached machine file)")
         ->required();
     cmd->add_option("-o,--output", opts->output, "SVG file to write")->required();
     cmd->add_option("--view", opts->view, "roofline (default), hierarchical or bandwidth")
         ->check(CLI::IsMember({"roofline", "hierarchical", "bandwidth"}));
-    cmd->add_option("--machine", opts->machine,
-                    "machine file whose roofs a profile's regions are placed under");
+    add_machine_options(cmd, opts->machine, "machine file whose roofs a profile's regions are placed under",
+                        WithoutCache::none);
     cmd->add_flag("--png", opts->png, "also render a PNG next to the SVG (needs rsvg-convert)");
     cmd->callback([opts] { run_plot(*opts); });
 }

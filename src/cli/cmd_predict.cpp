@@ -1,7 +1,9 @@
-// `roofcast predict KERNEL.yaml --machine M.yaml`: loads both files, runs the models, prints tables
+// `roofcast predict KERNEL.yaml [--machine M.yaml]`: loads both files (the machine: cli/host_machine.hpp),
+// runs the models, prints tables
 // (or JSON, or the derivation in words). Thin: parsing and printing only.
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
@@ -28,7 +30,7 @@ namespace {
 
 struct PredictArgs {
     std::string kernel;
-    std::string machine;
+    MachineArgs machine;
     std::vector<std::string> models;
     ThreadsOption threads;
     bool json = false;
@@ -55,13 +57,18 @@ core::KernelResult measured_verdict(const model::KernelSpec& k, const core::Mach
 
 void run_predict(const PredictArgs& a) {
     const model::KernelSpec k = read_kernel_file(a.kernel);
-    const core::Machine m = read_machine_file(a.machine);
+    const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
+    if (!used)
+        throw core::InputError(
+            "", "--no-machine",
+            "predict needs a machine: --machine FILE, or this host's (without --no-machine)");
+    const core::Machine& m = used->machine;
     model::PredictOptions o;
     // Every core of the machine predicted for; the model bounds the count by the machine's cores.
     o.threads = resolve_thread_count(a.threads, machine_cores(m, false), 0);
     o.models = a.models;
     o.explain = a.explain;
-    o.machine_file = a.machine;
+    o.machine_file = used->path;
     const model::Analysis an = model::analyse(k, m, o);
     std::optional<core::KernelResult> verdict;
     if (a.measured)
@@ -92,7 +99,7 @@ void add_predict_command(CLI::App& app) {
                                       "models");
     auto args = std::make_shared<PredictArgs>();
     cmd->add_option("KERNEL", args->kernel, "kernel file (YAML)")->required();
-    cmd->add_option("--machine", args->machine, "machine file (YAML)")->required();
+    add_machine_options(cmd, args->machine, "machine file (YAML) to predict for");
     cmd->add_option("--model", args->models, model::model_list_text() + " (default all)")->delimiter(',');
     add_threads_option(cmd, args->threads,
                        "threads the prediction is for (default: every core of the machine)", false, false);

@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/profile.hpp"
@@ -20,7 +21,7 @@ struct ProfileOptions {
     std::string ranks;
     std::vector<std::string> params;
     int repeat = 1;
-    std::string machine;
+    MachineArgs machine;
     std::string output = "profile.json";
     std::string import_tau;
     std::string callgrind_out;
@@ -75,13 +76,14 @@ void run_profile_command(const ProfileOptions& o) {
             core::check_output_writable(o.callgrind_out, "--callgrind-out");
             req.callgrind_out = o.callgrind_out;
         }
-        if (!o.machine.empty()) {
-            const DataFile d = load_data_file(o.machine);
-            req.machine = d.machine ? d.machine : d.results ? d.results->machine : std::nullopt;
-            if (!req.machine)
-                throw core::InputError(o.machine, "machine",
-                                       "expected a machine file or a results file with one");
-        }
+        // Only the simulating backends (cachegrind, callgrind) use a machine: other backends read a given file
+        // (so that a wrong one is named) but neither look for this host's nor measure one.
+        const std::string chosen =
+            o.backend == "auto" ? measure::profile::choose_backend("auto").backend : o.backend;
+        const bool simulated = chosen == "cachegrind" || chosen == "callgrind";
+        if (simulated || !o.machine.file.empty())
+            if (auto used = use_machine(o.machine, WithoutCache::measure, machine_of_data_file))
+                req.machine = std::move(used->machine);
         p = measure::profile::run_profile(req, [](const std::string& s) { fmt::print("{}\n", s); });
     }
     for (const auto& w : p.warnings)
@@ -103,7 +105,7 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
     cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");
-    cmd->add_option("--machine", o->machine, "machine file: cache geometry for cachegrind");
+    add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");
     cmd->add_option("-o,--output", o->output, "profile JSON to write (default profile.json)");
     cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
     cmd->add_option("--callgrind-out", o->callgrind_out,

@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/threads_report.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -16,7 +17,7 @@ void add_report_command(CLI::App& app) {
     struct Options {
         std::string file;
         std::string dir = "roofcast-report";
-        std::string machine; // for a profile
+        MachineArgs machine; // for a profile
     };
     auto opts = std::make_shared<Options>();
     auto* cmd =
@@ -25,7 +26,8 @@ void add_report_command(CLI::App& app) {
                     "results file (JSON) written by roofcast run, bench or threads --json")
         ->required();
     cmd->add_option("-o,--output", opts->dir, "directory to write (default roofcast-report)");
-    cmd->add_option("--machine", opts->machine, "machine file for a profile's regions (roofcast profile)");
+    add_machine_options(cmd, opts->machine, "machine file for a profile's regions (roofcast profile)",
+                        WithoutCache::none);
     cmd->callback([opts] {
         if (write_threads_report(opts->file, opts->dir)) { // a `roofcast threads --json` file
             fmt::print("report written to {}/index.html\n", opts->dir);
@@ -33,13 +35,8 @@ void add_report_command(CLI::App& app) {
         }
         if (core::read_file(opts->file).find("\"roofcast-profile\"") != std::string::npos) {
             // A profile: its regions with known flops and bytes as kernels under the machine's roofs.
-            if (opts->machine.empty())
-                throw core::InputError(opts->file, "", "a profile needs --machine FILE");
-            const DataFile m = load_data_file(opts->machine);
-            const auto machine = m.machine ? m.machine : m.results ? m.results->machine : std::nullopt;
-            if (!machine)
-                throw core::InputError(opts->machine, "machine", "expected a machine file");
-            auto placement = model::place_profile(read_profile_file(opts->file), *machine);
+            const core::Profile profile = read_profile_file(opts->file);
+            auto placement = model::place_profile(profile, machine_for_profile(opts->machine, opts->file));
             fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
             placement.results.notes = placement.omitted;
             report::write_report_dir(opts->dir, placement.results);

@@ -1,10 +1,10 @@
 #include "cli/commands.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/results.hpp"
-#include "measure/machine_run.hpp"
 #include "model/bench.hpp"
 #include "model/suite_catalogue.hpp"
 #include "report/html.hpp"
@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
@@ -33,54 +32,17 @@ struct RunArgs {
     bool full = false;
 };
 
-// Per-host cache of the machine file: $XDG_CACHE_HOME/roofcast (or ~/.cache/roofcast), one file per
-// measurement revision, so a file measured by an older roofcast is never reused.
-fs::path machine_cache_path() {
-    fs::path base;
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-        base = xdg;
-    else if (const char* home = std::getenv("HOME"); home && *home)
-        base = fs::path(home) / ".cache";
-    else
-        base = fs::temp_directory_path();
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0')
-        std::snprintf(host, sizeof host, "localhost");
-    return base / "roofcast" / fmt::format("machine-{}-r{}.yaml", host, measure::k_measurement_revision);
-}
-
-void status(const std::string& line) {
-    if (isatty(fileno(stderr)))
-        fmt::print(stderr, "\r\033[K{}", line);
-    else
-        fmt::print(stderr, "{}\n", line);
-}
-
+// This host's cached machine file when it describes this host (cli/host_machine.hpp), else a measurement,
+// cached for the next run and the other commands.
 core::Machine obtain_machine(const RunArgs& a) {
-    const fs::path cache = machine_cache_path();
-    if (!a.fresh && fs::exists(cache)) {
-        try {
-            core::Machine m = core::load_machine(cache.string());
+    const fs::path cache = host_machine_cache_path();
+    if (!a.fresh)
+        if (auto m = cached_host_machine(cache, "measuring this one")) {
             fmt::print(stderr, "roofcast: using the cached machine file {} (--fresh measures again)\n",
-                       cache.string());
-            return m;
-        } catch (const core::InputError& e) {
-            fmt::print(stderr, "roofcast: warning: ignoring the cached machine file: {}\n", e.what());
+                       core::terminal_safe(cache.string()));
+            return std::move(*m);
         }
-    }
-    fmt::print(stderr, "roofcast: characterizing this machine ({} mode)\n", a.full ? "full" : "quick");
-    measure::MachineOptions opt;
-    opt.quick = !a.full;
-    opt.progress = [](double fraction, const std::string& what) {
-        status(fmt::format("machine {:3.0f}% {}", 100 * fraction, what));
-    };
-    core::Machine m = measure::measure_machine(opt);
-    if (isatty(fileno(stderr)))
-        fmt::print(stderr, "\n");
-    core::make_directories(cache.parent_path());
-    core::save_machine(cache.string(), m);
-    fmt::print(stderr, "roofcast: machine file cached at {}\n", cache.string());
-    return m;
+    return measure_host_machine(a.full, cache, "");
 }
 
 // Everything that can be checked without measuring is checked before the minutes of measurement.
@@ -105,8 +67,8 @@ void run_main_job(const RunArgs& a) {
     o.suite = a.suite;
     o.threads = resolve_thread_count(a.threads, machine_cores(machine, true), host_hardware_threads());
     o.quick = !a.full;
-    o.machine_file = machine_cache_path().string();
-    const model::BenchReport rep = model::run_bench(o, machine, status);
+    o.machine_file = host_machine_cache_path().string();
+    const model::BenchReport rep = model::run_bench(o, machine, status_line);
     if (isatty(fileno(stderr)))
         fmt::print(stderr, "\n");
     core::Results results = rep.results;

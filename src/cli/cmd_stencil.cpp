@@ -4,6 +4,7 @@
 // and printing. Bad options fail before anything is launched.
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -40,7 +41,7 @@ struct StencilArgs {
     int reps = 3;
     int threads = 1; // resolved from threads_option in run_stencil
     ThreadsOption threads_option;
-    std::string machine;
+    MachineArgs machine;
     bool json = false;
     bool check = false;
     bool simulate = false;
@@ -150,7 +151,8 @@ bool names_placement(const std::vector<std::string>& words) {
 }
 
 // Launches the runner under mpirun and returns its parsed output.
-ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
+// The runner and mpirun, checked before anything is measured or launched.
+std::pair<std::string, fs::path> launcher() {
     const std::string runner = find_runner();
     if (runner.empty())
         throw core::Unsupported(
@@ -159,13 +161,18 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     const auto mpirun = core::find_in_path("mpirun");
     if (!mpirun)
         throw core::Unsupported("stencil: no mpirun on PATH (scripts/install-deps.sh installs Open MPI)");
+    return {runner, *mpirun};
+}
+
+ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
+    const auto [runner, mpirun] = launcher();
     std::error_code ec;
     const fs::path dir = fs::temp_directory_path(ec) / fmt::format("roofcast-stencil-{}", ::getpid());
     fs::create_directories(dir, ec);
     if (ec)
         throw core::Error("stencil: cannot create a temporary directory: " + ec.message());
     const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
-    std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun->string()};
+    std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun.string()};
     if (::geteuid() == 0)
         args.push_back("--allow-run-as-root");
     args.insert(args.end(), {"-np", std::to_string(a.ranks)});
@@ -244,15 +251,29 @@ void run_stencil(StencilArgs a) {
                         std::min(a.steps, ms::k_max_depth), a.steps, ms::k_max_depth, top_k));
     if (!a.sweep_k.empty() && (auto_k || a.k != "1"))
         throw core::InputError("", "--sweep-k", "expected either --k or --sweep-k, not both");
-    if ((auto_k || a.simulate) && a.machine.empty())
-        throw core::InputError("", "--machine",
-                               auto_k ? "--k auto needs a machine file" : "--simulate needs a machine file");
+    if (a.alpha && *a.alpha < 0)
+        throw core::InputError("", "--alpha", "expected a start-up time >= 0 s");
+    if (a.beta && !(*a.beta > 0))
+        throw core::InputError("", "--beta", "expected a bandwidth > 0 GB/s");
+    // Before a machine file of this host is measured: the blocks fit the halo, the launcher exists.
+    if (a.simulate) {
+        check_k_fits(p, 1, "--ranks", a.ranks);
+    } else {
+        check_k_fits(p, top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
+        launcher();
+    }
+    const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
+    if ((auto_k || a.simulate) && !used)
+        throw core::InputError("", "--no-machine",
+                               fmt::format("{} needs a machine file (--machine FILE, or this host's without "
+                                           "--no-machine)",
+                                           auto_k ? "--k auto" : "--simulate"));
 
     // Threads per rank; every core = the cores shared among the ranks: the machine file's when simulating,
     // this host's when running (and then bounded, since they run here).
     std::optional<core::Machine> machine;
-    if (!a.machine.empty())
-        machine = read_machine_file(a.machine);
+    if (used)
+        machine = used->machine;
     if (a.simulate && machine)
         a.threads =
             resolve_thread_count(a.threads_option, std::max(1, machine_cores(*machine, false) / a.ranks), 0);
@@ -272,16 +293,11 @@ void run_stencil(StencilArgs a) {
     co.threads = a.threads;
     co.alpha_s = a.alpha;
     co.beta_gbs = a.beta;
-    co.machine_file = a.machine;
-    if (a.alpha && *a.alpha < 0)
-        throw core::InputError("", "--alpha", "expected a start-up time >= 0 s");
-    if (a.beta && !(*a.beta > 0))
-        throw core::InputError("", "--beta", "expected a bandwidth > 0 GB/s");
+    co.machine_file = used ? used->path : "";
 
     if (a.simulate) {
         co.ranks_per_node = 1;
         const int max_ranks = a.max_ranks > 0 ? a.max_ranks : a.ranks;
-        check_k_fits(p, 1, "--ranks", a.ranks);
         const int kmax = a.sweep_k.empty() ? 8 : top_k;
         auto costs = [&](const ms::StencilProblem& q) { return ms::machine_costs(q, *machine, co); };
         const ms::MachineCosts mc = costs(p);
@@ -297,7 +313,6 @@ void run_stencil(StencilArgs a) {
         return;
     }
 
-    check_k_fits(p, top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
     co.ranks_per_node = a.ranks;
     std::vector<int> ks;
     std::optional<ms::MachineCosts> mc;
@@ -359,14 +374,14 @@ void add_stencil_command(CLI::App& app) {
     cmd->add_option("--grid", a->grid, "global grid NXxNYxNZ")->required();
     cmd->add_option("--ranks", a->ranks, "MPI ranks (default 1)");
     cmd->add_option("--decomp", a->decomp, "z (slabs) or 3d (Cartesian)")->capture_default_str();
-    cmd->add_option("--k", a->k, "sweeps per halo exchange, or auto (the model picks; needs --machine)")
+    cmd->add_option("--k", a->k, "sweeps per halo exchange, or auto (the model picks; needs a machine file)")
         ->capture_default_str();
     cmd->add_option("--sweep-k", a->sweep_k, "1..K: measure every k up to K and compare with the model");
     cmd->add_option("--steps", a->steps, "time steps")->capture_default_str();
     cmd->add_option("--reps", a->reps, "timed repetitions per k")->capture_default_str();
     add_threads_option(cmd, a->threads_option,
                        "OpenMP threads per rank (default: every core shared among the ranks)", false, true);
-    cmd->add_option("--machine", a->machine, "machine file (YAML) for the model");
+    add_machine_options(cmd, a->machine, "machine file (YAML) for the model");
     cmd->add_flag("--json", a->json, "print JSON");
     cmd->add_flag("--check", a->check, "compare the field with a serial reference (bitwise; Himeno's gosa)");
     cmd->add_flag("--simulate", a->simulate,

@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
+#include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "cli/threads_report.hpp"
 #include "core/error.hpp"
@@ -31,7 +32,7 @@ struct ThreadsOptions {
     std::string sizes = "auto";
     std::string threads = "auto";
     std::string api = "omp";
-    std::string machine;
+    MachineArgs machine;
     std::string from;
     std::string output;
     std::vector<std::string> predict;
@@ -67,18 +68,21 @@ std::vector<double> parse_list(const std::string& text, const char* field, doubl
     return out;
 }
 
-// Cache capacities, core counts and memory bandwidth per thread count, from the machine file when one is
-// given (the effective last-level size where it has one), else from this machine's hwloc topology.
+// Cache capacities, core counts and memory bandwidth per thread count, from the machine file (given, or
+// this host's: cli/host_machine.hpp; the effective last-level size where it has one), else, with
+// --no-machine, from this machine's hwloc topology.
 model::threads::Context make_context(const ThreadsOptions& o, const std::string& kernel, double bytes_per_n) {
     model::threads::Context c;
     c.kernel = kernel;
     c.bytes_per_n = bytes_per_n;
     std::optional<core::Topology> topo;
     std::optional<core::Machine> m;
-    if (!o.machine.empty()) {
-        m = read_machine_file(o.machine);
+    std::string machine_file;
+    if (auto used = use_machine(o.machine, WithoutCache::measure)) {
+        m = std::move(used->machine);
+        machine_file = used->path;
         topo = m->topology;
-        c.machine_source = "machine file " + o.machine;
+        c.machine_source = "machine file " + machine_file;
     }
     if (!topo) {
         topo = measure::detect_topology();
@@ -106,14 +110,14 @@ model::threads::Context make_context(const ThreadsOptions& o, const std::string&
                 if (!per_s.empty()) {
                     c.bandwidth_gbs.assign(per_s.begin(), per_s.end());
                     c.bandwidth_source = fmt::format("{}: MEM level, kernel {}, {} thread count(s)",
-                                                     o.machine, k, per_s.size());
+                                                     machine_file, k, per_s.size());
                     break;
                 }
             }
             if (c.bandwidth_gbs.empty() && mem->bandwidth_gbs) {
                 c.bandwidth_gbs = {{1, *mem->bandwidth_gbs}};
                 c.bandwidth_source =
-                    fmt::format("{}: MEM bandwidth_gbs only (the same B for every s)", o.machine);
+                    fmt::format("{}: MEM bandwidth_gbs only (the same B for every s)", machine_file);
             }
         }
     }
@@ -144,7 +148,7 @@ void run_threads(const ThreadsOptions& o) {
                                fmt::format("expected 1 to 1000 epochs per point, got {}", o.epochs));
     if (!(std::isfinite(o.timeout) && o.timeout >= 0))
         throw core::InputError("", "--timeout", "expected seconds >= 0 (0 = no limit)");
-    for (const std::string& input : {o.from, o.machine}) {
+    for (const std::string& input : {o.from, o.machine.file}) {
         std::error_code ec;
         if (!o.output.empty() && !input.empty() && std::filesystem::equivalent(o.output, input, ec))
             throw core::InputError("", "--output",
@@ -168,6 +172,12 @@ void run_threads(const ThreadsOptions& o) {
             throw core::InputError("", "--bytes-per-n", "expected a positive number of bytes per element");
         const bool program = !args.empty();
         const double bpn = program ? o.bytes_per_n : measure::kernel_bytes_per_element(o.kernel);
+        if (!program && o.api != "omp" && o.api != "pthread" && o.api != "both")
+            throw core::InputError("", "--api",
+                                   fmt::format("expected omp, pthread or both, got '{}'", o.api));
+        // A list of sizes is checked before this host's machine file is measured (make_context).
+        const std::vector<double> listed_sizes =
+            o.sizes == "auto" ? std::vector<double>{} : parse_list(o.sizes, "--sizes", 1e13);
         data.context = make_context(o, program ? "command" : o.kernel, bpn);
         data.command = o.command;
         std::vector<double> cache_bytes;
@@ -178,7 +188,7 @@ void run_threads(const ThreadsOptions& o) {
         if (o.sizes == "auto")
             sizes = measure::auto_sizes(cache_bytes, bpn);
         else
-            for (const double v : parse_list(o.sizes, "--sizes", 1e13))
+            for (const double v : listed_sizes)
                 sizes.push_back(static_cast<std::uint64_t>(v));
         if (sizes.empty())
             throw core::InputError(
@@ -209,9 +219,6 @@ void run_threads(const ThreadsOptions& o) {
             co.timeout_s = o.timeout;
             keep("command", measure::sweep_command(co, sizes, threads));
         } else {
-            if (o.api != "omp" && o.api != "pthread" && o.api != "both")
-                throw core::InputError("", "--api",
-                                       fmt::format("expected omp, pthread or both, got '{}'", o.api));
             measure::HarnessOptions h;
             h.epochs = o.epochs;
             h.min_epoch_seconds = 0.005;
@@ -271,8 +278,8 @@ void add_threads_command(CLI::App& app) {
                     "most 4 x the hardware threads unless --oversubscribe");
     cmd->add_flag("--oversubscribe", o->oversubscribe, "allow more than 4 threads per hardware thread");
     cmd->add_option("--api", o->api, "omp (default), pthread (std::thread) or both");
-    cmd->add_option("--machine", o->machine,
-                    "machine file: cache capacities and memory bandwidth per thread count");
+    add_machine_options(cmd, o->machine,
+                        "machine file: cache capacities and memory bandwidth per thread count");
     cmd->add_option("--from", o->from,
                     "re-analyse the measurements of a threads JSON file instead of measuring");
     cmd->add_option("--predict", o->predict, "predict at n=N,s=S (repeatable)");

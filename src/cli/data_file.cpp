@@ -45,6 +45,15 @@ core::Machine read_machine_file(const std::string& path) {
     return m;
 }
 
+core::Machine machine_of_data_file(const std::string& path) {
+    DataFile d = load_data_file(path);
+    if (d.machine)
+        return std::move(*d.machine);
+    if (d.results && d.results->machine)
+        return std::move(*d.results->machine);
+    throw core::InputError(path, "machine", "expected a machine file or a results file with one");
+}
+
 model::KernelSpec read_kernel_file(const std::string& path) {
     std::vector<std::string> unread;
     model::KernelSpec k = model::load_kernel(path, &unread);

@@ -33,6 +33,9 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
 core::Profile read_profile_file(const std::string& path);
+// The machine of a machine file or the one embedded in a results file (profile, plot and report place a
+// profile's regions under it); InputError naming the file otherwise.
+core::Machine machine_of_data_file(const std::string& path);
 
 // The data of a threads results file (`roofcast threads --json`) held in `text`, its unknown keys warned
 // about (with `strict`: refused); nullopt when `text` is not one (not JSON, or another format).

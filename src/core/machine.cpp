@@ -249,12 +249,15 @@ Machine machine_from_yaml(const YamlField& root) {
     m.name = root["name"].as_string();
     m.created = root.get_string("created", "");
     m.roofcast_version = root.get_string("roofcast_version", "");
+    if (auto r = root.optional("measurement_revision"))
+        m.measurement_revision = static_cast<int>(r->as_int_in(1, k_max_count));
     if (auto s = root.optional("source"))
         m.source = provenance_from(*s);
 
     if (auto t = root.optional("topology")) {
         Topology topo;
         topo.cpu_model = t->get_string("cpu_model", "");
+        read_cpu_identity(*t, topo);
         if (auto isa = t->optional("isa"))
             for (std::size_t i = 0; i < isa->size(); ++i)
                 topo.isa.push_back(one_of(isa->at(i), k_isas));
@@ -499,11 +502,21 @@ std::string machine_to_yaml(const Machine& m) {
         root["created"] = m.created;
     if (!m.roofcast_version.empty())
         root["roofcast_version"] = m.roofcast_version;
+    if (m.measurement_revision)
+        root["measurement_revision"] = *m.measurement_revision;
     root["source"] = to_string(m.source);
     if (m.topology) {
         const Topology& t = *m.topology;
         YAML::Node tn;
         tn["cpu_model"] = t.cpu_model;
+        if (!t.vendor.empty())
+            tn["vendor"] = t.vendor;
+        if (t.family)
+            tn["family"] = *t.family;
+        if (t.model_number)
+            tn["model"] = *t.model_number;
+        if (t.stepping)
+            tn["stepping"] = *t.stepping;
         YAML::Node isa = flow_seq();
         for (const auto& i : t.isa)
             isa.push_back(i);

@@ -51,6 +51,14 @@ struct TlbInfo {
 
 struct Topology {
     std::string cpu_model;
+    // The CPU's identity from cpuid (measure/cpu_signature.hpp): the vendor string ("AuthenticAMD",
+    // "GenuineIntel"), the display family and model and the stepping. The model name alone does not tell CPUs
+    // apart ("AMD EPYC" is reported by Zen 3 and Zen 4 alike). Empty / absent in hand-written and older
+    // files.
+    std::string vendor;
+    std::optional<int> family;
+    std::optional<int> model_number; // `topology.model` in the file
+    std::optional<int> stepping;
     std::vector<std::string> isa; // vector ISAs usable here, narrowest first: scalar, sse, avx2, avx512
     int packages = 1;
     int cores = 1;
@@ -187,6 +195,9 @@ struct Machine {
     std::string name;
     std::string created;          // ISO-8601, measured files only
     std::string roofcast_version; // of the writer
+    // measure::k_measurement_revision of the `roofcast machine` that measured the file; absent in entered
+    // files and in files measured before revision 8.
+    std::optional<int> measurement_revision;
     Provenance source = Provenance::entered;
     std::optional<Topology> topology;
     std::optional<Summary> clock_ghz; // core clock measured during the run

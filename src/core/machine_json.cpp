@@ -46,6 +46,14 @@ json topology_json(const Topology& t) {
     json tn{{"cpu_model", t.cpu_model},        {"isa", t.isa},
             {"packages", num(t.packages)},     {"cores", num(t.cores)},
             {"hw_threads", num(t.hw_threads)}, {"numa_nodes", num(t.numa_nodes)}};
+    if (!t.vendor.empty())
+        tn["vendor"] = t.vendor;
+    if (t.family)
+        tn["family"] = num(*t.family);
+    if (t.model_number)
+        tn["model"] = num(*t.model_number);
+    if (t.stepping)
+        tn["stepping"] = num(*t.stepping);
     for (const auto& c : t.caches) {
         json cn{{"name", c.name},
                 {"size_bytes", num(c.size_bytes)},
@@ -179,6 +187,8 @@ nlohmann::json machine_to_json(const Machine& m) {
         root["created"] = m.created;
     if (!m.roofcast_version.empty())
         root["roofcast_version"] = m.roofcast_version;
+    if (m.measurement_revision)
+        root["measurement_revision"] = num(*m.measurement_revision);
     if (m.topology)
         root["topology"] = topology_json(*m.topology);
     if (m.clock_ghz)

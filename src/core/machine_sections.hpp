@@ -1,4 +1,4 @@
-// YAML codec of the machine file's newer sections (topology.tlb, topology.huge_pages and
+// YAML codec of the machine file's newer sections (topology.tlb, topology.huge_pages, the CPU identity and
 // stream_capacity), kept beside machine.cpp so that file stays one idea. Internal to core: the
 // machine reader and writer (machine.cpp) call these; readers throw InputError naming file and field.
 #pragma once
@@ -19,6 +19,9 @@ std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq);
 YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb);
 // "always" | "madvise" | "never"; an empty string is written as an absent key.
 std::string huge_pages_from_yaml(const YamlField& f);
+
+// topology.vendor, family, model and stepping (machine_identity.cpp), each optional, into `t`.
+void read_cpu_identity(const YamlField& topology, Topology& t);
 
 std::vector<StreamCapacity> stream_capacity_from_yaml(const YamlField& seq);
 YAML::Node stream_capacity_to_yaml(const std::vector<StreamCapacity>& sc);

@@ -205,6 +205,23 @@ Prediction prediction_from(const J& f) {
     return p;
 }
 
+// The measured figure every prediction's error_pct compares with (model/bench.hpp, compare_kernel): the best
+// epoch, the shortest time. Written beside the errors so that a reader reproduces each from the file:
+// error_pct = (error_basis.seconds_per_iteration / predictions[].seconds_per_iteration - 1) x 100. Derived
+// from `measured`; null without a measured time.
+json error_basis_json(const KernelResult& k) {
+    if (!k.measured_seconds)
+        return nullptr;
+    json b{{"statistic", "best_epoch"}};
+    if (k.iterations > 0)
+        b["seconds_per_iteration"] = k.measured_seconds->min / k.iterations;
+    if (k.measured_gflops)
+        b["gflops"] = k.measured_gflops->max;
+    if (k.measured_gbs)
+        b["gbs"] = k.measured_gbs->max;
+    return b;
+}
+
 } // namespace
 
 json results_to_json(const Results& r) {
@@ -231,6 +248,8 @@ json results_to_json(const Results& r) {
                    {"measured", measured},
                    {"predictions", preds},
                    {"notes", k.notes}};
+        if (auto basis = error_basis_json(k); !basis.is_null())
+            kj["error_basis"] = std::move(basis);
         if (k.thread_imbalance)
             kj["thread_imbalance"] = *k.thread_imbalance;
         if (k.in_cache_seconds)
@@ -320,6 +339,14 @@ KernelResult kernel_from(const J& k) {
             kr.measured_gbs = summary_from(m["gbs"], k_max_system_gbs, false);
         if (m.has("seconds"))
             kr.measured_seconds = summary_from(m["seconds"], k_max_run_seconds, true);
+    }
+    if (k.has("error_basis")) {
+        // Derived from `measured` when written (error_basis_json): checked, not kept.
+        J b = k["error_basis"];
+        b["statistic"].one_of({"best_epoch"});
+        b.opt_at_least("seconds_per_iteration", 0);
+        b.opt_num_in("gflops", 0, k_max_system_gflops);
+        b.opt_num_in("gbs", 0, k_max_system_gbs);
     }
     if (k.has("predictions")) {
         J ps = k["predictions"];

@@ -210,6 +210,7 @@ core::Machine measure_machine(const MachineOptions& opt) {
     m.source = core::Provenance::measured;
     m.created = core::utc_now_iso8601();
     m.roofcast_version = k_version;
+    m.measurement_revision = k_measurement_revision;
     core::Topology topo = detect_topology();
     m.name = fmt::format("{} ({})", host_name(), topo.cpu_model);
     const Plan plan = make_plan(opt, topo);

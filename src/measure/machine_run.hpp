@@ -28,13 +28,16 @@ struct MachineOptions {
 };
 
 // Revision of what `roofcast machine` measures: bumped whenever a new figure joins the machine file or a
-// measurement changes, so that caches of machine files (roofcast run) are not reused across revisions.
+// measurement changes, so that caches of machine files (roofcast run) are not reused across revisions
+// (measure/host_identity.hpp).
 // 2: MPI ping-pong and level curves. 3: adaptive settling, roofs as the median of the best epochs
 // (Level::roof_choice). 4: stream capacity (MEM and the last cache level), data TLBs and huge pages.
 // 5: roofs over the run's window (visits of every level's roof kernel, RoofChoice::visits). 6: arrays from
 // 64 KiB on huge pages, private roofs held to their thread scaling (RoofChoice::thread_scaling). 7: memory's
-// working set doubled until it is on memory's plateau (find_memory_plateau).
-inline constexpr int k_measurement_revision = 7;
+// working set doubled until it is on memory's plateau (find_memory_plateau). 8: the CPU's identity
+// (topology.vendor, family, model, stepping) and the file's own measurement_revision, which the machine cache
+// compares with this host (measure/host_identity.hpp).
+inline constexpr int k_measurement_revision = 8;
 
 // Kernel used for a level's roof (Level::bandwidth_gbs): the first of core::roof_kernel_preference()
 // (the catalogue's roof ranks) measured with the largest thread count; triad is the STREAM convention

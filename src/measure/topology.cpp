@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "measure/compute.hpp"
+#include "measure/cpu_signature.hpp"
 #include "measure/tlb.hpp"
 
 #include <algorithm>
@@ -54,6 +55,13 @@ core::Topology detect_topology() {
     const HwlocTopology h;
     core::Topology t;
     t.cpu_model = cpu_model_name(h.topo);
+    const CpuSignature sig = detect_cpu_signature();
+    if (!sig.vendor.empty()) {
+        t.vendor = sig.vendor;
+        t.family = sig.family;
+        t.model_number = sig.model;
+        t.stepping = sig.stepping;
+    }
     t.isa = available_isas();
     t.packages = std::max(1, h.count(HWLOC_OBJ_PACKAGE));
     t.cores = std::max(1, h.count(HWLOC_OBJ_CORE));

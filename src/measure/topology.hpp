@@ -1,6 +1,7 @@
 // Topology of the machine roofcast runs on, read through hwloc: packages, cores, hardware threads,
 // NUMA nodes and every data/unified cache level with its size, line size, associativity and how
-// many cores share one instance, plus the CPU model, the vector ISAs usable here, the data TLBs
+// many cores share one instance, plus the CPU model and its identity (vendor, family, model, stepping:
+// measure/cpu_signature.hpp), the vector ISAs usable here, the data TLBs
 // (cpuid, measure/tlb.hpp) and the transparent-huge-page mode.
 #pragma once
 

@@ -2,6 +2,7 @@
 #include "report/format.hpp"
 #include "report/html_parts.hpp"
 #include "report/noise_text.hpp"
+#include "report/run_summary.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -15,22 +16,29 @@ void predictions_section(std::string& o, const core::Results& r) {
         o += "<p class=\"none\">The results file has no kernels.</p></section>\n";
         return;
     }
-    o += "<p class=\"muted\">Predicted GFLOP/s per model and the error against the measurement, "
-         "(predicted − measured) / measured. The closest valid prediction of each kernel is in bold.</p>\n";
-    o += "<table><thead><tr><th>Kernel</th><th class=\"n\">Threads</th><th class=\"n\">Measured</th><th "
-         "class=\"n\">Spread</th>";
+    o += "<p class=\"muted\">Predicted rate per model and its error against the best epoch (the fastest, as "
+         "STREAM reports its best rate: the models bound what the machine attains), (predicted − best) / "
+         "best; "
+         "the median and the epochs' min..max beside it. Kernels without flops are read in GB/s at the "
+         "farthest level that moves data. The closest valid prediction of each kernel is in bold; the "
+         "application and validation kernels come first, the calibration loops last.</p>\n";
+    o += "<table><thead><tr><th>Kernel</th><th class=\"n\">Threads</th><th class=\"n\">Median</th><th "
+         "class=\"n\">Best epoch (min..max)</th><th class=\"n\">Spread</th>";
     for (const auto& m : models)
         o += "<th class=\"n\">" + h(m) + "</th>";
     o += "<th>Bound by (closest model)</th></tr></thead><tbody>\n";
-    for (const auto& k : r.kernels) {
+    for (const core::KernelResult* kp : reading_order(r)) {
+        const core::KernelResult& k = *kp;
         const core::Prediction* best = closest(k);
+        const RowRates rates = row_rates(k);
         o += "<tr class=\"" + h(suite_class(k.suite)) + "\"><td><a href=\"#" + h(anchor_id(k.name)) + "\">" +
              h(k.name) + "</a></td>" + num_td(std::to_string(k.threads));
-        if (k.measured_gflops)
-            o += num_td(gflops_text(k.measured_gflops->median)) + "<td class=\"n\">" + kernel_spread_cell(k) +
-                 "</td>";
+        if (rates.measured && k.measured_gflops)
+            o += num_td(rates.text(rates.measured->median)) + "<td class=\"n best\">" +
+                 h(rates.text(rates.measured->max)) + "<small>" + h(rates.range_text()) +
+                 "</small></td><td class=\"n\">" + kernel_spread_cell(k) + "</td>";
         else
-            o += num_td("not measured") + num_td("–");
+            o += num_td("not measured") + num_td("–") + num_td("–");
         for (const auto& model : models) {
             const auto p = std::find_if(k.predictions.begin(), k.predictions.end(),
                                         [&](const core::Prediction& x) { return x.model == model; });
@@ -38,8 +46,9 @@ void predictions_section(std::string& o, const core::Results& r) {
                 o += num_td("–");
                 continue;
             }
+            const std::optional<double> predicted = predicted_rate(k, *p, rates);
             o += std::string("<td class=\"n") + (&*p == best ? " closest" : "") + "\">" +
-                 h(gflops_text(p->gflops));
+                 h(predicted ? rates.text(*predicted) : "–");
             if (p->error_pct)
                 o += "<small>" + h(error_text(p->error_pct)) + "</small>"; // the error, on its own line
             if (!p->valid)

@@ -20,7 +20,7 @@ std::string header_text(const StencilHeader& h) {
                     h.kernel, grid_text(h.grid), h.ranks, h.ranks == 1 ? "" : "s", grid_text(h.dims),
                     h.decomp, h.threads, h.threads == 1 ? "" : "s", h.steps);
     if (h.model_sources.empty())
-        s += "model: no --machine given, no prediction\n";
+        s += "model: no machine file (--no-machine), no prediction\n";
     for (const auto& m : h.model_sources)
         s += "model: " + m + "\n";
     return s;

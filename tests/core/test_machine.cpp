@@ -37,12 +37,17 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     m.source = Provenance::measured;
     Topology t;
     t.cpu_model = "Test CPU";
+    t.vendor = "AuthenticAMD";
+    t.family = 25;
+    t.model_number = 17;
+    t.stepping = 1;
     t.isa = {"scalar", "avx2"};
     t.cores = 2;
     t.hw_threads = 2;
     t.caches.push_back({"L1", 49152, 64, 12, 1, 2, std::nullopt, ""});
     t.caches.push_back({"L3", 503316480, 64, std::nullopt, 2, 1, 100663296, "sweep"});
     m.topology = t;
+    m.measurement_revision = 8;
     m.clock_ghz = *summarize({3.1, 3.0, 3.2});
     ComputeCeiling c{"double", "avx2", "fma", 1, *summarize({50, 51, 49}), 3.1, Provenance::measured};
     m.ceilings.push_back(c);
@@ -83,6 +88,11 @@ TEST(MachineFile, RoundTripKeepsEverything) {
     EXPECT_FALSE(r.compute_overlap_exponent_high); // unbounded above
     EXPECT_DOUBLE_EQ(*r.levels[2].effective_bandwidth_half_width_gbs, 1.25);
     EXPECT_EQ(r.topology->caches[1].usable_bytes(), 100663296u);
+    EXPECT_EQ(r.topology->vendor, "AuthenticAMD");
+    EXPECT_EQ(r.topology->family, 25);
+    EXPECT_EQ(r.topology->model_number, 17);
+    EXPECT_EQ(r.topology->stepping, 1);
+    EXPECT_EQ(r.measurement_revision, 8);
     EXPECT_EQ(r.ceilings[0].gflops.samples.size(), 3u);
     EXPECT_DOUBLE_EQ(r.levels[0].measurements[0].moved_per_requested, 1.5);
     EXPECT_DOUBLE_EQ(r.levels[2].curve->eval(5.05e7), 35.0); // halfway between the two points
@@ -157,6 +167,17 @@ TEST(MachineFile, EachBadFieldHasItsOwnMessage) {
          "field 'topology.cores': expected a whole number from 1 to 1048576, got 0"},
         {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 99999999999}",
          "topology.cores': expected a whole number from 1 to 1048576"},
+        // The CPU identity within cpuid's field widths (docs/machine-file.md).
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 1, family: 300}",
+         "field 'topology.family': expected a whole number from 0 to 270, got 300"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 1, model: 256}",
+         "field 'topology.model': expected a whole number from 0 to 255"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 1, stepping: 16}",
+         "field 'topology.stepping': expected a whole number from 0 to 15"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\ntopology: {cores: 1, vendor: ''}",
+         "field 'topology.vendor': expected the CPU vendor string of cpuid"},
+        {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\nmeasurement_revision: 0",
+         "field 'measurement_revision': expected a whole number from 1 to 1048576, got 0"},
         {compute + "levels: [{name: MEM, bandwidth_gbs: 1}]\nmpi: {ranks: 2, alpha_s: 1e9, beta_gbs: 1}",
          "mpi.alpha_s': expected at most 10000 s"},
         // The calibration's intervals: ordered, and a half-width only beside the figure it belongs to.

@@ -105,6 +105,11 @@ TEST(MachineJson, EveryOptionalPartOfAMeasuredMachine) {
     m.tsc_ghz = 2.5;
     m.overlap_exponent = 2.0;
     m.notes.push_back("a note");
+    m.measurement_revision = 8;
+    m.topology->vendor = "GenuineIntel";
+    m.topology->family = 6;
+    m.topology->model_number = 143;
+    m.topology->stepping = 8;
     expect_same(via_yaml(m), machine_to_json(m), "machine");
 }
 

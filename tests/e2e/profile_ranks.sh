@@ -31,7 +31,7 @@ PY
 python3 -c "
 import json, sys; d = json.load(open(sys.argv[1])); m = d['functions'][0]['metrics']['time']
 assert d['run']['repetitions'] == 2 and len(m['per_rank']) == 2 and len(m['per_rank'][0]) == 1, d" "$tmp/rep.json"
-"$bin" profile -o "$tmp/auto.json" -- "$tmp/app" 1000 > "$tmp/auto.log"
+"$bin" profile --no-machine -o "$tmp/auto.json" -- "$tmp/app" 1000 > "$tmp/auto.log"
 grep -Eq '^backend: (papi|perf|callgrind|cachegrind|time) \(.+\)$' "$tmp/auto.log" || fail "auto: $(cat "$tmp/auto.log")"
 
 # The real marker library through an example app, when it was built beside roofcast (CMake found MPI).
@@ -54,7 +54,7 @@ fi
 # cachegrind at 1 and 2 ranks: per-function simulated counts of every rank.
 if command -v valgrind >/dev/null; then
     for r in 1 2; do
-        "$bin" profile --backend cachegrind --ranks $r -o "$tmp/c$r.json" -- "$tmp/app" 100000 > "$tmp/c$r.log"
+        "$bin" profile --backend cachegrind --no-machine --ranks $r -o "$tmp/c$r.json" -- "$tmp/app" 100000 > "$tmp/c$r.log"
     done
     grep -q 'cachegrind caches: D1 ' "$tmp/c2.log" || fail "cache geometry line: $(cat "$tmp/c2.log")"
     python3 - "$tmp/c1.json" "$tmp/c2.json" <<'PY'

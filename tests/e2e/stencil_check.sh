@@ -6,7 +6,7 @@
 set -uo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
 command -v mpirun >/dev/null || { echo "skipped: no mpirun on PATH"; exit 77; }
-if ! "$roofcast" stencil --kernel jacobi7 --grid 6x6x6 --steps 1 --reps 1 >"$tmp/probe.txt" 2>&1; then
+if ! "$roofcast" stencil --no-machine --kernel jacobi7 --grid 6x6x6 --steps 1 --reps 1 >"$tmp/probe.txt" 2>&1; then
     if grep -q "roofcast-stencil was not found" "$tmp/probe.txt"; then
         echo "skipped: $(cat "$tmp/probe.txt")"
         exit 77
@@ -18,7 +18,7 @@ fi
 # with --decomp 3d split z and x (8+7 by 7+7), with edge messages.
 run() { # kernel ranks decomp grid
     local out="$tmp/$1-$2-$3.json"
-    if ! "$roofcast" stencil --kernel "$1" --ranks "$2" --decomp "$3" --grid "$4" --sweep-k 1..4 --steps 5 \
+    if ! "$roofcast" stencil --no-machine --kernel "$1" --ranks "$2" --decomp "$3" --grid "$4" --sweep-k 1..4 --steps 5 \
         --reps 1 --check --json >"$out" 2>"$tmp/err.txt"; then
         echo "FAIL $*: $(cat "$tmp/err.txt")"; fail=1; return
     fi

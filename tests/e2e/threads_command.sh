@@ -128,13 +128,13 @@ fi
 # A grid of one thread count determines no model: still refused, in one line.
 expect_error threads "expected at least 2 distinct thread counts" --command "sh $tmp/prog2.sh {n} {s}" \
     --time-regex 'elapsed ([0-9.e+-]+)' --sizes 1000,5000,25000 --threads 2 --machine "$tmp/two.yaml" --repetitions 1
-expect_error threads "'--timeout'" --command "sh $tmp/prog.sh {n} {s}" --timeout -1 --sizes 10 --threads 1
-expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3
+expect_error threads "'--timeout'" --command "sh $tmp/prog.sh {n} {s}" --timeout -1 --sizes 10 --threads 1 --no-machine
+expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3 --no-machine
 expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time-regex 'took ([0-9]+)' --sizes 10 --threads 1 --machine "$tmp/machine.yaml"
-expect_error threads "'--sizes'" --command "sh $tmp/prog.sh {n} {s}" --sizes 0,100 --threads 1,2,3
-expect_error threads "'--predict'" --command "sh $tmp/prog.sh {n} {s}" --predict n=-1,s=2
-expect_error threads "'--kernel'" --kernel daxpy --sizes 100 --threads 1
-expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 1000000000 --sizes 1000 --threads 1,2,3
-expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 0 --sizes 1000 --threads 1,2,3
-expect_error threads "'--epochs': expected 1 to 1000" --epochs 0 --sizes 1000 --threads 1,2,3
+expect_error threads "'--sizes'" --command "sh $tmp/prog.sh {n} {s}" --sizes 0,100 --threads 1,2,3 --no-machine
+expect_error threads "'--predict'" --command "sh $tmp/prog.sh {n} {s}" --predict n=-1,s=2 --no-machine
+expect_error threads "'--kernel'" --kernel daxpy --sizes 100 --threads 1 --no-machine
+expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 1000000000 --sizes 1000 --threads 1,2,3 --no-machine
+expect_error threads "'--repetitions': expected 1 to 1000" --command "true {n}" --repetitions 0 --sizes 1000 --threads 1,2,3 --no-machine
+expect_error threads "'--epochs': expected 1 to 1000" --epochs 0 --sizes 1000 --threads 1,2,3 --no-machine
 exit $fail

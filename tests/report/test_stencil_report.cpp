@@ -66,5 +66,6 @@ TEST(StencilReport, NoMachineNoPrediction) {
     const auto j = roofcast::report::stencil_sweep_json(h, m, c);
     EXPECT_TRUE(j["sweep"][0]["predicted_seconds_per_step"].is_null());
     EXPECT_TRUE(j["best_predicted_k"].is_null());
-    EXPECT_NE(roofcast::report::format_stencil_sweep(h, m, c).find("no --machine given"), std::string::npos);
+    EXPECT_NE(roofcast::report::format_stencil_sweep(h, m, c).find("no machine file (--no-machine)"),
+              std::string::npos);
 }

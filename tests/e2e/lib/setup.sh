@@ -5,6 +5,8 @@
 #   roofcast, bin   the roofcast binary (argument 1)
 #   src             the source tree (argument 2; the checkout this file is in when it is not given)
 #   tmp, work       a fresh temporary directory, removed when the script exits
+#   XDG_CACHE_HOME  $tmp/cache, so that no test reads or fills the user's cache of this host's machine file
+#                   (cli/host_machine.hpp; a command without --machine measures into it, or --no-machine)
 #   fail=0          for the scripts that note failures and end with `exit $fail` (the others define a
 #                   fail function that stops at the first one)
 # and defines expect_error (lib/expect_error.sh), need, skip_part and end_test (lib/skip.sh).
@@ -14,6 +16,7 @@ src=${2:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
 tmp=$(mktemp -d)
 work=$tmp
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME="$tmp/cache"
 fail=0
 source "$(dirname "${BASH_SOURCE[0]}")/expect_error.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/skip.sh"
