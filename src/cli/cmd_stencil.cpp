@@ -7,13 +7,17 @@
 #include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/process.hpp"
+#include "core/units.hpp"
+#include "measure/working_sets.hpp"
 #include "model/stencil/measured.hpp"
 #include "model/stencil/model.hpp"
 #include "report/stencil_report.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -150,6 +154,40 @@ bool names_placement(const std::vector<std::string>& words) {
     return false;
 }
 
+// Whether mpirun arguments send ranks to other hosts, whose memory this host cannot see.
+bool names_hosts(const std::vector<std::string>& words) {
+    for (const auto& w : words)
+        for (const char* opt : {"--host", "-H", "-host", "--hostfile", "-hostfile", "--machinefile",
+                                "-machinefile", "--default-hostfile"})
+            if (w == opt || w.rfind(std::string(opt) + "=", 0) == 0)
+                return true;
+    return false;
+}
+
+// Refuses, before mpirun starts, a run whose fields cannot fit in this host's available memory: all the
+// ranks' where they run here, the largest rank's where --mpirun-args sends ranks elsewhere.
+void check_memory(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks,
+                  const std::vector<std::string>& mpirun_words) {
+    const auto available = measure::available_memory_bytes();
+    if (!available)
+        return;
+    // Ghosts for the deepest k and for the exchange of width 2r the runner also times (Runner::run_all).
+    const long halo = std::max(*std::max_element(ks.begin(), ks.end()), 2) * ms::k_radius;
+    const ms::RunnerBytes b = ms::runner_bytes(p.n, p.dims, halo, ms::element_bytes(a.kernel), a.check);
+    const bool elsewhere = names_hosts(mpirun_words);
+    const double need = elsewhere ? b.largest_rank : b.total;
+    if (need <= static_cast<double>(*available))
+        return;
+    throw core::InputError(
+        "", "--grid",
+        fmt::format("{} over {} ranks needs {} of memory for {} (two fields of each block with its halo of "
+                    "{}{}), more than the {} available on this host (MemAvailable): use a smaller grid{}",
+                    a.grid, a.ranks, core::format_size(need), elsewhere ? "its largest rank" : "the ranks",
+                    halo, a.check ? ", and the gathered grid and two references of --check" : "",
+                    core::format_size(static_cast<double>(*available)),
+                    elsewhere ? "" : " or more hosts (--mpirun-args --hostfile)"));
+}
+
 // Launches the runner under mpirun and returns its parsed output.
 // The runner and mpirun, checked before anything is measured or launched.
 std::pair<std::string, fs::path> launcher() {
@@ -165,21 +203,22 @@ std::pair<std::string, fs::path> launcher() {
 }
 
 ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
+    std::vector<std::string> extra_words;
+    std::stringstream extra(a.mpirun_args);
+    for (std::string w; extra >> w;)
+        extra_words.push_back(w);
+    check_memory(a, p, ks, extra_words);
     const auto [runner, mpirun] = launcher();
-    std::error_code ec;
-    const fs::path dir = fs::temp_directory_path(ec) / fmt::format("roofcast-stencil-{}", ::getpid());
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw core::Error("stencil: cannot create a temporary directory: " + ec.message());
+    // A caught signal stops mpirun's group and unwinds through here, removing the private directory
+    // (core/interrupt.hpp).
+    const core::InterruptScope interrupts;
+    const core::TempDirectory tmp("roofcast-stencil");
+    const fs::path& dir = tmp.path();
     const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
     std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun.string()};
     if (::geteuid() == 0)
         args.push_back("--allow-run-as-root");
     args.insert(args.end(), {"-np", std::to_string(a.ranks)});
-    std::vector<std::string> extra_words;
-    std::stringstream extra(a.mpirun_args);
-    for (std::string w; extra >> w;)
-        extra_words.push_back(w);
     // The caller's placement wins: mpirun refuses a rank file beside a mapping policy, and ranks started
     // through the network namespaces' daemons each see a node of their own, whose first core a default
     // policy would give to every rank (scripts/netns-ranks.sh writes a rank file instead).
@@ -213,17 +252,15 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
         const std::string why = rc == 124 || rc == 137
                                     ? fmt::format("did not finish within {} s", a.timeout_s)
                                     : fmt::format("exited with {}: {}", rc, core::last_line_of_log(log));
-        fs::remove_all(dir, ec);
         throw core::Error("stencil: mpirun " + why);
     }
     ms::MeasuredStencil m;
     try {
         m = ms::stencil_run_from_json(nlohmann::json::parse(core::read_file(out)), "roofcast-stencil output");
     } catch (const nlohmann::json::exception& e) {
-        fs::remove_all(dir, ec);
         throw core::Error(std::string("stencil: unreadable runner output: ") + e.what());
     }
-    fs::remove_all(dir, ec);
+    core::throw_if_interrupted();
     return m;
 }
 

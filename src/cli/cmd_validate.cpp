@@ -7,6 +7,7 @@
 #include "core/nesting.hpp"
 #include "core/profile.hpp"
 #include "core/results.hpp"
+#include "measure/profile/marker_file.hpp"
 #include "model/kernel.hpp"
 #include "model/scale/dataset.hpp"
 
@@ -48,6 +49,14 @@ std::string validate_file(const std::string& path, bool strict) {
             return fmt::format("threads results file, kernel {}, {} series, {} points", d->context.kernel,
                                d->series.size(), points);
         }
+    if (looks_like_json(text) && text.find("\"roofcast-marker\"") != std::string::npos) {
+        // The marker library's own output (docs/formats-marker.md), read as `profile` reads it.
+        core::check_nesting(text, path);
+        const auto m = measure::profile::parse_marker_file(text, path);
+        return fmt::format("marker file of rank {} of {}, {} regions, {} thread{}{}", m.rank, m.ranks,
+                           m.regions.size(), m.threads, m.threads == 1 ? "" : "s",
+                           m.warnings.empty() ? "" : fmt::format(", {} warnings", m.warnings.size()));
+    }
     if (looks_like_json(text) && text.find("\"roofcast-results\"") != std::string::npos) {
         std::vector<std::string> unread;
         const core::Results r = core::results_from_text(text, path, &unread);
@@ -92,7 +101,7 @@ std::string validate_file(const std::string& path, bool strict) {
     throw core::InputError(
         path, "",
         "not a roofcast data file (expected a machine file with 'compute' and "
-        "'levels', a kernel file with 'flops_per_iteration', a results, profile or threads file, or "
+        "'levels', a kernel file with 'flops_per_iteration', a results, profile, threads or marker file, or "
         "an Extra-P (.txt, JSON with 'measurements') or CSV (.csv) scaling input)");
 }
 
@@ -102,7 +111,8 @@ void add_validate_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("validate", "Check roofcast data files against their schema");
     auto files = std::make_shared<std::vector<std::string>>();
     cmd->add_option("FILE", *files,
-                    "machine, kernel, results or profile files, or scaling inputs (Extra-P text/JSON, CSV)")
+                    "machine, kernel, results, profile, threads or marker files, or scaling inputs (Extra-P "
+                    "text/JSON, CSV)")
         ->required();
     auto strict = std::make_shared<bool>(false);
     cmd->add_flag("--strict", *strict,

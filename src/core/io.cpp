@@ -209,6 +209,11 @@ std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
             throw too_big();
         text.append(buf, static_cast<std::size_t>(n));
     }
+    // A UTF-8 byte-order mark is an encoding signature, not content: editors on Windows put one before
+    // JSON, YAML and CSV alike (RFC 8259 section 8.1 lets a parser ignore it; YAML 1.2 section 5.2 allows
+    // it), and every sniffer and reader downstream expects the first character of the data.
+    if (text.starts_with("\xEF\xBB\xBF"))
+        text.erase(0, 3);
     return text;
 }
 

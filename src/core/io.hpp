@@ -21,7 +21,9 @@ namespace roofcast::core {
 // The largest input file any reader accepts (the biggest real results files are a few MB).
 inline constexpr std::uintmax_t k_max_input_bytes = std::uintmax_t{256} << 20;
 
-// Reads a whole regular file of at most `max_bytes`; throws InputError(path, "", why) otherwise.
+// Reads a whole regular file of at most `max_bytes`; throws InputError(path, "", why) otherwise. A UTF-8
+// byte-order mark at the start is dropped: every format roofcast reads is text, and the mark is no part of
+// it.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = k_max_input_bytes);
 
 // The start of the name of every temporary sibling a write to `name` makes: `.name.tmp.<host>.`, followed

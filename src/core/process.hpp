@@ -1,4 +1,8 @@
-// Finding and running external programs (rsvg-convert for --png, mpirun for the MPI ping-pong).
+// Finding and running external programs (rsvg-convert for --png, mpirun for the MPI ping-pong, the user's
+// programs of `profile` and `threads --command`). Every program runs as the leader of a process group of
+// its own, registered with core/interrupt.hpp while it runs: a SIGINT, SIGTERM or SIGHUP roofcast receives
+// is forwarded to the whole group, roofcast waits for it (a bounded grace, then SIGKILL) and the launch
+// throws core::Interrupted; a time limit kills the whole group, so nothing the program started is left.
 #pragma once
 
 #include <cstddef>
@@ -15,16 +19,20 @@ std::optional<std::filesystem::path> find_in_path(const std::string& program);
 struct RunOptions {
     std::vector<std::string> extra_env; // "NAME=value" entries added to this process's environment
     std::string output_log; // stdout and stderr to this file ("" = inherited); stdin from /dev/null
-    double timeout_s = 0;   // > 0: the program is killed (SIGKILL) past this many seconds; 0 = no limit
+    double timeout_s = 0; // > 0: the program's group is killed (SIGKILL) past this many seconds; 0 = no limit
+    // After a caught signal has been forwarded to the program: how long it may take to end (saving what
+    // it must, as at a batch system's time limit) before its group is killed.
+    double stop_grace_s = 10;
 };
 
 // run_program's status for a program killed at RunOptions::timeout_s.
 inline constexpr int k_timed_out = -2;
 
-// Runs args[0] (looked up in $PATH) with args and waits for it. Returns its exit status (128 + the signal
-// when a signal ended it), -1 when it could not be started (errno then says why), or k_timed_out when it
-// ran past opt.timeout_s and was killed. The wait wakes when the program ends (a pidfd), so the caller's
-// wall-clock time around the call is the program's, not a polling interval's.
+// Runs args[0] (looked up in $PATH) with args, stdin from /dev/null, and waits for it. Returns its exit
+// status (128 + the signal when a signal ended it), -1 when it could not be started (errno then says why),
+// or k_timed_out when it ran past opt.timeout_s and was killed. Throws core::Interrupted, after the
+// program has ended, when roofcast caught a signal before or while it ran. The wait wakes when the program
+// ends (a pidfd), so the caller's wall-clock time around the call is the program's, not a polling interval's.
 int run_program(const std::vector<std::string>& args, const RunOptions& opt = {});
 
 // Processor time (user + system, seconds) of this process's children that have ended and been waited for,
@@ -37,12 +45,15 @@ double children_cpu_seconds();
 // executable, else `build_path` (the build tree's copy; may be null). Empty when none is executable.
 std::string find_companion(const std::string& name, const char* env_var, const char* build_path);
 
-// The last non-empty line of a program's log file, for a one-line reason ("no output" when the log
-// cannot be read). Used when mpirun or a tool it starts fails.
+// The program's own last line in a log file, for a one-line reason: the last non-empty line outside a
+// launcher's banners (blocks between lines of dashes, as mpirun prints) and its "[host:pid] " diagnostics;
+// where there is none, the last non-empty line that is not a rule; "no output" when the log is empty or
+// cannot be read. Used when mpirun or a tool it starts fails.
 std::string last_line_of_log(const std::filesystem::path& log);
 
 // A program's standard output captured in memory, bounded in size and time, for tools whose output is
-// parsed (nm, objdump). stderr and stdin are /dev/null.
+// parsed (nm, objdump). stderr and stdin are /dev/null. A caught signal kills the program at once and
+// throws core::Interrupted, as run_program does.
 struct CaptureOptions {
     std::size_t max_bytes = std::size_t{64} << 20; // output past this is cut and the program killed
     double timeout_s = 60;                         // the program is killed (SIGKILL) past this

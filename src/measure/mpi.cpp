@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sched.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -147,14 +148,16 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
         out.note = "MPI: not measured (no mpirun on PATH; scripts/install-deps.sh installs Open MPI)";
         return out;
     }
-    std::error_code ec;
-    fs::path dir;
-    try { // private (mkdtemp, 0700): nothing planted in /tmp can be followed or reused
-        dir = core::make_temp_directory("roofcast-mpi");
+    // Private (mkdtemp, 0700): nothing planted in /tmp can be followed or reused; removed on every way
+    // out, a caught signal's included (core/interrupt.hpp).
+    std::optional<core::TempDirectory> tmp;
+    try {
+        tmp.emplace("roofcast-mpi");
     } catch (const core::Error& e) {
         out.note = std::string("MPI: not measured (") + e.what() + ")";
         return out;
     }
+    const fs::path& dir = tmp->path();
     const std::string json_path = (dir / "pingpong.json").string();
     const std::string log_path = (dir / "mpirun.log").string();
 
@@ -195,7 +198,6 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
                        ? fmt::format("MPI: not measured (mpirun did not finish within {} s)", opt.timeout_s)
                        : fmt::format("MPI: not measured (mpirun exited with {}: {})", rc,
                                      core::last_line_of_log(log_path));
-        fs::remove_all(dir, ec);
         return out;
     }
     try {
@@ -212,7 +214,6 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
         out.figures.reset();
         out.note = std::string("MPI: not measured (unreadable probe output: ") + e.what() + ")";
     }
-    fs::remove_all(dir, ec);
     return out;
 }
 

@@ -1,6 +1,8 @@
 #include "measure/thread_sweep.hpp"
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/io.hpp"
 #include "core/process.hpp"
 
 #include <algorithm>
@@ -224,8 +226,11 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
             throw core::InputError("", "time_regex", "expected a valid ECMAScript regular expression");
         }
     }
-    const auto log =
-        std::filesystem::temp_directory_path() / fmt::format("roofcast-threads-{}.log", ::getpid());
+    // A signal between two runs stops the sweep at the next run, the private directory removed on the way
+    // out (core/interrupt.hpp).
+    const core::InterruptScope interrupts;
+    const core::TempDirectory dir("roofcast-threads");
+    const auto log = dir.path() / "run.log";
     // Interleaved passes, as for the built-in kernels: repetition r of every point before repetition r + 1
     // of any, so a slow stretch of the host costs one sample of many points. A point that fails once is
     // left out of the later passes.
@@ -266,7 +271,6 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                 if (!t) {
                     std::string shown = text.str().substr(0, 80);
                     std::replace(shown.begin(), shown.end(), '\n', ' ');
-                    std::filesystem::remove(log);
                     throw core::InputError(
                         "", "time_regex",
                         fmt::format("expected a non-negative number matching '{}' in the output of "
@@ -286,8 +290,7 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
             else
                 out.points.push_back({sizes[i], threads[j], *core::summarize(std::move(samples[at]))});
         }
-    std::error_code ec;
-    std::filesystem::remove(log, ec);
+    core::throw_if_interrupted();
     if (out.points.empty() && out.failures.empty())
         throw core::InputError("", "sizes", "expected at least one size and one thread count");
     if (out.points.empty())

@@ -137,8 +137,12 @@ std::string scale_text(const ScaleResult& r) {
         for (const auto& p : r.predictions[i]) {
             row.push_back(fmt::format("{} {}", g(p.value), interval_text(p)));
             if (p.far)
-                fl.push_back(fmt::format("far: {} is {:.1f} measured ranges out", format_point(p.x, params),
-                                         p.distance));
+                fl.push_back(std::isfinite(p.distance)
+                                 ? fmt::format("far: {} is {:.1f} measured ranges out",
+                                               format_point(p.x, params), p.distance)
+                                 : fmt::format("far: {} is unboundedly far out (at or below 0 beside "
+                                               "positive points, or the points share one value)",
+                                               format_point(p.x, params)));
         }
         row.push_back(fmt::format("{}", fmt::join(fl, "; ")));
         rows.push_back(row);

@@ -82,6 +82,23 @@ TEST(Io, ReadRefusesFilesOverTheLimit) {
     }
 }
 
+TEST(Io, ReadDropsALeadingUtf8ByteOrderMarkOnly) {
+    Scratch s;
+    const std::string bom = "\xEF\xBB\xBF";
+    write_file_atomic(s / "bom.json", bom + "{\"a\": 1}\n");
+    EXPECT_EQ(read_file(s / "bom.json"), "{\"a\": 1}\n");
+    // Only the first three bytes, only the UTF-8 mark: a mark further in is content, a UTF-16 mark is not
+    // UTF-8 text and is left for the reader to refuse.
+    write_file_atomic(s / "two.txt", bom + bom + "x");
+    EXPECT_EQ(read_file(s / "two.txt"), bom + "x");
+    write_file_atomic(s / "inner.txt", "x" + bom);
+    EXPECT_EQ(read_file(s / "inner.txt"), "x" + bom);
+    write_file_atomic(s / "utf16.txt", std::string("\xFF\xFE{", 3));
+    EXPECT_EQ(read_file(s / "utf16.txt"), std::string("\xFF\xFE{", 3));
+    write_file_atomic(s / "only.txt", bom);
+    EXPECT_EQ(read_file(s / "only.txt"), "");
+}
+
 TEST(Io, WriteThroughSymlinkReplacesTheTargetAndKeepsTheLink) {
     Scratch s;
     fs::create_directories(s / "real");

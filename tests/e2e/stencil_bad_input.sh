@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end: bad input of `roofcast stencil` fails before anything runs, with one error line and a
 # non-zero exit: a halo wider than the local blocks (naming the limit), blocks too thin for any halo,
-# k < 1, an unknown kernel or decomposition, a bad grid, --k auto without a machine, mpirun or the runner
-# missing.
+# k < 1, an unknown kernel or decomposition, a bad grid, a grid too large for this host's memory, --k auto
+# without a machine, mpirun or the runner missing.
 set -uo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
 
@@ -26,6 +26,13 @@ expect_error stencil "--k auto needs a machine file" --kernel jacobi7 --grid 8x8
 expect_error stencil "--ranks" --kernel jacobi7 --grid 8x8x8 --ranks 0 --no-machine
 expect_error stencil "mpi.alpha_s" --kernel jacobi7 --grid 64x64x64 --ranks 8 --simulate \
     --machine "$src/data/machines/example-caches.yaml"
+# A grid whose blocks cannot fit in this host's memory is refused before anything starts (mpirun absent
+# or not), naming what it needs and what there is; with --mpirun-args sending ranks to other hosts, the
+# largest rank alone is weighed.
+expect_error stencil "available on this host (MemAvailable)" --kernel jacobi7 --grid 100000x100000x100000 --ranks 2
+expect_error stencil "of memory for the ranks (two fields of each block with its halo of 2)" --kernel jacobi7 --grid 100000x100000x100000 --ranks 2
+expect_error stencil "for its largest rank" --kernel jacobi7 --grid 100000x100000x100000 --ranks 2 \
+    --mpirun-args "--hostfile $tmp/none"
 # mpirun missing (PATH without it) and the runner missing.
 mkdir -p "$tmp/empty"
 # (ROOFCAST_STENCIL names some executable, so that the check does not depend on an MPI build.)

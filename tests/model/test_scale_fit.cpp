@@ -254,6 +254,19 @@ TEST(ScaleFit, PredictionIntervalAndDistance) {
     EXPECT_NEAR(p.distance, 0.75, 1e-12);
     EXPECT_FALSE(p.far);
     EXPECT_TRUE(predict(f, {1024, 0}, 1).far);
+    // Below the smallest point as above the largest: 0.25 lies log(2/0.25)/log(16) = 0.75 ranges below,
+    // 0.125 lies 1.0 (the edge, not far), 1/16 lies 1.25 (far); 0 and negative targets lie infinitely far
+    // below positive data on their log axis (they were measured linearly, 2/30 of a range, and not flagged).
+    EXPECT_NEAR(predict(f, {0.25, 0}, 1).distance, 0.75, 1e-12);
+    EXPECT_FALSE(predict(f, {0.25, 0}, 1).far);
+    EXPECT_NEAR(predict(f, {0.125, 0}, 1).distance, 1.0, 1e-12);
+    EXPECT_FALSE(predict(f, {0.125, 0}, 1).far);
+    EXPECT_TRUE(predict(f, {1.0 / 16, 0}, 1).far);
+    for (const double below : {0.0, -5.0}) {
+        const Prediction b = predict(f, {below, 0}, 1);
+        EXPECT_TRUE(b.far) << below;
+        EXPECT_TRUE(std::isinf(b.distance)) << below;
+    }
     const Fit fn = fit_series(series_of(k_x, yn), 1, Selection::forecast);
     const Prediction pn = predict(fn, {256, 0}, 1);
     ASSERT_TRUE(pn.lo && pn.hi);

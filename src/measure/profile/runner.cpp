@@ -1,6 +1,7 @@
 #include "measure/profile/runner.hpp"
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/io.hpp"
 #include "core/process.hpp"
 #include "measure/profile/marker_file.hpp"
@@ -25,28 +26,11 @@ namespace {
 // The rank of this process as the launcher set it (same order as the marker library, contract §Activation).
 const char* k_rank_expr = "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}";
 
-// mkdtemp directory removed when the guard goes out of scope (also on exceptions).
-class TempDir {
+// A private directory (core::make_temp_directory) removed when it goes out of scope, also when a caught
+// signal unwinds the run (core/interrupt.hpp).
+class TempDir : public core::TempDirectory {
 public:
-    TempDir() {
-        std::error_code ec;
-        std::string tmpl = (fs::temp_directory_path(ec) / "roofcast-profile-XXXXXX").string();
-        if (ec)
-            tmpl = "/tmp/roofcast-profile-XXXXXX";
-        if (!::mkdtemp(tmpl.data()))
-            throw core::Error("cannot create a temporary directory: " + std::string(std::strerror(errno)));
-        m_path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return m_path; }
-
-private:
-    fs::path m_path;
+    TempDir() : core::TempDirectory("roofcast-profile") {}
 };
 
 // The backends that can run here, for an error about one that cannot.
@@ -277,6 +261,9 @@ double median(std::vector<double> v) {
 } // namespace
 
 core::Profile run_profile(const ProfileRequest& req, const Say& say) {
+    // A signal between two launches (while the last one's output is read) stops the run at the next
+    // launch or at the end, with the temporary directories removed, instead of ending roofcast at once.
+    const core::InterruptScope interrupts;
     if (req.command.empty())
         throw core::InputError("", "PROGRAM", "expected a program to profile after --");
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
@@ -347,6 +334,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     p.warnings = std::move(warnings);
     if (p.functions.empty())
         p.warnings.push_back("no function or region was recorded");
+    core::throw_if_interrupted();
     return p;
 }
 

@@ -10,7 +10,10 @@ namespace roofcast::model::scale {
 
 namespace detail {
 
-// How many measured (log-)ranges x lies beyond the points xs, the largest over the parameters.
+// How many measured (log-)ranges x lies beyond the points xs, the largest over the parameters, below the
+// smallest point as above the largest. Positive data are measured on a log axis, on which 0 and negative
+// values lie infinitely far below (a target of 0 cores is no short step from 4); data that reach 0 or
+// below are measured on a linear axis.
 double extrapolation_distance(const std::vector<Coord>& xs, const Coord& x, std::size_t parameters) {
     double dist = 0.0;
     if (xs.empty())
@@ -24,9 +27,9 @@ double extrapolation_distance(const std::vector<Coord>& xs, const Coord& x, std:
         double d = 0.0;
         if (x[k] > hi || x[k] < lo) {
             const double edge = x[k] > hi ? hi : lo;
-            if (!(hi > lo))
+            if (!(hi > lo) || (lo > 0.0 && !(x[k] > 0.0)))
                 d = k_inf;
-            else if (lo > 0.0 && x[k] > 0.0)
+            else if (lo > 0.0)
                 d = std::abs(std::log(x[k] / edge)) / std::log(hi / lo);
             else
                 d = std::abs(x[k] - edge) / (hi - lo);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -104,6 +105,33 @@ inline long smallest_split_extent(const Index3& n, const Index3& p) {
         if (p[d] > 1)
             m = std::min(m, n[d] / p[d]);
     return m;
+}
+
+// Memory the runner (roofcast-stencil) allocates for a run whose ghost layers are `halo` points deep: on
+// every rank two fields of its block widened by the halo on every side (Runner::init in
+// src/stencil/main.cpp), and with `check` on rank 0 the gathered grid and two serial reference fields of it
+// (Runner::check). The sum over the ranks of a product of per-dimension extents is the product of the
+// per-dimension sums, so no rank is visited; in doubles, since a grid refused for its size may overflow a
+// long.
+struct RunnerBytes {
+    double total = 0;        // every rank together
+    double largest_rank = 0; // the rank with the largest block (rank 0 with `check`)
+};
+inline RunnerBytes runner_bytes(const Index3& n, const Index3& p, long halo, double element_bytes,
+                                bool check) {
+    double sum = 1, largest = 1, whole = 1;
+    for (int d = 0; d < 3; ++d) {
+        const double parts = static_cast<double>(p[d]), points = static_cast<double>(n[d]);
+        sum *= points + parts * 2.0 * static_cast<double>(halo);
+        largest *= std::ceil(points / parts) + 2.0 * static_cast<double>(halo);
+        whole *= points;
+    }
+    RunnerBytes b{2 * sum * element_bytes, 2 * largest * element_bytes};
+    if (check) {
+        b.total += 3 * whole * element_bytes;
+        b.largest_rank += 3 * whole * element_bytes;
+    }
+    return b;
 }
 
 struct RankGeometry {
