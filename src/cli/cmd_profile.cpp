@@ -76,8 +76,8 @@ void run_profile_command(const ProfileOptions& o) {
             core::check_output_writable(o.callgrind_out, "--callgrind-out");
             req.callgrind_out = o.callgrind_out;
         }
-        // Only the simulating backends (cachegrind, callgrind) use a machine: other backends read a given file
-        // (so that a wrong one is named) but neither look for this host's nor measure one.
+        // Only the simulating backends (cachegrind, callgrind) use a machine: other backends read a given
+        // file (so that a wrong one is named) but neither look for this host's nor measure one.
         const std::string chosen =
             o.backend == "auto" ? measure::profile::choose_backend("auto").backend : o.backend;
         const bool simulated = chosen == "cachegrind" || chosen == "callgrind";
