@@ -84,14 +84,6 @@ WorkTable disassemble(const std::string& object, std::vector<std::uint64_t> addr
     return table;
 }
 
-double line_bytes_of(const CountedWork& w, const std::string& prefix, double line) {
-    double misses = 0;
-    for (const char* e : {"DLmr", "DLmw", "DLdmr", "DLdmw"})
-        if (const auto it = w.events.find(prefix + e); it != w.events.end())
-            misses += it->second;
-    return misses * line;
-}
-
 class CallgrindBackend final : public ProfileBackend {
 public:
     std::string name() const override { return "callgrind"; }
@@ -275,7 +267,7 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         add("bytes_L1", core::MetricOrigin::counted, "byte", w.bytes_l1());
         for (const Level& l : m_levels)
             add("bytes_" + l.serves, core::MetricOrigin::simulated, "byte",
-                line_bytes_of(w, l.name + ".", m_line));
+                simulated_level_bytes(w, l.name + ".", m_line));
         if (w.vector_bits > 0)
             g.add(name, kind, "vector_bits", core::MetricOrigin::counted, "max", "bits", rep, rank,
                   w.vector_bits);

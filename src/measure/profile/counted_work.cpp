@@ -172,17 +172,13 @@ void add_simulated_events(CountedProgram& into, const CallgrindData& data, const
     }
 }
 
-namespace {
-
-double level_bytes(const CountedWork& w, const std::string& prefix, double line_bytes) {
+double simulated_level_bytes(const CountedWork& w, const std::string& prefix, double line_bytes) {
     double misses = 0;
     for (const char* e : {"DLmr", "DLmw", "DLdmr", "DLdmw"})
         if (const auto it = w.events.find(prefix + e); it != w.events.end())
             misses += it->second;
     return misses * line_bytes;
 }
-
-} // namespace
 
 std::string callgrind_text(const CountedProgram& p,
                            const std::vector<std::pair<std::string, std::string>>& levels, double line_bytes,
@@ -196,7 +192,7 @@ std::string callgrind_text(const CountedProgram& p,
         std::string c = fmt::format("{:.0f} {:.0f} {:.0f} {:.0f} {:.0f}", w.instructions, w.flops(),
                                     w.flops_dp, w.flops_sp, w.bytes_l1());
         for (const auto& l : levels)
-            c += fmt::format(" {:.0f}", level_bytes(w, l.first, line_bytes));
+            c += fmt::format(" {:.0f}", simulated_level_bytes(w, l.first, line_bytes));
         return c;
     };
     CountedWork total;

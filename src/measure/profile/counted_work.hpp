@@ -71,6 +71,10 @@ CountedProgram count_work(const CallgrindData& data, const std::map<std::string,
 // are the same in every run of a deterministic program, so addresses match.
 void add_simulated_events(CountedProgram& into, const CallgrindData& data, const std::string& prefix);
 
+// The bytes a simulated level serves: (LL read misses + LL write misses + LL dirty misses) x line, from the
+// events of the simulation added under `prefix` (add_simulated_events).
+double simulated_level_bytes(const CountedWork& w, const std::string& prefix, double line_bytes);
+
 // The counts in callgrind's format (valgrind manual, "Callgrind Format Specification"), so that
 // KCachegrind and callgrind_annotate show them per source line: events Ir, Flops, Flops_DP, Flops_SP,
 // Bytes_L1 and one Bytes_<level> per entry of `levels` (the level a simulation prefix's misses are
