@@ -18,7 +18,7 @@ namespace roofcast::cli {
 
 namespace {
 
-struct MachineArgs {
+struct MachineCommandArgs {
     std::string output = "roofcast-machine.yaml";
     bool quick = false;
     bool json = false;
@@ -42,7 +42,7 @@ void draw_progress(double fraction, const std::string& what) {
     std::fflush(stderr);
 }
 
-void run_machine(const MachineArgs& a) {
+void run_machine(const MachineCommandArgs& a) {
     measure::MachineOptions opt;
     opt.quick = a.quick;
     // Absent: measure_machine's own sweep (1 and every core).
@@ -95,7 +95,7 @@ void run_machine(const MachineArgs& a) {
 
 void add_machine_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("machine", "Measure this machine's ceilings and write a machine file");
-    auto a = std::make_shared<MachineArgs>();
+    auto a = std::make_shared<MachineCommandArgs>();
     cmd->add_option("-o,--output", a->output, "machine file to write (YAML)")->capture_default_str();
     cmd->add_flag("--quick", a->quick, "coarser and shorter measurement (under 30 s on 2 cores)");
     cmd->add_flag("--json", a->json, "print the machine file as JSON on stdout instead of the table");

@@ -10,6 +10,8 @@
 namespace roofcast::core {
 
 inline constexpr double k_giga = 1e9;
+// The page size buffers are rounded to (a huge-page-free 4 KiB page).
+inline constexpr std::uint64_t k_page_bytes = 4096;
 
 // Parses "4096", "32KiB", "1.5 MiB", "2GB", "64k" (k = KiB for sizes, as caches are binary).
 // Throws InputError(file="", field=what) naming the expected form on bad input or a negative size.

@@ -105,7 +105,7 @@ double clock_probe(std::uint64_t b) {
     return best;
 }
 
-double lanes_of(const core::ComputeCeiling& c) {
+double ceiling_lanes(const core::ComputeCeiling& c) {
     return static_cast<double>(find_peak_kernel(c.isa, c.precision, c.op)->decl.lanes);
 }
 
@@ -420,7 +420,9 @@ namespace {
 // nullopt for a ceiling without a best epoch (best_flops_per_cycle 0), which is not the group's best either.
 std::vector<std::optional<double>> fractions_of_kind(const ComputeResult& r) {
     const std::size_t n = std::min(r.ceilings.size(), r.best_flops_per_cycle.size());
-    const auto per_lane = [&r](std::size_t i) { return r.best_flops_per_cycle[i] / lanes_of(r.ceilings[i]); };
+    const auto per_lane = [&r](std::size_t i) {
+        return r.best_flops_per_cycle[i] / ceiling_lanes(r.ceilings[i]);
+    };
     std::map<std::pair<std::string, std::string>, double> best;
     for (std::size_t i = 0; i < n; ++i)
         if (r.best_flops_per_cycle[i] > 0) {

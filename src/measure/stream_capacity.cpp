@@ -37,7 +37,6 @@ inline constexpr int k_lanes = 2;
 
 namespace {
 
-constexpr std::uint64_t k_page = 4096;
 constexpr std::uint64_t k_stream_pad_bytes = 320; // five lines: 5 is odd, so S < 64 offsets differ mod 4 KiB
 
 std::optional<std::size_t> slot_of(int streams) {
@@ -87,7 +86,8 @@ std::optional<int> capacity_of(const std::vector<core::StreamCapacityPoint>& poi
 }
 
 std::uint64_t capacity_stride_bytes(std::uint64_t elements) {
-    return (elements * sizeof(double) + k_page - 1) / k_page * k_page + k_stream_pad_bytes;
+    return (elements * sizeof(double) + core::k_page_bytes - 1) / core::k_page_bytes * core::k_page_bytes +
+           k_stream_pad_bytes;
 }
 
 std::uint64_t capacity_elements(std::uint64_t working_set_bytes, int threads, int streams,
@@ -99,7 +99,7 @@ std::uint64_t capacity_elements(std::uint64_t working_set_bytes, int threads, in
     // The largest n whose S strides fit the buffer: n x 8 rounded up to a page <= room - pad.
     const std::uint64_t room = bytes_per_thread / static_cast<std::uint64_t>(std::max(1, streams));
     const std::uint64_t fit_bytes =
-        room > k_stream_pad_bytes ? (room - k_stream_pad_bytes) / k_page * k_page : 0;
+        room > k_stream_pad_bytes ? (room - k_stream_pad_bytes) / core::k_page_bytes * core::k_page_bytes : 0;
     const std::uint64_t fit = fit_bytes / sizeof(double) / k_capacity_block * k_capacity_block;
     if (fit < k_capacity_block)
         throw core::Error(fmt::format("stream capacity: {} bytes per thread cannot hold {} streams",

@@ -15,10 +15,10 @@ namespace roofcast::measure {
 
 namespace {
 
-constexpr std::uint64_t k_page = 4096;
-
 std::uint64_t round_to_page(double bytes) {
-    return std::max<std::uint64_t>(k_page, static_cast<std::uint64_t>(std::llround(bytes / k_page)) * k_page);
+    return std::max<std::uint64_t>(core::k_page_bytes,
+                                   static_cast<std::uint64_t>(std::llround(bytes / core::k_page_bytes)) *
+                                       core::k_page_bytes);
 }
 
 } // namespace

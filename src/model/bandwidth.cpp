@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/stream_catalogue.hpp"
 #include "core/units.hpp"
+#include "model/model.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -11,10 +12,6 @@
 namespace roofcast::model {
 
 namespace {
-
-std::string thread_text(int n) {
-    return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
-}
 
 core::Summary scaled_summary(core::Summary s, double f) {
     s.median *= f;

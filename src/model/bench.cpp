@@ -24,13 +24,6 @@ namespace roofcast::model {
 
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v)
-        s += (s.empty() ? "" : ", ") + x;
-    return s;
-}
-
 measure::HarnessOptions harness_for(bool quick) {
     measure::HarnessOptions h;
     h.min_epoch_seconds = quick ? 0.01 : 0.05;
@@ -234,7 +227,8 @@ std::string settle_note(const std::vector<SuiteKernel>& kernels,
                                           : open[j].second);
     return s + fmt::format(
                    "; {} did not settle within the cap{}: {}{}", open.size(),
-                   open.size() > names.size() ? ", widest first" : "", join(names),
+                   open.size() > names.size() ? ", widest first" : "",
+                   fmt::format("{}", fmt::join(names, ", ")),
                    open.size() > names.size() ? fmt::format(" and {} more", open.size() - names.size()) : "");
 }
 
@@ -258,7 +252,8 @@ std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machi
     const bool all = o.suite == "all";
     if (!all && std::find(k_suite_names.begin(), k_suite_names.end(), o.suite) == k_suite_names.end())
         throw core::InputError("", "suite",
-                               "unknown suite '" + o.suite + "'; valid: " + join(k_suite_names) + ", all");
+                               "unknown suite '" + o.suite + "'; valid: " +
+                                   fmt::format("{}", fmt::join(k_suite_names, ", ")) + ", all");
     std::vector<SuiteKernel> cat = suite_catalogue(m, threads, o.machine_file);
     std::vector<SuiteKernel> out;
     if (!o.kernel.empty()) {
@@ -269,7 +264,9 @@ std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machi
             std::vector<std::string> names;
             for (const auto& k : cat)
                 names.push_back(k.name);
-            throw core::InputError("", "kernel", "unknown kernel '" + o.kernel + "'; valid: " + join(names));
+            throw core::InputError("", "kernel",
+                                   "unknown kernel '" + o.kernel +
+                                       "'; valid: " + fmt::format("{}", fmt::join(names, ", ")));
         }
         return out;
     }

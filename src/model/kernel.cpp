@@ -17,18 +17,11 @@ namespace {
 
 const std::set<std::string> k_l1_reuse_keys{"L1_short", "L1_long"};
 
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v)
-        out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
 std::string level_list(const core::Machine& m) {
     std::vector<std::string> names;
     for (const auto& l : m.levels)
         names.push_back(l.name);
-    return join(names);
+    return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::string file_of(const KernelSpec& k) {
@@ -115,7 +108,7 @@ ArrayAccess parse_access(const core::YamlField& f, const std::vector<std::string
                        "': expected <loop index> or <loop index> +/- <integer>");
             if (std::find(loop_indices.begin(), loop_indices.end(), t) == loop_indices.end())
                 f.fail("unknown loop index '" + t + "' in '" + text +
-                       "' (loop indices: " + join(loop_indices) + ")");
+                       "' (loop indices: " + fmt::format("{}", fmt::join(loop_indices, ", ")) + ")");
             index = t;
         }
         if (index.empty())
@@ -259,8 +252,8 @@ void check_loop(const KernelSpec& k, const LoopNest& n) {
         for (std::size_t d = 0; d < idx.size(); ++d) {
             if (std::find(n.indices.begin(), n.indices.end(), idx[d]) == n.indices.end())
                 throw core::InputError(file, field,
-                                       "unknown loop index '" + idx[d] +
-                                           "' (loop indices: " + join(n.indices) + ")");
+                                       "unknown loop index '" + idx[d] + "' (loop indices: " +
+                                           fmt::format("{}", fmt::join(n.indices, ", ")) + ")");
             if (std::count(idx.begin(), idx.end(), idx[d]) > 1)
                 throw core::InputError(file, field, "loop index '" + idx[d] + "' subscripts two dimensions");
         }

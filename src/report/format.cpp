@@ -2,6 +2,7 @@
 
 #include "core/units.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace roofcast::report {
@@ -33,6 +34,18 @@ std::string spread_text(const core::Summary& s) {
 
 std::string spread_percent(const core::Summary& s) {
     return s.spread ? fmt::format("{:.1f} %", *s.spread * 100) : "–";
+}
+
+} // namespace roofcast::report
+
+namespace roofcast::report {
+
+std::string percent_text(double fraction) {
+    return fmt::format("{:.1f} %", fraction * 100);
+}
+
+nlohmann::json json_or_null(std::optional<double> v) {
+    return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 } // namespace roofcast::report

@@ -5,6 +5,7 @@
 
 #include "core/stats.hpp"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -18,5 +19,9 @@ std::string error_text(std::optional<double> pct); // "+6.0 %", "–" when absen
 std::string spread_text(const core::Summary& s);
 // "2.0 %" or "–" when undefined
 std::string spread_percent(const core::Summary& s);
+// A fraction in percent with one decimal: 0.236 -> "23.6 %"
+std::string percent_text(double fraction);
+// A finite figure as a JSON number, anything else (absent, inf, NaN) as null
+nlohmann::json json_or_null(std::optional<double> v);
 
 } // namespace roofcast::report

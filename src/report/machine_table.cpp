@@ -11,7 +11,7 @@ namespace roofcast::report {
 
 namespace {
 
-std::string spread_text(const core::Summary& s) {
+std::string spread_cell(const core::Summary& s) {
     if (!s.spread)
         return "-";
     // Beyond 999 % the exact figure says nothing more and would break the column.
@@ -23,7 +23,7 @@ std::string spread_text(const core::Summary& s) {
 std::string iqr_text(const core::Summary& s) {
     const auto iqr = core::interquartile_spread_of(s);
     if (!iqr)
-        return spread_text(s);
+        return spread_cell(s);
     return *iqr >= 9.995 ? std::string(">999%") : fmt::format("{:.1f}%", 100 * *iqr);
 }
 
@@ -187,7 +187,7 @@ std::string format_machine_table(const core::Machine& m) {
     if (m.clock_ghz)
         out += fmt::format("Clock: {:.2f} GHz median ({:.2f}..{:.2f}, n {}, spread {}){}{}\n",
                            m.clock_ghz->median, m.clock_ghz->min, m.clock_ghz->max, m.clock_ghz->n,
-                           spread_text(*m.clock_ghz),
+                           spread_cell(*m.clock_ghz),
                            m.tsc_ghz ? fmt::format(", TSC {:.2f} GHz", *m.tsc_ghz) : std::string(),
                            m.clock_drift ? "  DRIFT: the clock moved by more than 5 % during the run" : "");
     compute_section(out, m);

@@ -1,4 +1,5 @@
 #include "report/predict_table.hpp"
+#include "report/format.hpp"
 
 #include "core/results.hpp"
 #include "core/units.hpp"
@@ -25,10 +26,6 @@ std::string num(double v) {
 
 std::string bytes_text(double b) {
     return fmt::format("{:.4g} B", b);
-}
-
-std::string pct(double fraction) {
-    return fmt::format("{:.1f} %", fraction * 100);
 }
 
 std::string opt_num(const std::optional<double>& v, const std::string& unit = "") {
@@ -61,7 +58,7 @@ std::string verdict(const model::Analysis& a) {
     if (!d)
         return "";
     const auto& p = d->prediction;
-    return fmt::format("this loop can reach {} of peak; it is {}{}", pct(p.peak_fraction),
+    return fmt::format("this loop can reach {} of peak; it is {}{}", percent_text(p.peak_fraction),
                        bound_text(p.bottleneck),
                        p.valid ? "" : " (outside validity of the " + p.model + " model)");
 }
@@ -93,7 +90,7 @@ std::string format_prediction_tables(const model::Analysis& a) {
             total = fmt::format(", {} for {:.0f} iterations",
                                 core::format_seconds(p.seconds_per_iteration * *a.iterations), *a.iterations);
         out += fmt::format("  => {} GFLOP/s, {} of peak ({} GFLOP/s), {} per iteration{}; {}{}\n",
-                           num(p.gflops), pct(p.peak_fraction), num(d.peak_gflops),
+                           num(p.gflops), percent_text(p.peak_fraction), num(d.peak_gflops),
                            core::format_seconds(p.seconds_per_iteration), total, bound_text(p.bottleneck),
                            p.valid ? "" : "; OUTSIDE VALIDITY");
         if (d.ridge_intensity)
@@ -217,7 +214,7 @@ std::string format_explanation(const model::Analysis& a) {
                                "{:g} / ({} x {} GFLOP/s) = {}\n",
                                combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,
                                num(p.gflops), f, core::format_seconds(p.seconds_per_iteration),
-                               num(d.peak_gflops), pct(p.peak_fraction));
+                               num(d.peak_gflops), percent_text(p.peak_fraction));
             for (const auto& th : d.thresholds) {
                 out += fmt::format(
                     "  {} becomes the bottleneck instead of MEM when D_{} > (B_{} / B_MEM) x D_MEM = {} "
@@ -234,7 +231,7 @@ std::string format_explanation(const model::Analysis& a) {
                                    v.ok ? "<" : ">=", v.limit, v.ok ? "inside" : "outside validity");
         }
         out += fmt::format("  result: {} GFLOP/s = {} of peak, bottleneck {}{}\n", num(p.gflops),
-                           pct(p.peak_fraction), p.bottleneck, p.valid ? "" : ", outside validity");
+                           percent_text(p.peak_fraction), p.bottleneck, p.valid ? "" : ", outside validity");
         for (const auto& n : p.notes)
             out += "  " + n + "\n";
     }

@@ -1,4 +1,5 @@
 #include "report/scale_report.hpp"
+#include "report/format.hpp"
 
 #include "core/stats.hpp"
 
@@ -85,13 +86,10 @@ nlohmann::json point_json(const Coord& x, const std::vector<std::string>& params
     return j;
 }
 
-nlohmann::json opt(std::optional<double> v) {
-    return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 nlohmann::json prediction_json(const Prediction& p, const std::vector<std::string>& params) {
-    return {{"x", point_json(p.x, params)}, {"value", opt(p.value)}, {"lo", opt(p.lo)}, {"hi", opt(p.hi)},
-            {"distance", opt(p.distance)},  {"far", p.far}};
+    return {
+        {"x", point_json(p.x, params)}, {"value", json_or_null(p.value)},       {"lo", json_or_null(p.lo)},
+        {"hi", json_or_null(p.hi)},     {"distance", json_or_null(p.distance)}, {"far", p.far}};
 }
 
 std::string csv_cell(const std::string& s) {
@@ -207,7 +205,7 @@ std::string scale_json(const ScaleResult& r) {
                               {"min", sum->min},
                               {"max", sum->max},
                               {"n", sum->n},
-                              {"spread", opt(sum->spread)},
+                              {"spread", json_or_null(sum->spread)},
                               {"noisy", sum->noisy}});
         }
         nlohmann::json preds = nlohmann::json::array();
@@ -224,7 +222,7 @@ std::string scale_json(const ScaleResult& r) {
                        {"fit",
                         {{"mape_percent", f.mape},
                          {"rss", f.rss},
-                         {"validation_error", opt(f.validation_error)},
+                         {"validation_error", json_or_null(f.validation_error)},
                          {"candidates", f.candidates}}},
                        {"predictions", preds},
                        {"notes", f.notes}});
@@ -238,19 +236,19 @@ std::string scale_json(const ScaleResult& r) {
                             {"metric", r.data.series[c.series].metric},
                             {"predicted", prediction_json(c.predicted, params)},
                             {"measured", c.measured},
-                            {"relative_error", opt(c.relative_error)},
+                            {"relative_error", json_or_null(c.relative_error)},
                             {"inside", c.inside}});
         root["evaluation"] = {{"file", e.file},
                               {"rows", rows},
-                              {"mean_relative_error", opt(e.mean_relative_error)},
+                              {"mean_relative_error", json_or_null(e.mean_relative_error)},
                               {"inside", e.inside},
                               {"unmatched", e.unmatched},
-                              {"small_core_seconds", opt(e.small_core_seconds)},
-                              {"target_core_seconds", opt(e.target_core_seconds)},
-                              {"cost_ratio", opt(e.cost_ratio)},
-                              {"small_cpu_seconds", opt(e.small_cpu_seconds)},
-                              {"target_cpu_seconds", opt(e.target_cpu_seconds)},
-                              {"cpu_cost_ratio", opt(e.cpu_cost_ratio)}};
+                              {"small_core_seconds", json_or_null(e.small_core_seconds)},
+                              {"target_core_seconds", json_or_null(e.target_core_seconds)},
+                              {"cost_ratio", json_or_null(e.cost_ratio)},
+                              {"small_cpu_seconds", json_or_null(e.small_cpu_seconds)},
+                              {"target_cpu_seconds", json_or_null(e.target_cpu_seconds)},
+                              {"cpu_cost_ratio", json_or_null(e.cpu_cost_ratio)}};
     }
     return root.dump(2) + "\n";
 }

@@ -17,7 +17,7 @@ using namespace model::threads;
 
 std::string threads_svg(const ThreadsAnalysis& a, std::size_t index) {
     const SeriesAnalysis& sa = a.series[index];
-    const Series& d = a.data.series[index];
+    const model::threads::Series& d = a.data.series[index];
     const ModelReport& m = sa.models.front();
     const Context& c = a.data.context;
     // The caption under the chart: the model's formula, one clause a line.

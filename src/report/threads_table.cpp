@@ -1,4 +1,5 @@
 #include "core/units.hpp"
+#include "report/format.hpp"
 #include "report/threads_report.hpp"
 
 #include <cmath>
@@ -14,14 +15,6 @@ using namespace model::threads;
 namespace {
 
 using json = nlohmann::json;
-
-json opt(std::optional<double> v) {
-    return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
-
-std::string pct(double v) {
-    return fmt::format("{:.1f} %", 100.0 * v);
-}
 
 // Sizes: [lo, hi). Thread counts: θ's first segment is [1, hi], later ones (lo, hi].
 std::string range_text(const Regime& r) {
@@ -43,20 +36,22 @@ json model_json(const ModelReport& m) {
                     {{"name", p.name}, {"value", p.value}, {"unit", p.unit}, {"meaning", p.meaning}});
             regimes.push_back({{"name", r.name},
                                {"lo", r.lo},
-                               {"hi", opt(r.hi)},
+                               {"hi", json_or_null(r.hi)},
                                {"points", r.points},
                                {"parameters", ps}});
         }
     json preds = json::array();
     for (const auto& p : m.predictions)
-        preds.push_back(
-            {{"x", {{"n", p.n}, {"s", p.s}}}, {"value", opt(p.value)}, {"lo", opt(p.lo)}, {"hi", opt(p.hi)}});
+        preds.push_back({{"x", {{"n", p.n}, {"s", p.s}}},
+                         {"value", json_or_null(p.value)},
+                         {"lo", json_or_null(p.lo)},
+                         {"hi", json_or_null(p.hi)}});
     json j{{"name", m.name},
            {"formula", m.formula},
            {"citation", m.citation},
            {"mean_error", m.mean_error},
            {"max_error", m.max_error},
-           {"max_error_steady", opt(m.max_error_steady)},
+           {"max_error_steady", json_or_null(m.max_error_steady)},
            {"within_range", m.within_range},
            {"max_beyond_range", m.max_beyond_range},
            {"evaluated", m.evaluated},
@@ -64,8 +59,9 @@ json model_json(const ModelReport& m) {
            {"predictions", preds},
            {"notes", m.notes}};
     if (m.model) {
-        j["breaks"] = {
-            {"s", m.model->s_breaks}, {"n", m.model->n_breaks}, {"memory_from", opt(m.model->memory_from)}};
+        j["breaks"] = {{"s", m.model->s_breaks},
+                       {"n", m.model->n_breaks},
+                       {"memory_from", json_or_null(m.model->memory_from)}};
         json bw = json::array();
         for (const auto& [s, g] : m.model->bandwidth_gbs)
             bw.push_back({{"threads", s}, {"gbs", g}});
@@ -102,8 +98,8 @@ std::string threads_json(const ThreadsAnalysis& a) {
                             {"all_threads_value", b.all_value},
                             {"gain", b.gain},
                             {"measured_best_s", b.measured_best_s ? json(*b.measured_best_s) : json(nullptr)},
-                            {"measured_best", opt(b.measured_best)},
-                            {"measured_at_best_s", opt(b.measured_at_predicted)},
+                            {"measured_best", json_or_null(b.measured_best)},
+                            {"measured_at_best_s", json_or_null(b.measured_at_predicted)},
                             {"within_5pct", b.within_5pct ? json(*b.within_5pct) : json(nullptr)}});
         out["best"] = best;
     }
@@ -124,7 +120,7 @@ std::string threads_text(const ThreadsAnalysis& a) {
     out += fmt::format("memory bandwidth B(s): {}\n", c.bandwidth_source.empty() ? "-" : c.bandwidth_source);
     for (std::size_t i = 0; i < a.series.size(); ++i) {
         const SeriesAnalysis& s = a.series[i];
-        const Series& d = a.data.series[i];
+        const model::threads::Series& d = a.data.series[i];
         out += fmt::format("\n== {} ==\n", s.api);
         // Measured medians as a matrix: sizes down, thread counts across.
         std::set<int> ss;
@@ -138,7 +134,7 @@ std::string threads_text(const ThreadsAnalysis& a) {
         out +=
             fmt::format("measured T(n,s) [s], median over the samples (* = NOISY: interquartile spread above "
                         "{}, the outlier fence of this series' spreads; - = not measured):\n",
-                        pct(s.noise_floor));
+                        percent_text(s.noise_floor));
         out += fmt::format("{:>12}", "n \\ s");
         for (const int t : ss)
             out += fmt::format(" {:>10}", t);
@@ -160,16 +156,16 @@ std::string threads_text(const ThreadsAnalysis& a) {
             worst = std::max(worst, p.seconds.spread.value_or(0.0));
         }
         out += fmt::format("({} points, up to {} samples each, largest spread (max-min)/median {})\n",
-                           d.points.size(), samples, pct(worst));
+                           d.points.size(), samples, percent_text(worst));
         out += fmt::format(
             "\nmodels ({} on {} points; errors |model - median| / median on {}):\n", "fitted", s.fitted,
             s.held_out > 0 ? fmt::format("{} held-out points", s.held_out) : "the fitted points");
         for (const auto& m : s.models) {
             out += fmt::format("  {:<12} mean {:>7}  max {:>7} (steady points {:>7}; inside the point's own "
                                "min-max at {} of {}, at most {} outside it)  {}\n",
-                               m.name, pct(m.mean_error), pct(m.max_error),
-                               m.max_error_steady ? pct(*m.max_error_steady) : std::string("n/a"),
-                               m.within_range, m.evaluated, pct(m.max_beyond_range), m.formula);
+                               m.name, percent_text(m.mean_error), percent_text(m.max_error),
+                               m.max_error_steady ? percent_text(*m.max_error_steady) : std::string("n/a"),
+                               m.within_range, m.evaluated, percent_text(m.max_beyond_range), m.formula);
             out += fmt::format("  {:<12} ({})\n", "", m.citation);
             if (m.model)
                 for (const auto& r : m.model->regimes) {
@@ -215,7 +211,7 @@ std::string threads_text(const ThreadsAnalysis& a) {
                            "all thr.", "gain", "meas. best", "within 5 %");
         for (const auto& b : s.best)
             out += fmt::format("{:>12.5g} {:>6} {:>11.4e} {:>11.4e} {:>8} {:>10} {:>11}\n", b.n, b.best_s,
-                               b.best_value, b.all_value, pct(b.gain),
+                               b.best_value, b.all_value, percent_text(b.gain),
                                b.measured_best_s ? fmt::format("{}", *b.measured_best_s) : "-",
                                b.within_5pct ? (*b.within_5pct ? "yes" : "NO") : "-");
         for (const auto& note : s.notes)

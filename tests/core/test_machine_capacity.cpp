@@ -14,7 +14,7 @@ namespace {
 
 using roofcast::test::machine_from;
 
-std::string error_of(const std::string& text) {
+std::string capacity_error_of(const std::string& text) {
     return roofcast::test::input_error_of([&] { machine_from(text); });
 }
 
@@ -93,7 +93,7 @@ TEST(MachineStreamCapacity, BadValuesNameTheField) {
     };
     EXPECT_EQ(machine_from(section(entry("read", ok_point))).stream_capacity.size(), 1u);
     auto expect = [&](const std::string& text, const std::string& field, const std::string& what) {
-        const std::string e = error_of(text);
+        const std::string e = capacity_error_of(text);
         EXPECT_NE(e.find("m.yaml"), std::string::npos) << e;
         EXPECT_NE(e.find(field), std::string::npos) << e;
         EXPECT_NE(e.find(what), std::string::npos) << e;

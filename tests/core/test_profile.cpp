@@ -60,7 +60,7 @@ TEST(Profile, RejectsBadFields) {
 }
 
 // what() of reading `j` as a profile; "(no error)" when it is accepted.
-std::string error_of(const nlohmann::json& j) {
+std::string profile_error_of(const nlohmann::json& j) {
     try {
         (void)profile_from_json(j, "p.json");
     } catch (const InputError& e) {
@@ -75,7 +75,7 @@ TEST(Profile, NumericFieldsHaveRanges) {
     const auto with = [&](auto edit) {
         auto k = j;
         edit(k);
-        return error_of(k);
+        return profile_error_of(k);
     };
     EXPECT_EQ(with([](auto& k) { k["run"]["wall_seconds"] = 2e7; }),
               "p.json: field 'run.wall_seconds': expected a positive number at most 1e+07, got 20000000");

@@ -210,7 +210,7 @@ TEST(Results, KernelEnumsAndCountsAreCheckedBeforeUse) {
 namespace {
 
 // what() of reading `body` as a results file; "(no error)" when it is accepted.
-std::string error_of(const std::string& body) {
+std::string results_error_of(const std::string& body) {
     try {
         results_from_json(nlohmann::json::parse(body), "x.json");
     } catch (const InputError& e) {
@@ -267,11 +267,12 @@ TEST(Results, NumericFieldsHaveRanges) {
          "x.json: field 'accuracy[0].median_abs_error_pct': expected at most max_abs_error_pct"},
     };
     for (const auto& [body, message] : cases)
-        EXPECT_EQ(error_of(body), message) << body;
+        EXPECT_EQ(results_error_of(body), message) << body;
     // A kernel without flops measures 0 GFLOP/s; a profiled region's totals and whole-run rate are in range.
-    EXPECT_EQ(error_of(head + R"("flops_per_iteration": 0, "measured": {"gflops": {"median": 0}}}]})"),
-              "(no error)");
-    EXPECT_EQ(error_of(head + R"("flops_per_iteration": 3e23, "iterations": 1, "measured": {"gflops":
+    EXPECT_EQ(
+        results_error_of(head + R"("flops_per_iteration": 0, "measured": {"gflops": {"median": 0}}}]})"),
+        "(no error)");
+    EXPECT_EQ(results_error_of(head + R"("flops_per_iteration": 3e23, "iterations": 1, "measured": {"gflops":
                                   {"median": 1e9}}}]})"),
               "(no error)");
 }

@@ -55,7 +55,7 @@ core::ComputeCeiling ceiling(const char* precision, const char* isa, const char*
     return c;
 }
 
-bool has_note(const ComputeResult& r, const std::string& a, const std::string& b = "") {
+bool has_fp_note(const ComputeResult& r, const std::string& a, const std::string& b = "") {
     return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
         return n.find(a) != std::string::npos && n.find(b) != std::string::npos;
     });
@@ -182,12 +182,12 @@ TEST(TheoreticalPeak, DocumentedUnitsNotTheJudgedEpoch) {
     // 2 cores x 4 lanes x 2 flops x 2 units x 3.0 GHz = 96 GFLOP/s double, 192 single.
     EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 96.0);
     EXPECT_DOUBLE_EQ(r.peak_gflops.at("single"), 192.0);
-    EXPECT_TRUE(has_note(r, "fma_units = 2: documented for AMD Zen 3 on avx2", "1.30 units' worth"));
+    EXPECT_TRUE(has_fp_note(r, "fma_units = 2: documented for AMD Zen 3 on avx2", "1.30 units' worth"));
     // Each op's fraction of its own peak: 10.4 / 16 = 65.0 %, 7.9 / 8 = 98.8 %, 14 / 16 = 87.5 %.
-    EXPECT_TRUE(has_note(r, "double avx2 fma, 1 thread", "65.0 % of the theoretical 16"));
-    EXPECT_TRUE(has_note(r, "double avx2 add, 1 thread", "98.8 % of the theoretical 8"));
-    EXPECT_TRUE(has_note(r, "double avx2 addmul, 1 thread", "87.5 % of the theoretical 16"));
-    EXPECT_FALSE(has_note(r, "above the peak"));
+    EXPECT_TRUE(has_fp_note(r, "double avx2 fma, 1 thread", "65.0 % of the theoretical 16"));
+    EXPECT_TRUE(has_fp_note(r, "double avx2 add, 1 thread", "98.8 % of the theoretical 8"));
+    EXPECT_TRUE(has_fp_note(r, "double avx2 addmul, 1 thread", "87.5 % of the theoretical 16"));
+    EXPECT_FALSE(has_fp_note(r, "above the peak"));
 }
 
 TEST(TheoreticalPeak, DocumentedRangeIsNarrowedByTheBestEpoch) {
@@ -204,7 +204,7 @@ TEST(TheoreticalPeak, DocumentedRangeIsNarrowedByTheBestEpoch) {
     derive_theoretical_peak(r);
     EXPECT_EQ(r.fma_units, 1);
     EXPECT_DOUBLE_EQ(r.peak_gflops.at("double"), 1 * 8 * 2 * 1 * 2.0);
-    EXPECT_TRUE(has_note(r, "1-2 FMA units per core on avx512 by model")) << r.notes.front();
+    EXPECT_TRUE(has_fp_note(r, "1-2 FMA units per core on avx512 by model")) << r.notes.front();
     r.notes.clear();
     r.best_flops_per_cycle[0] = 31.2; // 1.95 units' worth: two
     derive_theoretical_peak(r);

@@ -24,11 +24,11 @@ using namespace roofcast::measure;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string work_fixture(const std::string& name) {
     return core::read_file(std::string(ROOFCAST_SOURCE_DIR) + "/tests/measure/data/instruction_work/" + name);
 }
 
-std::string exact(double x) {
+std::string exact_text(double x) {
     char buf[32];
     return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
 }
@@ -38,7 +38,7 @@ std::string describe(const InstructionWork& w) {
     std::ostringstream s;
     auto number = [&](const char* name, double v) {
         if (v != 0)
-            s << ' ' << name << '=' << exact(v);
+            s << ' ' << name << '=' << exact_text(v);
     };
     number("dp", w.flops_dp);
     number("sp", w.flops_sp);
@@ -281,7 +281,7 @@ TEST(InstructionWork, DecodesPrefixesOperandsAndAnnotations) {
 // -march=x86-64-v2 -c scale.cc; g++ -O2 -c main.cc; g++ triad.o dot.o scale.o main.o -o counted).
 // 249 instruction rows (grep -cP '^\s+[0-9a-f]+:\t'), in 14 symbols of 5 sections.
 TEST(InstructionWork, ParsesAWholeObjdump) {
-    const std::vector<DecodedInstruction> all = parse_objdump_instructions(fixture("counted.objdump"));
+    const std::vector<DecodedInstruction> all = parse_objdump_instructions(work_fixture("counted.objdump"));
     ASSERT_EQ(all.size(), 249u);
     std::vector<std::pair<std::string, int>> functions; // in order, with their instruction counts
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -340,7 +340,7 @@ TEST(InstructionWork, ParserSkipsWhatIsNoInstruction) {
 
 // Any text, however damaged: no exception, no crash, and a flag or nothing where a width is unknown.
 TEST(InstructionWork, NeverThrowsOnDamagedText) {
-    std::string text = fixture("counted.objdump");
+    std::string text = work_fixture("counted.objdump");
     for (const Row& row : k_rows)
         text += std::string(row.line) + "\n";
     std::mt19937 rng(48);
@@ -467,7 +467,7 @@ Totals run(const std::vector<DecodedInstruction>& all, const std::string& functi
 // Every element: triad 2 DP flops, 16 bytes loaded, 8 stored; dot 2 SP flops, 8 loaded; scale 1 DP flop,
 // 8 loaded, 8 stored. Each call's ret loads its 8-byte return address besides.
 TEST(InstructionWork, StaticWorkTimesExecutionsIsTheKernelsWork) {
-    const std::vector<DecodedInstruction> all = parse_objdump_instructions(fixture("counted.objdump"));
+    const std::vector<DecodedInstruction> all = parse_objdump_instructions(work_fixture("counted.objdump"));
     for (long n : {1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L, 1000L, 1003L}) {
         SCOPED_TRACE("n = " + std::to_string(n));
         const double e = static_cast<double>(n);

@@ -21,12 +21,12 @@ std::vector<core::StreamCapacityPoint> points_of(const std::vector<std::pair<int
     return out;
 }
 
-struct FreeDeleter {
+struct CapacityFreeDeleter {
     void operator()(double* p) const { std::free(p); }
 };
 
-std::unique_ptr<double, FreeDeleter> aligned_doubles(std::uint64_t bytes) {
-    return std::unique_ptr<double, FreeDeleter>(
+std::unique_ptr<double, CapacityFreeDeleter> aligned_doubles(std::uint64_t bytes) {
+    return std::unique_ptr<double, CapacityFreeDeleter>(
         static_cast<double*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
 }
 

@@ -119,7 +119,7 @@ Tracked operator*(const Tracked& a, const Tracked& b) {
 
 using test::tiny_machine;
 
-const SuiteKernel& kernel(const std::vector<SuiteKernel>& cat, const std::string& name) {
+const SuiteKernel& tuned_kernel(const std::vector<SuiteKernel>& cat, const std::string& name) {
     for (const auto& k : cat)
         if (k.name == name)
             return k;
@@ -173,7 +173,7 @@ TEST_F(SuiteTuned, EachTunedKernelFollowsItsUntunedFormInTheAppsSuite) {
 }
 
 TEST_F(SuiteTuned, HimenoMergedCountsAndResult) {
-    const SuiteKernel& k = kernel(cat, "himeno-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "himeno-tuned");
     const auto& d = k.spec.loop->arrays[0].dims;
     const auto nk = static_cast<std::size_t>(d[0]), nj = static_cast<std::size_t>(d[1]),
                ni = static_cast<std::size_t>(d[2]);
@@ -218,7 +218,7 @@ TEST_F(SuiteTuned, HimenoMergedCountsAndResult) {
     // at every level, and the compulsory bytes lie between the declared memory traffic and that times
     // the halo factor (points per iteration), as for the untuned kernel (test_suite_counts.cpp).
     const Traffic t = derive_traffic(k.spec, m, 1);
-    EXPECT_EQ(t.bytes, derive_traffic(kernel(cat, "himeno").spec, m, 1).bytes);
+    EXPECT_EQ(t.bytes, derive_traffic(tuned_kernel(cat, "himeno").spec, m, 1).bytes);
     const double counted = g_tally.compulsory_bytes() / its;
     EXPECT_GE(counted, t.bytes.at("MEM") * (1 - 1e-9));
     EXPECT_LE(counted, t.bytes.at("MEM") * static_cast<double>(pts) / its);
@@ -233,7 +233,7 @@ TEST_F(SuiteTuned, JacobiBlockedSizesFollowTheLayerConditions) {
                           {"L2", 524288, 64, {}, 1, 1, {}, ""},
                           {"L3", 8 << 20, 64, {}, 1, 1, {}, ""}};
     const std::vector<SuiteKernel> cat = suite_catalogue(m, 1, "real");
-    const SuiteKernel& k = kernel(cat, "jacobi-3d-7pt-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "jacobi-3d-7pt-tuned");
     const LoopNest& nest = *k.spec.loop;
     const long jb = nest.bounds[1], ni = nest.arrays[0].dims[2];
     // The block's loop nest: the 2-D condition holds in L1 (the L2 level moves one row of each of the
@@ -272,7 +272,7 @@ TEST_F(SuiteTuned, JacobiBlockedSizesFollowTheLayerConditions) {
 }
 
 TEST_F(SuiteTuned, JacobiBlockedCountsAndResult) {
-    const SuiteKernel& k = kernel(cat, "jacobi-3d-7pt-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "jacobi-3d-7pt-tuned");
     const LoopNest& nest = *k.spec.loop;
     const auto jb = static_cast<std::size_t>(nest.bounds[1]);
     const auto nk = static_cast<std::size_t>(nest.arrays[0].dims[0]);
@@ -320,7 +320,7 @@ TEST_F(SuiteTuned, JacobiBlockedCountsAndResult) {
 }
 
 TEST_F(SuiteTuned, SpmvSellCountsAndResult) {
-    const SuiteKernel& k = kernel(cat, "spmv-csr-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "spmv-csr-tuned");
     constexpr int C = sw::k_vector_doubles;
     ASSERT_EQ(sw::sell_chunk_rows(), C);
     const std::size_t per = 16;
@@ -389,7 +389,7 @@ TEST_F(SuiteTuned, SpmvSellCountsAndResult) {
 TEST_F(SuiteTuned, MatmulPackedCountsAndResult) {
     // The catalogue's matmul is 512^3; flops per iteration do not depend on n, so the packed loops run
     // for an n that several row and k blocks divide (and one that leaves partial micro-panels).
-    const SuiteKernel& k = kernel(cat, "matmul-blocked-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "matmul-blocked-tuned");
     const std::size_t mr = static_cast<std::size_t>(sw::k_gemm_mr),
                       nr = static_cast<std::size_t>(sw::k_gemm_nr);
     for (const std::size_t n : {4 * mr * nr / 2, 4 * mr * nr / 2 + 5}) {
@@ -428,7 +428,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     // kc x NR doubles of B in half of L1 (the rule) or in all of it (twice the rule), whichever one thread
     // ran faster here; mc x kc of A in half of L2, mc a multiple of MR: the declared L1 bytes follow from
     // them (8 (MR + NR) / (MR NR) + 16 / kc + 32 / n: A and the shared B packed once per call).
-    const SuiteKernel& k = kernel(cat, "matmul-blocked-tuned");
+    const SuiteKernel& k = tuned_kernel(cat, "matmul-blocked-tuned");
     const sw::GemmTile tile = sw::gemm_tile();
     EXPECT_EQ(tile.mr, sw::k_gemm_mr);
     EXPECT_EQ(tile.nr, sw::k_gemm_nr);
@@ -454,7 +454,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
                              {"L2", 524288, 64, {}, 1, 2, {}, ""},
                              {"L3", 32 << 20, 64, {}, 2, 1, {}, ""}};
     const std::vector<SuiteKernel> cat2 = suite_catalogue(real, 2, "real");
-    const SuiteKernel& k2 = kernel(cat2, "matmul-blocked-tuned");
+    const SuiteKernel& k2 = tuned_kernel(cat2, "matmul-blocked-tuned");
     const double rule2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
     const double kc2 = kc_of(k2.spec, real, 2);
     EXPECT_TRUE(kc2 == rule2 || kc2 == 2 * rule2) << kc2;
@@ -484,8 +484,8 @@ TEST_F(SuiteTuned, MatmulPackedSizedForTheThreads) {
                                  {"L2", 524288, 64, {}, 1, threads, {}, ""},
                                  {"L3", 32 << 20, 64, {}, threads, 1, {}, ""}};
         const std::vector<SuiteKernel> c = suite_catalogue(real, threads, "real");
-        const double untuned = std::cbrt(*kernel(c, "matmul-blocked").spec.iterations);
-        const double tuned = std::cbrt(*kernel(c, "matmul-blocked-tuned").spec.iterations);
+        const double untuned = std::cbrt(*tuned_kernel(c, "matmul-blocked").spec.iterations);
+        const double tuned = std::cbrt(*tuned_kernel(c, "matmul-blocked-tuned").spec.iterations);
         EXPECT_NEAR(untuned, 512, 1e-6);
         const double rows = 16 * mr * threads;
         const double expected = std::clamp(std::ceil(rows / 64) * 64, 512.0, 4096.0);

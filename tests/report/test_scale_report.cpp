@@ -12,7 +12,7 @@ namespace {
 
 // Two series at cores = 8..128: "lin" = 4 + 0.5·cores exactly (one repetition), "noisy" with two
 // repetitions 10 % apart at every point (spread 0.1 > 5 %: flagged).
-ScaleResult example(std::vector<Coord> targets) {
+ScaleResult scale_example(std::vector<Coord> targets) {
     Dataset d;
     d.parameters = {"cores"};
     Series lin{"main->lin", "time", {}, {}};
@@ -27,7 +27,7 @@ ScaleResult example(std::vector<Coord> targets) {
 }
 
 // Elements whose class list holds `cls` (word match on the class attribute).
-std::size_t count_class(const roofcast::test::XmlNode& root, const std::string& cls) {
+std::size_t count_scale_class(const roofcast::test::XmlNode& root, const std::string& cls) {
     return root.by_class(cls).size();
 }
 
@@ -35,7 +35,7 @@ std::size_t count_class(const roofcast::test::XmlNode& root, const std::string& 
 
 // At 256 the line gives 4 + 128 = 132, at 4096 it is log(4096/128)/log(128/8) = 5/4 ranges out (far).
 TEST(ScaleReport, TextShowsModelPredictionIntervalAndFlags) {
-    const std::string t = scale_text(example({{256, 0}, {4096, 0}}));
+    const std::string t = scale_text(scale_example({{256, 0}, {4096, 0}}));
     EXPECT_NE(t.find("4 + 0.5·cores"), std::string::npos) << t;
     EXPECT_NE(t.find("at cores=256 [95 % interval]"), std::string::npos) << t;
     EXPECT_NE(t.find("132 [132, 132]"), std::string::npos) << t;
@@ -51,7 +51,7 @@ TEST(ScaleReport, TextShowsModelPredictionIntervalAndFlags) {
 }
 
 TEST(ScaleReport, JsonCarriesPointsModelsAndPredictions) {
-    const auto j = nlohmann::json::parse(scale_json(example({{256, 0}})));
+    const auto j = nlohmann::json::parse(scale_json(scale_example({{256, 0}})));
     EXPECT_EQ(j["format"], "roofcast-scale");
     ASSERT_EQ(j["functions"].size(), 2u);
     const auto& lin = j["functions"][0];
@@ -66,7 +66,7 @@ TEST(ScaleReport, JsonCarriesPointsModelsAndPredictions) {
 }
 
 TEST(ScaleReport, CsvOneRowPerSeriesAndTarget) {
-    const std::string c = scale_csv(example({{256, 0}, {512, 0}}));
+    const std::string c = scale_csv(scale_example({{256, 0}, {512, 0}}));
     const auto lines = std::count(c.begin(), c.end(), '\n');
     EXPECT_EQ(lines, 1 + 2 * 2); // header + 2 series x 2 targets
     EXPECT_EQ(c.rfind("function,metric,family,model,points,", 0), 0u);
@@ -74,12 +74,12 @@ TEST(ScaleReport, CsvOneRowPerSeriesAndTarget) {
 }
 
 TEST(ScaleReport, SvgIsWellFormedWithPointsModelAndPrediction) {
-    const ScaleResult r = example({{256, 0}});
+    const ScaleResult r = scale_example({{256, 0}});
     const std::string svg = scale_svg(r, 0);
     const auto root = roofcast::test::parse_xml(svg);
-    EXPECT_EQ(count_class(*root, "measured"), 5u);
-    EXPECT_EQ(count_class(*root, "model-curve"), 1u);
-    EXPECT_EQ(count_class(*root, "prediction"), 1u);
-    EXPECT_EQ(count_class(*root, "interval"), 1u);
+    EXPECT_EQ(count_scale_class(*root, "measured"), 5u);
+    EXPECT_EQ(count_scale_class(*root, "model-curve"), 1u);
+    EXPECT_EQ(count_scale_class(*root, "prediction"), 1u);
+    EXPECT_EQ(count_scale_class(*root, "interval"), 1u);
     EXPECT_EQ(scale_svg_name(r, 0), "0000-main-_lin-time.svg");
 }

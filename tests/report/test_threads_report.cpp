@@ -23,7 +23,7 @@ ThreadsData synthetic() {
     d.context.cores = 2;
     d.context.hw_threads = 2;
     d.context.machine_source = "test";
-    Series s;
+    roofcast::model::threads::Series s;
     s.api = "omp";
     for (const double n : {1000.0, 2000.0, 3000.0, 8000.0, 20000.0, 60000.0, 200000.0, 400000.0})
         for (int t = 1; t <= 4; ++t) {

@@ -15,7 +15,7 @@ using namespace roofcast::model::threads;
 
 namespace {
 
-Measurement point(double n, int s, double t) {
+Measurement thin_point(double n, int s, double t) {
     Measurement m;
     m.n = n;
     m.s = s;
@@ -54,7 +54,7 @@ std::vector<Measurement> grid(const std::vector<double>& sizes, const std::vecto
     std::vector<Measurement> pts;
     for (const double n : sizes)
         for (const int s : threads)
-            pts.push_back(point(n, s, program(n, s, memory)));
+            pts.push_back(thin_point(n, s, program(n, s, memory)));
     return pts;
 }
 
@@ -117,7 +117,7 @@ TEST(ThinGrids, TheReportedGridYieldsEveryModel) {
 TEST(ThinGrids, TheReportedGridThroughTheAnalysis) {
     ThreadsData d;
     d.context = two_core_host();
-    Series s;
+    roofcast::model::threads::Series s;
     s.api = "command";
     s.points = grid(eight_sizes(), {1, 2, 4, 6, 8});
     d.series.push_back(s);
@@ -153,7 +153,7 @@ TEST(ThinGrids, ThreeSizesAndTwoThreadCounts) {
 TEST(ThinGrids, ThroughTheAnalysisWithTwoThreadCounts) {
     ThreadsData d;
     d.context = two_core_host();
-    Series s;
+    roofcast::model::threads::Series s;
     s.api = "command";
     s.points = grid({1e3, 1e5, 1e7}, {1, 2});
     d.series.push_back(s);
