@@ -277,6 +277,18 @@ json results_to_json(const Results& r) {
             kj["bound_fraction_median_round"] = *k.bound_fraction_median_round;
         if (k.settle)
             kj["settle"] = {{"rounds", k.settle->rounds}, {"settled", k.settle->settled}};
+        if (k.verdict) {
+            const Verdict& v = *k.verdict;
+            kj["verdict"] = {{"state", v.state},
+                             {"fraction", v.fraction},
+                             {"lo", v.lo},
+                             {"hi", v.hi},
+                             {"confidence", v.confidence},
+                             {"basis", v.basis},
+                             {"threshold", v.threshold}};
+            if (v.probe_moved)
+                kj["verdict"]["probe_moved"] = *v.probe_moved, kj["verdict"]["probe"] = v.probe;
+        }
         if (k.noise)
             kj["noise"] = {{"probe", k.noise->probe},
                            {"spread", k.noise->spread},
@@ -394,6 +406,21 @@ KernelResult kernel_from(const J& k) {
         J x = k["settle"];
         kr.settle =
             RoundSettle{static_cast<int>(x["rounds"].whole_in(1, k_max_count)), x["settled"].boolean()};
+    }
+    if (k.has("verdict")) {
+        J x = k["verdict"];
+        Verdict v;
+        v.state = x["state"].one_of({"at-bound", "below", "undetermined"});
+        v.fraction = x["fraction"].at_least(0);
+        v.lo = x["lo"].at_least(0);
+        v.hi = x["hi"].at_least(v.lo);
+        v.confidence = x["confidence"].num_in(0, 1);
+        v.basis = x["basis"].one_of({"epochs and rounds", "epochs", "one epoch"});
+        v.threshold = x["threshold"].num_in(0, 1);
+        v.probe_moved = x.opt_at_least("probe_moved", 1);
+        if (v.probe_moved)
+            v.probe = x["probe"].str();
+        kr.verdict = std::move(v);
     }
     if (k.has("noise")) {
         J x = k["noise"];

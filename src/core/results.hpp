@@ -94,6 +94,20 @@ struct RoundSettle {
     bool settled = false;
 };
 
+// What a kernel's fraction of its bound supports once the host's noise is counted (docs/noise.md,
+// "Verdicts"): `at-bound` when the interval's lower end reaches the threshold, `below` when its upper end
+// stays under it, `undetermined` when the interval spans it (the host, not the code, decided the figure).
+struct Verdict {
+    std::string state;     // at-bound | below | undetermined
+    double fraction = 0;   // the point: the best epoch's fraction of the bound
+    double lo = 0, hi = 0; // the interval of the fraction (median epoch to best, widened by the rounds)
+    double confidence = 0; // the rounds' part's coverage of their median (order statistics); 0: no rounds
+    std::string basis;     // epochs and rounds | epochs | one epoch
+    double threshold = 0;  // the fraction "at its bound" starts at
+    std::optional<double> probe_moved; // max/min of the probe beside the kernel over its rounds
+    std::string probe;                 // that probe's kind
+};
+
 struct KernelResult {
     std::string name;
     std::string suite; // stream | calibrate | mixed | apps | user
@@ -125,6 +139,7 @@ struct KernelResult {
     std::vector<double> bound_fraction_rounds;
     std::optional<double> bound_fraction_median_round;
     std::optional<RoundSettle> settle; // written by bench and run when settling ran
+    std::optional<Verdict> verdict;    // bench's three-valued verdict (model/verdict.hpp)
 };
 
 struct AccuracySummary {

@@ -10,6 +10,7 @@
 #include "model/predict.hpp"
 #include "model/round_settle.hpp"
 #include "model/round_verdict.hpp"
+#include "model/verdict.hpp"
 #include "roofcast/version.hpp"
 
 #include <algorithm>
@@ -135,6 +136,23 @@ std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
 // scaled by the probe of that level's resource (memory, a shared cache, a private cache), the compute term by
 // the compute probe, and recombined with the machine's exponents (the max for the hierarchical roofline); any
 // other row, or a term whose resource has no probe, against the probe of its kind alone.
+// How far the probe beside row `row` moved over the rounds (max/min of its round units) and its kind: the
+// probe of the row's own kind, else the first.
+std::pair<std::optional<double>, std::string> probe_moved(const std::vector<Probe>& probes,
+                                                          const std::string& kind, std::size_t row) {
+    if (probes.empty())
+        return {};
+    std::size_t j = 0;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+        if (probes[p].epochs.kind == kind)
+            j = p;
+    const std::vector<double> u = probe_units(probes[j].epochs, row, 0);
+    const auto [lo, hi] = std::minmax_element(u.begin(), u.end());
+    if (u.size() < 2 || !(*lo > 0))
+        return {std::nullopt, probes[j].epochs.kind};
+    return {*hi / *lo, probes[j].epochs.kind};
+}
+
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                     const std::vector<ProbeRounds>& probes, std::size_t rounds,
                     const std::vector<std::vector<double>>& epochs, const core::Machine& machine) {
@@ -536,6 +554,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
         for (std::size_t i = 0; i < kernels.size(); ++i)
             rep.results.kernels[i].settle =
                 core::RoundSettle{static_cast<int>(round_best[i].size()), round_settled(round_best[i])};
+    std::vector<std::pair<std::optional<double>, std::string>> moved(kernels.size());
     if (!probes.empty()) {
         std::vector<std::string> kinds;
         std::vector<ProbeRounds> probe_rounds;
@@ -553,9 +572,21 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
         // (`samples`) only, not the extra rounds of settling, which have no probes beside them.
         rep.results.host_noise =
             assess_noise(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds), samples);
-        if (rounds >= 2)
+        if (rounds >= 2) {
             round_verdicts(rep.results.kernels, kinds, probe_rounds, static_cast<std::size_t>(rounds),
                            samples, machine);
+            for (std::size_t i = 0; i < kernels.size(); ++i)
+                moved[i] = probe_moved(probes, kinds[i], i);
+        }
+    }
+    // Three-valued verdicts: causes are named for a kernel whose whole interval lies below its bound only.
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+        core::KernelResult& r = rep.results.kernels[i];
+        if (r.role == "calibration")
+            continue;
+        r.verdict = kernel_verdict(r, k_diagnosis_fraction, moved[i].first, moved[i].second);
+        if (r.verdict && r.verdict->state != "below")
+            r.diagnosis.clear();
     }
     rep.results.roofcast_version = k_version;
     rep.results.created = core::utc_now_iso8601();

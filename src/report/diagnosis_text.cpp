@@ -1,6 +1,7 @@
 #include "report/diagnosis_text.hpp"
 
 #include "model/diagnosis.hpp"
+#include "model/verdict.hpp"
 #include "report/svg.hpp"
 
 #include <algorithm>
@@ -26,9 +27,35 @@ std::string cause_lines(const core::KernelResult& k, const char* indent) {
 std::vector<const core::KernelResult*> below_bound(const core::Results& r) {
     std::vector<const core::KernelResult*> out;
     for (const auto& k : r.kernels)
-        if (!k.diagnosis.empty())
+        if (k.verdict ? k.verdict->state == "below" && !k.diagnosis.empty() : !k.diagnosis.empty())
             out.push_back(&k);
     return out;
+}
+
+std::vector<const core::KernelResult*> undetermined(const core::Results& r) {
+    std::vector<const core::KernelResult*> out;
+    for (const auto& k : r.kernels)
+        if (k.verdict && k.verdict->state == "undetermined")
+            out.push_back(&k);
+    return out;
+}
+
+std::string verdict_counts(const core::Results& r) {
+    std::size_t at = 0, below = 0, open = 0;
+    for (const auto& k : r.kernels)
+        if (k.verdict)
+            (k.verdict->state == "at-bound" ? at : k.verdict->state == "below" ? below : open) += 1;
+    if (at + below + open == 0)
+        return "";
+    return fmt::format("{} at their bound, {} below it, {} undetermined (the interval of the fraction spans "
+                       "{:.0f} %)",
+                       at, below, open, 100 * model::k_diagnosis_fraction);
+}
+
+std::string interval_text(const core::KernelResult& k) {
+    if (!k.verdict)
+        return "";
+    return fmt::format(" [{:.0f}-{:.0f} %]", 100 * k.verdict->lo, 100 * k.verdict->hi);
 }
 
 std::string accuracy_scope(const core::Results& r) {
@@ -68,14 +95,23 @@ std::string ceilings_above_text(const core::KernelResult& k, std::size_t most) {
 
 std::string format_below_bound(const core::Results& r) {
     const auto ks = below_bound(r);
-    std::string out = fmt::format("kernels below {:.0f} % of their bound: {}\n",
-                                  100 * model::k_diagnosis_fraction, ks.size());
+    std::string out;
+    if (const std::string counts = verdict_counts(r); !counts.empty())
+        out += "verdicts: " + counts + "\n";
+    out += fmt::format("kernels below {:.0f} % of their bound: {}\n", 100 * model::k_diagnosis_fraction,
+                       ks.size());
     for (const auto* k : ks) {
         const core::Prediction* p = model::bound_prediction(*k);
-        out += fmt::format("  {:<22} {:>5.1f} % of its {} prediction{}\n", k->name,
-                           100 * k->bound_fraction.value_or(0), p ? p->model : "-",
+        out += fmt::format("  {:<22} {:>5.1f} %{} of its {} prediction{}\n", k->name,
+                           100 * k->bound_fraction.value_or(0), interval_text(*k), p ? p->model : "-",
                            k->role == "untuned" ? " (untuned)" : "");
         out += cause_lines(*k, "    ");
+    }
+    const auto open = undetermined(r);
+    if (!open.empty()) {
+        out += fmt::format("kernels undetermined (no causes: the host decided): {}\n", open.size());
+        for (const auto* k : open)
+            out += fmt::format("  {:<22} {}\n", k->name, model::undetermined_text(*k->verdict));
     }
     return out;
 }
@@ -126,7 +162,19 @@ std::string below_bound_html(const core::Results& r) {
             o += "</tr>\n";
         }
     }
-    return o + "</tbody></table></section>\n";
+    o += "</tbody></table>\n";
+    const auto open = undetermined(r);
+    if (!open.empty()) {
+        o += "<h3 id=\"undetermined\">" +
+             h(fmt::format("Undetermined: {} kernel{} whose interval spans {:.0f} %", open.size(),
+                           open.size() == 1 ? "" : "s", 100 * model::k_diagnosis_fraction)) +
+             "</h3>\n<ul>\n";
+        for (const auto* k : open)
+            o += "<li><strong>" + h(k->name) + "</strong> " + h(model::undetermined_text(*k->verdict)) +
+                 "</li>\n";
+        o += "</ul>\n";
+    }
+    return o + "</section>\n";
 }
 
 std::string below_bound_headline_html(const core::Results& r, std::size_t most) {

@@ -10,8 +10,15 @@
 
 namespace roofcast::report {
 
-// Kernels with a diagnosis (below model::k_diagnosis_fraction of their bound), in results order.
+// Kernels with a diagnosis whose verdict is "below" (model/verdict.hpp; results without verdicts: every
+// kernel with a diagnosis), in results order.
 std::vector<const core::KernelResult*> below_bound(const core::Results& r);
+// Kernels whose verdict is "undetermined", in results order.
+std::vector<const core::KernelResult*> undetermined(const core::Results& r);
+// "30 at their bound, 5 below it, 4 undetermined (...)"; empty when no kernel has a verdict.
+std::string verdict_counts(const core::Results& r);
+// " [71-93 %]": the interval of the kernel's fraction of its bound; empty without a verdict.
+std::string interval_text(const core::KernelResult& k);
 
 // The scope line of the accuracy figures: how many kernels of each role were scored or left out.
 std::string accuracy_scope(const core::Results& r);

@@ -391,6 +391,10 @@ std::string html_report(const core::Results& r) {
     card("Below their bound", std::to_string(below_bound(r).size()),
          fmt::format("kernels under {:.0f} % of their prediction, with causes",
                      100 * model::k_diagnosis_fraction));
+    if (const auto open = undetermined(r); !open.empty())
+        card("Undetermined", std::to_string(open.size()),
+             fmt::format("kernels whose interval spans {:.0f} %: the host, not the code, decided",
+                         100 * model::k_diagnosis_fraction));
     if (r.host_noise && r.host_noise->rows > 0)
         card("Noisy rows", fmt::format("{} of {}", r.host_noise->flagged, r.host_noise->rows),
              "moved more than the host did under the reference probes");

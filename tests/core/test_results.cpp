@@ -164,6 +164,19 @@ TEST(Results, SettleRoundsRoundTrip) {
     EXPECT_EQ(results_to_json(back).dump(), j.dump());
 }
 
+TEST(Results, VerdictRoundTrips) {
+    Results r;
+    KernelResult k = measured_kernel("norm2", {2.0, 1.666, 2.0});
+    k.verdict = Verdict{"undetermined", 0.9, 0.8, 0.95, 0.75, "epochs and rounds", 0.85, 2.5, "memory"};
+    r.kernels.push_back(k);
+    const auto j = results_to_json(r);
+    EXPECT_EQ(j["kernels"][0]["verdict"]["state"], "undetermined");
+    const Results back = results_from_json(j, "r.json");
+    ASSERT_TRUE(back.kernels[0].verdict);
+    EXPECT_EQ(back.kernels[0].verdict->probe, "memory");
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+}
+
 namespace {
 
 // Reading `body` as a results file fails with an error that names `field`.
@@ -188,6 +201,12 @@ TEST(Results, BadNoiseFieldsNameTheField) {
         "settle": {"rounds": 0, "settled": true}}]})");
     bad("kernels[0].settle.settled", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
         "settle": {"rounds": 2, "settled": "yes"}}]})");
+    bad("kernels[0].verdict.state", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "verdict": {"state": "maybe", "fraction": 1, "lo": 1, "hi": 1, "confidence": 0, "basis": "epochs",
+        "threshold": 0.85}}]})");
+    bad("kernels[0].verdict.hi", head + R"("kernels": [{"name": "k", "flops_per_iteration": 1,
+        "verdict": {"state": "below", "fraction": 1, "lo": 0.9, "hi": 0.5, "confidence": 0, "basis": "epochs",
+        "threshold": 0.85}}]})");
     bad("host_noise.flagged",
         head + R"("kernels": [], "host_noise": {"probes": [], "rows": 1, "flagged": 2}})");
     bad("host_noise.rows",
