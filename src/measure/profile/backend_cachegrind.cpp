@@ -73,7 +73,8 @@ std::string valgrind_failure(const RunContext& c, const fs::path& dir, const std
             "x86-64-v3 (-march=x86-64-v3) to profile under valgrind, or use the time or perf "
             "backend",
             c.request.command.front());
-    return last_line(log);
+    const std::string last = last_line(log);
+    return last.empty() ? std::string{} : "valgrind's log ends with: " + last;
 }
 
 std::unique_ptr<ProfileBackend> make_cachegrind_backend() {

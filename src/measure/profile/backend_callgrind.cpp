@@ -40,6 +40,32 @@ struct Level {
     CacheGeometry geometry; // LL
 };
 
+// What the program's own functions and loops cannot be named by: a stripped program has no symbols (callgrind
+// names its functions by address), one built without -g no source lines for its loops.
+std::string naming_warning(const CountedProgram& counted, const std::string& program) {
+    std::size_t own = 0, by_address = 0, loops = 0, without_line = 0;
+    const auto mine = [&](const std::string& object) {
+        return object == program || fs::path(object).filename() == fs::path(program).filename();
+    };
+    for (const CountedFunction& f : counted.functions)
+        if (mine(f.object) && f.work.instructions > 0) {
+            ++own;
+            by_address += f.name.rfind("0x", 0) == 0;
+        }
+    for (const CountedLoop& l : counted.loops)
+        if (mine(l.object)) {
+            ++loops;
+            without_line += l.file.empty();
+        }
+    if (own > 0 && by_address == own)
+        return "the program is stripped (no symbols): its functions are named by address and its loops have "
+               "no source lines; profile an unstripped build for names";
+    if (loops > 0 && without_line == loops)
+        return "the program has no debug information: its loops are named by address, not source line "
+               "(compile with -g)";
+    return "";
+}
+
 // Whether the program's own code uses AVX-512 registers, which valgrind 3.19 cannot run.
 bool uses_avx512(const std::string& program) {
     core::CaptureOptions o;
@@ -104,18 +130,28 @@ public:
     }
     std::vector<Pass> prepare(const RunContext& c, core::Profile& p) override;
     std::string explain_failure(const RunContext& c, std::size_t pass, const fs::path& dir) const override {
-        return pass == 0 ? std::string{} : valgrind_failure(c, dir, "valgrind");
+        if (pass == 0)
+            return {};
+        const std::string why = valgrind_failure(c, dir, "valgrind");
+        // The native pass ran first and succeeded: the program fails under valgrind only.
+        return why.find("cannot decode") != std::string::npos
+                   ? why
+                   : "it ran natively, not under valgrind" + (why.empty() ? "" : "; " + why);
     }
     void collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
                  std::vector<std::string>& warnings) override;
 
 private:
-    void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g) const;
+    void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g);
     CallgrindData read_rank(const fs::path& dir, int rank) const;
+    std::vector<PerfSamplePlace> sampled_places(const fs::path& dir, int rank) const;
+    const std::map<std::string, std::uint64_t>& symbols_of(const std::string& object);
     std::string m_perf; // empty: the native pass runs without perf
     std::vector<Level> m_levels;
     std::uint32_t m_line = 64;
-    std::vector<CountedProgram> m_counted; // per rank, this repetition
+    std::vector<CountedProgram> m_counted;               // per rank, this repetition
+    std::vector<std::vector<PerfSamplePlace>> m_samples; // per rank, this repetition's native perf samples
+    std::map<std::string, std::map<std::string, std::uint64_t>> m_symbols; // object -> its symbols (nm)
     std::map<std::string, WorkTable> m_work;
     std::set<std::string> m_notes;
 };
@@ -172,6 +208,30 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
     return passes;
 }
 
+// Where the native run's samples fell, per symbol and offset (`perf script`), for the time of each loop.
+std::vector<PerfSamplePlace> CallgrindBackend::sampled_places(const fs::path& dir, int rank) const {
+    const fs::path data = dir / fmt::format("perf.{}.data", rank);
+    const fs::path txt = dir / fmt::format("perf.{}.script", rank);
+    const int rc = core::run_program(
+        {"/bin/sh", "-c", "exec \"$0\" script -i \"$1\" -F period,ip,sym,symoff,dso >\"$2\" 2>/dev/null",
+         m_perf, data.string(), txt.string()});
+    if (rc != 0)
+        throw core::Error(fmt::format("perf script failed for rank {} (exit status {})", rank, rc));
+    return parse_perf_script(read_tool_output(txt), txt.string());
+}
+
+// The addresses of an object's symbols (nm), read once per object.
+const std::map<std::string, std::uint64_t>& CallgrindBackend::symbols_of(const std::string& object) {
+    auto it = m_symbols.find(object);
+    if (it != m_symbols.end())
+        return it->second;
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{64} << 20;
+    o.timeout_s = 60;
+    const auto out = core::capture_program({"nm", "-C", "--defined-only", object}, o);
+    return m_symbols.emplace(object, parse_symbol_addresses(out.output)).first->second;
+}
+
 CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
     // One file per process of the rank (forks and execs are followed: --trace-children=yes).
     std::vector<fs::path> files;
@@ -199,9 +259,12 @@ CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
 void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
                                std::vector<std::string>& warnings) {
     if (pass == 0) {
+        m_samples.assign(c.ranks, {});
         if (!m_perf.empty())
-            for (int r = 0; r < c.ranks; ++r)
+            for (int r = 0; r < c.ranks; ++r) {
                 collect_perf_samples(m_perf, dir, r, rep, g);
+                m_samples[r] = sampled_places(dir, r);
+            }
         return;
     }
     const Level& level = m_levels.at(pass - 1);
@@ -244,6 +307,9 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
     if (pass == m_levels.size() && rep == 0) {
         for (const std::string& n : m_notes)
             warnings.push_back(n);
+        if (!m_counted.empty())
+            if (const std::string w = naming_warning(m_counted[0], c.program); !w.empty())
+                warnings.push_back(w);
         for (const CountedProgram& cp : m_counted)
             if (cp.executed > 0 && cp.unmatched > 0.001 * cp.executed) {
                 warnings.push_back(fmt::format(
@@ -256,7 +322,7 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
 }
 
 void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const CountedProgram& counted,
-                            Gather& g) const {
+                            Gather& g) {
     const auto put = [&](const std::string& name, const std::string& kind, const CountedWork& w) {
         const auto add = [&](const std::string& metric, core::MetricOrigin o, const std::string& unit,
                              double v) { g.add(name, kind, metric, o, "sum", unit, rep, rank, v); };
@@ -279,8 +345,18 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         const bool own = f.object == program || fs::path(f.object).filename() == fs::path(program).filename();
         put(f.name, own ? "function" : "library", f.work);
     }
+    // The loops' sampled time: the native run's perf samples placed by address (none without perf).
+    std::vector<double> loop_seconds(counted.loops.size(), 0.0);
+    if (!m_samples.empty() && !m_samples.at(rank).empty()) {
+        std::map<std::string, std::map<std::string, std::uint64_t>> symbols;
+        for (const CountedLoop& l : counted.loops)
+            if (!symbols.count(l.object) && fs::exists(l.object))
+                symbols.emplace(l.object, symbols_of(l.object));
+        loop_seconds = loop_sampled_seconds(counted, m_samples.at(rank), symbols);
+    }
     std::map<std::string, int> seen;
-    for (const CountedLoop& l : counted.loops) {
+    for (std::size_t k = 0; k < counted.loops.size(); ++k) {
+        const CountedLoop& l = counted.loops[k];
         std::string where = l.file.empty()
                                 ? fmt::format("{:#x}", l.begin)
                                 : fmt::format("{}:{}", fs::path(l.file).filename().string(), l.line);
@@ -292,6 +368,10 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
               l.iterations);
         if (l.entries > 0)
             g.add(name, "loop", "entries", core::MetricOrigin::counted, "sum", "count", rep, rank, l.entries);
+        // A loop no sample fell in ran for less than the sampling period: no time rather than zero.
+        if (loop_seconds[k] > 0)
+            g.add(name, "loop", "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
+                  loop_seconds[k]);
     }
 }
 

@@ -1,7 +1,10 @@
 #include "measure/profile/counted_work.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
+#include <set>
+#include <sstream>
 
 namespace roofcast::measure::profile {
 
@@ -223,6 +226,68 @@ std::string callgrind_text(const CountedProgram& p,
         body += "\n";
     }
     return out + "summary: " + costs(total) + "\n\n" + body;
+}
+
+std::map<std::string, std::uint64_t> parse_symbol_addresses(const std::string& nm_text) {
+    std::map<std::string, std::uint64_t> out;
+    std::set<std::string> ambiguous;
+    std::istringstream in(nm_text);
+    std::string line;
+    while (std::getline(in, line)) {
+        // "<address> <type> <name>": the name may hold spaces (demangled C++).
+        const auto a = line.find(' ');
+        if (a == std::string::npos || a == 0 || a > 16 || a + 3 > line.size() || line[a + 2] != ' ')
+            continue;
+        const std::string hex = line.substr(0, a);
+        if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+            continue;
+        const std::uint64_t address = std::stoull(hex, nullptr, 16);
+        const std::string name = line.substr(a + 3);
+        if (name.empty() || ambiguous.count(name))
+            continue;
+        const auto [it, added] = out.emplace(name, address);
+        if (!added && it->second != address) {
+            out.erase(it);
+            ambiguous.insert(name);
+        }
+    }
+    return out;
+}
+
+std::vector<double>
+loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
+                     const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols) {
+    namespace fs = std::filesystem;
+    std::vector<double> seconds(p.loops.size(), 0.0);
+    const auto same_object = [](const std::string& a, const std::string& b) {
+        return a == b || (!a.empty() && fs::path(a).filename() == fs::path(b).filename());
+    };
+    for (const PerfSamplePlace& s : samples) {
+        const std::map<std::string, std::uint64_t>* table = nullptr;
+        for (const auto& [object, names] : symbols)
+            if (same_object(object, s.dso)) {
+                table = &names;
+                break;
+            }
+        if (table == nullptr)
+            continue;
+        const auto sym = table->find(s.symbol);
+        if (sym == table->end())
+            continue;
+        const std::uint64_t address = sym->second + s.offset;
+        // Innermost loops do not nest; the narrowest holding the address is taken should two overlap.
+        std::size_t best = p.loops.size();
+        for (std::size_t i = 0; i < p.loops.size(); ++i) {
+            const CountedLoop& l = p.loops[i];
+            if (address < l.begin || address > l.end || !same_object(l.object, s.dso))
+                continue;
+            if (best == p.loops.size() || l.end - l.begin < p.loops[best].end - p.loops[best].begin)
+                best = i;
+        }
+        if (best < p.loops.size())
+            seconds[best] += s.period * 1e-9;
+    }
+    return seconds;
 }
 
 } // namespace roofcast::measure::profile

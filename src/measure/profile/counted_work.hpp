@@ -13,6 +13,7 @@
 
 #include "measure/instruction_work.hpp"
 #include "measure/profile/callgrind.hpp"
+#include "measure/profile/perf_report.hpp"
 
 #include <cstdint>
 #include <map>
@@ -74,6 +75,18 @@ void add_simulated_events(CountedProgram& into, const CallgrindData& data, const
 // The bytes a simulated level serves: (LL read misses + LL write misses + LL dirty misses) x line, from the
 // events of the simulation added under `prefix` (add_simulated_events).
 double simulated_level_bytes(const CountedWork& w, const std::string& prefix, double line_bytes);
+
+// Symbol name -> address in its object, from `nm -C --defined-only OBJECT` ("0000000000001150 T triad");
+// a name defined at two addresses (local symbols of two files) is left out: a sample there cannot be placed.
+std::map<std::string, std::uint64_t> parse_symbol_addresses(const std::string& nm_text);
+
+// The sampled time of each loop of `p` in seconds (in p.loops' order) from a native run's perf samples
+// (parse_perf_script, cpu-clock periods in nanoseconds): a sample at symbol + offset in object O lies at
+// symbols[O][symbol] + offset, and counts for the innermost loop of O whose [begin, end] holds it. Objects
+// match by path, else by file name. Samples outside every loop count for their function alone.
+std::vector<double>
+loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
+                     const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols);
 
 // The counts in callgrind's format (valgrind manual, "Callgrind Format Specification"), so that
 // KCachegrind and callgrind_annotate show them per source line: events Ir, Flops, Flops_DP, Flops_SP,

@@ -4,7 +4,10 @@
 #include "measure/profile/cachegrind.hpp" // demangle
 #include "measure/profile/text.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <tuple>
 
 namespace roofcast::measure::profile {
 
@@ -82,6 +85,58 @@ std::vector<PerfEventReport> parse_perf_report(const std::string& text, const st
                                    fmt::format("expected at most {} symbols", k_perf_max_symbols));
         syms.push_back(std::move(sym));
     }
+    return out;
+}
+
+std::vector<PerfSamplePlace> parse_perf_script(const std::string& text, const std::string& file) {
+    std::map<std::tuple<std::string, std::string, std::uint64_t>, PerfSamplePlace> places;
+    text::Lines lines(text, file, k_perf_max_line);
+    std::string_view line;
+    while (lines.next(line)) {
+        const std::string t = text::trim(line);
+        if (t.empty())
+            continue;
+        const std::string field = lines.field();
+        const auto fail = [&] {
+            throw core::InputError(file, field, "expected '<period> <address> <symbol>+0x<offset> (<dso>)'");
+        };
+        std::string_view rest(t);
+        double period = 0;
+        if (!text::parse_number(text::next_word(rest), period) || !std::isfinite(period) || period < 0 ||
+            text::next_word(rest).empty())
+            fail();
+        const std::string r = text::trim(rest);
+        const auto open = r.rfind(" (");
+        if (open == std::string::npos || r.back() != ')')
+            fail();
+        const std::string where = r.substr(0, open);
+        const std::string dso = r.substr(open + 2, r.size() - open - 3);
+        const auto plus = where.rfind("+0x");
+        if (where.rfind("[unknown]", 0) == 0 || plus == std::string::npos || plus == 0)
+            continue;
+        std::uint64_t offset = 0;
+        const std::string hex = where.substr(plus + 3);
+        if (hex.empty() || hex.size() > 16 ||
+            hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+            fail();
+        offset = std::stoull(hex, nullptr, 16);
+        const std::string symbol = demangle(where.substr(0, plus));
+        auto [it, added] = places.try_emplace({dso, symbol, offset});
+        if (added) {
+            if (places.size() > k_perf_max_symbols)
+                throw core::InputError(file, field,
+                                       fmt::format("expected at most {} sampled places", k_perf_max_symbols));
+            it->second.dso = dso;
+            it->second.symbol = symbol;
+            it->second.offset = offset;
+        }
+        it->second.period += period;
+        it->second.samples += 1;
+    }
+    std::vector<PerfSamplePlace> out;
+    out.reserve(places.size());
+    for (auto& [key, place] : places)
+        out.push_back(std::move(place));
     return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,5 +33,17 @@ struct PerfEventReport {
 };
 
 std::vector<PerfEventReport> parse_perf_report(const std::string& text, const std::string& file);
+
+// Where the samples of `perf script -F period,ip,sym,symoff,dso` fell, summed per (dso, symbol, offset):
+// a line "  250000  55d4a2c0f1a9 triad+0x29 (/tmp/prog)" adds 250000 (cpu-clock: nanoseconds) to
+// ("/tmp/prog", "triad", 0x29). Samples without a symbol ("[unknown]") are left out: they cannot be placed
+// in a loop. Bounded like parse_perf_report (k_perf_max_symbols places); InputError on other text.
+struct PerfSamplePlace {
+    std::string dso, symbol;
+    std::uint64_t offset = 0;
+    double period = 0;
+    double samples = 0;
+};
+std::vector<PerfSamplePlace> parse_perf_script(const std::string& text, const std::string& file);
 
 } // namespace roofcast::measure::profile

@@ -245,10 +245,12 @@ PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t
             throw core::Error(tool);
         const std::string what = rc > 128 ? fmt::format("was killed by signal {}", rc - 128)
                                           : fmt::format("exited with status {}", rc);
-        const std::string tail = tool.empty() ? last_line(read_tool_output(run.output_log)) : tool;
+        const std::string tail = tool.empty() ? last_line(read_tool_output(run.output_log)) : "";
         throw core::Error(fmt::format("{} {}{}{}: no profile written", c.request.command.front(), what,
                                       index > 0 ? fmt::format(" in the {} pass", pass.label) : "",
-                                      tail.empty() ? "" : " (last output: " + tail + ")"));
+                                      !tool.empty()  ? " (" + tool + ")"
+                                      : tail.empty() ? ""
+                                                     : " (last output: " + tail + ")"));
     }
     return out;
 }

@@ -7,7 +7,8 @@
  *   dotf     the same in float           float   2n flops,  8n bytes  without reassociation)
  *   spmv27   y = A x, 27 non-zeros a row double  54n flops
  *   stencil7 7-point Jacobi, 7 flops per interior point of an n x 16 x 16 grid (double)
- * KERNEL `all` runs each in turn. Each kernel is its own out-of-line function, called REPS times; n that is not a multiple of any vector
+ * KERNEL `all` runs each in turn; fork-triad runs triad in a forked child, exec-triad in an exec'd copy of
+ * this program, no-valgrind runs triad natively and exits 3 under valgrind. Each kernel is its own out-of-line function, called REPS times; n that is not a multiple of any vector
  * width leaves remainder iterations. The result is printed so that nothing is optimised away. */
 /* Out of line and out of interprocedural optimisation: GCC would otherwise clone a kernel for its constant
  * arguments (stencil7.constprop.0) or hoist a call it finds pure out of the repetition loop (dot). */
@@ -22,6 +23,8 @@ static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 KERNEL void triad(double *a, const double *b, const double *c, double s, long n) {
     for (long i = 0; i < n; ++i)
@@ -133,6 +136,32 @@ int main(int argc, char **argv) {
     if (n < 3 || reps < 1) {
         fprintf(stderr, "counted_kernels: expected N >= 3 and REPS >= 1\n");
         return 2;
+    }
+    /* The profiler's harder cases: the kernel in a forked child, in an exec'd image, and a program that
+     * refuses to run under valgrind (its preload library in LD_PRELOAD) but runs natively. */
+    if (!strcmp(argv[1], "fork-triad")) {
+        const pid_t child = fork();
+        if (child == 0) {
+            const int rc = run("triad", n, reps);
+            fflush(stdout);
+            _exit(rc);
+        }
+        int status = 0;
+        if (child < 0 || waitpid(child, &status, 0) != child)
+            return 1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (!strcmp(argv[1], "exec-triad")) {
+        execl(argv[0], argv[0], "triad", argv[2], argv[3], (char *)0);
+        return 1;
+    }
+    if (!strcmp(argv[1], "no-valgrind")) {
+        const char *preload = getenv("LD_PRELOAD");
+        if (preload && strstr(preload, "vgpreload")) {
+            fprintf(stderr, "counted_kernels: refusing to run under valgrind\n");
+            return 3;
+        }
+        return run("triad", n, reps);
     }
     if (strcmp(argv[1], "all"))
         return run(argv[1], n, reps);

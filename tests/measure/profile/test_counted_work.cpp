@@ -1,0 +1,151 @@
+// The join behind the callgrind backend on hand-made inputs: executed counts x each instruction's work per
+// function and innermost loop, and the native run's perf samples placed in those loops by address.
+#include "core/error.hpp"
+#include "measure/profile/counted_work.hpp"
+#include "measure/profile/perf_report.hpp"
+
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+namespace roofcast::measure::profile {
+namespace {
+
+// One function "triad" in /bin/prog: a preamble at 0x1000, a loop 0x1010..0x1020 (an FMA with a 32-byte
+// load, a 32-byte store, the back edge at 0x1020 taken 99 of 100 executions) and a return at 0x1030.
+CallgrindData triad_run() {
+    CallgrindData d;
+    d.events = {"Ir"};
+    d.files = {"", "triad.c"};
+    d.has_instructions = true;
+    CallgrindFunction f;
+    f.object = "/bin/prog";
+    f.name = "triad";
+    f.file = 1;
+    const auto ins = [](std::uint64_t a, std::int64_t line, double count) {
+        return CallgrindInstruction{a, line, 1, {count}};
+    };
+    f.instructions = {ins(0x1000, 3, 1), ins(0x1010, 5, 100), ins(0x1018, 5, 100), ins(0x1020, 4, 100),
+                      ins(0x1030, 7, 1)};
+    CallgrindJump back;
+    back.from = 0x1020;
+    back.to = 0x1010;
+    back.from_line = 4;
+    back.to_line = 5;
+    back.executed = 100;
+    back.taken = 99;
+    f.jumps = {back};
+    d.functions = {f};
+    return d;
+}
+
+std::map<std::string, WorkTable> triad_work() {
+    InstructionWork fma;
+    fma.flops_dp = 8; // 4 lanes x 2
+    fma.fp_arithmetic = true;
+    fma.memory = true;
+    fma.load_bytes = 32;
+    fma.vector_bits = 256;
+    InstructionWork store;
+    store.memory = true;
+    store.store_bytes = 32;
+    return {{"/bin/prog", {{0x1000, {}}, {0x1010, fma}, {0x1018, store}, {0x1020, {}}, {0x1030, {}}}}};
+}
+
+TEST(CountedWork, CountsFlopsBytesAndTheInnermostLoop) {
+    const CountedProgram p = count_work(triad_run(), triad_work());
+    ASSERT_EQ(p.functions.size(), 1u);
+    const CountedWork& w = p.functions[0].work;
+    EXPECT_EQ(w.instructions, 302);
+    EXPECT_EQ(w.flops_dp, 800);
+    EXPECT_EQ(w.flops_sp, 0);
+    EXPECT_EQ(w.bytes_l1(), 6400);
+    EXPECT_EQ(w.vector_bits, 256);
+    ASSERT_EQ(p.loops.size(), 1u);
+    const CountedLoop& l = p.loops[0];
+    EXPECT_EQ(l.begin, 0x1010u);
+    EXPECT_EQ(l.end, 0x1020u);
+    EXPECT_EQ(l.iterations, 100);
+    EXPECT_EQ(l.entries, 1);
+    EXPECT_EQ(l.work.flops_dp, 800);
+    EXPECT_EQ(l.work.instructions, 300);
+    EXPECT_EQ(p.unmatched, 0);
+    EXPECT_EQ(p.executed, 302);
+}
+
+TEST(CountedWork, CountsUndecodedAddressesAsUnmatched) {
+    auto work = triad_work();
+    work["/bin/prog"].erase(0x1030);
+    const CountedProgram p = count_work(triad_run(), work);
+    EXPECT_EQ(p.unmatched, 1);
+    EXPECT_EQ(p.functions[0].work.flops_dp, 800);
+}
+
+TEST(PerfScript, SumsSamplesPerSymbolAndOffset) {
+    const std::string text = "    250000      55d4a2c0f1a9 triad+0x12 (/bin/prog)\n"
+                             "    250000      55d4a2c0f1a9 triad+0x12 (/bin/prog)\n"
+                             "    125000      55d4a2c0f1b9 ns::f(double*, int)+0x3 (/usr/lib/libx.so.1)\n"
+                             "    250000  ffffffff816aa779 clear_page_erms+0x7 ([kernel.kallsyms])\n"
+                             "    250000      7f5d9854b1f9 [unknown] (/bin/prog)\n"
+                             "\n";
+    const auto places = parse_perf_script(text, "perf.script");
+    ASSERT_EQ(places.size(), 3u);
+    const auto find = [&](const std::string& sym) {
+        for (const auto& p : places)
+            if (p.symbol == sym)
+                return p;
+        ADD_FAILURE() << sym;
+        return PerfSamplePlace{};
+    };
+    EXPECT_EQ(find("triad").period, 500000);
+    EXPECT_EQ(find("triad").samples, 2);
+    EXPECT_EQ(find("triad").offset, 0x12u);
+    EXPECT_EQ(find("ns::f(double*, int)").dso, "/usr/lib/libx.so.1");
+    EXPECT_EQ(find("ns::f(double*, int)").offset, 3u);
+    EXPECT_EQ(find("clear_page_erms").dso, "[kernel.kallsyms]");
+}
+
+TEST(PerfScript, RefusesLinesItCannotReadNamingTheLine) {
+    for (const std::string bad : {"abc 55d4 triad+0x12 (/bin/prog)\n", "250000 55d4 triad+0x12\n",
+                                  "250000 55d4 triad+0xzz (/bin/prog)\n", "inf 55d4 triad+0x1 (/bin/prog)\n",
+                                  "-5 55d4 triad+0x1 (/bin/prog)\n", "250000\n"}) {
+        try {
+            parse_perf_script("250000 55d4 ok+0x1 (/bin/prog)\n" + bad, "perf.script");
+            ADD_FAILURE() << bad;
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(SymbolAddresses, ReadsNmAndDropsNamesDefinedTwice) {
+    const auto s = parse_symbol_addresses("0000000000001150 T triad\n"
+                                          "0000000000001200 t helper\n"
+                                          "0000000000001300 t helper\n"
+                                          "0000000000001400 T ns::f(double*, int)\n"
+                                          "                 U memcpy\n"
+                                          "0000000000001500 t helper\n");
+    EXPECT_EQ(s.at("triad"), 0x1150u);
+    EXPECT_EQ(s.at("ns::f(double*, int)"), 0x1400u);
+    EXPECT_EQ(s.count("helper"), 0u);
+    EXPECT_EQ(s.count("memcpy"), 0u);
+}
+
+TEST(LoopTime, PlacesSamplesInTheLoopHoldingTheirAddress) {
+    const CountedProgram p = count_work(triad_run(), triad_work());
+    const std::map<std::string, std::map<std::string, std::uint64_t>> symbols{
+        {"/bin/prog", {{"triad", 0x1000}}}};
+    std::vector<PerfSamplePlace> samples{
+        {"/bin/prog", "triad", 0x10, 2e8, 800},     // the loop's first instruction
+        {"/bin/prog", "triad", 0x20, 1e8, 400},     // its back edge
+        {"/bin/prog", "triad", 0x30, 5e8, 2000},    // after the loop: the function alone
+        {"prog", "triad", 0x18, 1e8, 400},          // the same object named by its file name
+        {"/bin/other", "triad", 0x18, 7e8, 2800},   // another object
+        {"/bin/prog", "unknown_fn", 0x18, 9e8, 1}}; // a symbol nm did not list
+    const std::vector<double> s = loop_sampled_seconds(p, samples, symbols);
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_DOUBLE_EQ(s[0], 0.4);
+}
+
+} // namespace
+} // namespace roofcast::measure::profile
