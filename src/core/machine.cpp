@@ -355,6 +355,7 @@ Machine machine_from_yaml(const YamlField& root) {
             cc.op = one_of(c["op"], k_ops);
             cc.threads = static_cast<int>(c["threads"].as_int_in(1, k_max_count));
             cc.gflops = summary_from_yaml(c["gflops"]);
+            ceiling_from_groups(cc);
             if (auto g = c.optional("ghz"))
                 cc.ghz = g->as_positive_at_most(k_max_ghz);
             if (auto s = c.optional("source"))
@@ -706,6 +707,13 @@ Machine machine_from_json(const nlohmann::json& j, const std::string& label,
 
 void save_machine(const std::string& path, const Machine& m) {
     write_file_atomic(path, machine_to_yaml(m));
+}
+
+std::optional<SampleGroups> ceiling_from_groups(ComputeCeiling& c) {
+    auto g = split_groups(c.gflops.samples);
+    if (g)
+        c.gflops.median = g->upper.median;
+    return g;
 }
 
 } // namespace roofcast::core

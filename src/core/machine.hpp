@@ -82,6 +82,12 @@ struct ComputeCeiling {
     Provenance source = Provenance::measured;
 };
 
+// A compute ceiling whose samples fall in two groups (split_groups) is the upper group's median, what the
+// units attain when no neighbour takes the core (docs/noise.md): sets c.gflops.median and returns the groups;
+// nullopt leaves c as it is. Applied where a ceiling is measured and where a machine file is read, whose
+// medians are derived again from the samples.
+std::optional<SampleGroups> ceiling_from_groups(ComputeCeiling& c);
+
 struct BandwidthPoint {
     std::string kernel; // a name of the kernel catalogue (core/stream_catalogue.hpp)
     int threads = 1;

@@ -40,6 +40,26 @@ std::optional<double> best_k_median(std::vector<double> values, std::size_t k) {
     return median(std::move(values));
 }
 
+std::optional<SampleGroups> split_groups(std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    const std::size_t n = samples.size();
+    const std::size_t least = std::max<std::size_t>(3, n / 5);
+    if (n < 2 * least || !(samples.front() > 0))
+        return std::nullopt;
+    std::size_t cut = 0; // the lower group is samples[0 .. cut]
+    double gap = 0;
+    for (std::size_t i = least - 1; i + least < n; ++i)
+        if (const double r = samples[i + 1] / samples[i]; r > gap) {
+            gap = r;
+            cut = i;
+        }
+    if (gap < k_group_gap)
+        return std::nullopt;
+    const std::vector<double> lower(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(cut) + 1);
+    const std::vector<double> upper(samples.begin() + static_cast<std::ptrdiff_t>(cut) + 1, samples.end());
+    return SampleGroups{*summarize(lower), *summarize(upper), gap};
+}
+
 std::optional<double> interquartile_spread(const std::vector<double>& samples) {
     const auto med = median(samples);
     if (!med || *med == 0.0)

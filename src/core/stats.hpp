@@ -56,6 +56,19 @@ double outlier_floor(const std::vector<double>& spreads, double minimum, std::si
 // intervals); infinity for dof 0.
 double t_quantile_975(std::size_t dof);
 
+// Samples that fall in two groups separated by a gap (a roof measured while a neighbour took the host part
+// of the time): sorted, the largest ratio between neighbours v[i+1] / v[i] among the cuts that leave at least
+// max(3, n / 5) samples on each side. When that ratio reaches k_group_gap the samples are two groups, the
+// lower and the upper, each with its median, range and count; otherwise nullopt. A 30 % gap between
+// consecutive samples is several times the interquartile spread of a steady roof (k_noisy_spread, 5 %), so
+// one group's own scatter does not split it.
+inline constexpr double k_group_gap = 1.3;
+struct SampleGroups {
+    Summary lower, upper;
+    double gap = 0; // the upper group's smallest over the lower group's largest
+};
+std::optional<SampleGroups> split_groups(std::vector<double> samples);
+
 // Summarize samples; nullopt for an empty vector. Non-finite samples are an error (std::invalid_argument).
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold = k_noisy_spread);
 

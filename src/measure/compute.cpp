@@ -394,6 +394,20 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
             return KernelCeiling{std::move(m.ceiling), m.flops_per_cycle};
         },
         k_ceiling_retries);
+    // A ceiling whose samples fall in two groups: the upper one is what the units attain when no neighbour
+    // takes the core, the lower what this run got part of the time; the ceiling is the upper group's
+    // median (as a bandwidth roof is its best epochs' median), and the note says both.
+    for (core::ComputeCeiling& c : res.ceilings) {
+        const double all = c.gflops.median;
+        if (const auto g = core::ceiling_from_groups(c))
+            res.notes.push_back(fmt::format(
+                "{}: samples in two groups, {:.1f}-{:.1f} GFLOP/s ({} samples) and {:.1f}-{:.1f} GFLOP/s "
+                "({}): "
+                "the ceiling is the upper group's median {:.1f} GFLOP/s (what the units attain when no "
+                "neighbour takes the core; the median of all samples was {:.1f})",
+                ceiling_label(c), g->lower.min, g->lower.max, g->lower.n, g->upper.min, g->upper.max,
+                g->upper.n, g->upper.median, all));
+    }
     for (const core::ComputeCeiling& c : res.ceilings) {
         double& best = res.best_gflops[c.precision];
         best = std::max(best, c.gflops.max);

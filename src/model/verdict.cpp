@@ -70,7 +70,7 @@ std::optional<core::Verdict> kernel_verdict(const core::KernelResult& k, double 
 std::string undetermined_text(const core::Verdict& v) {
     std::string s = fmt::format("its fraction of the bound spans {:.0f}-{:.0f} % over its {}", 100 * v.lo,
                                 100 * v.hi, v.basis == "one epoch" ? "epoch" : v.basis);
-    s += fmt::format(", across {:.0f} %", 100 * v.threshold);
+    s += fmt::format(", on both sides of {:.0f} %", 100 * v.threshold);
     if (v.probe_moved)
         s += fmt::format("; {} moved {:.2f}x during its rounds", probe_resource(v.probe), *v.probe_moved);
     return s;

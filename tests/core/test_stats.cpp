@@ -1,8 +1,11 @@
+#include "core/machine.hpp"
 #include "core/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <stdexcept>
+#include <vector>
 
 using roofcast::core::summarize;
 
@@ -87,3 +90,45 @@ TEST(Stats, StudentTQuantile) {
     EXPECT_NEAR(roofcast::core::t_quantile_975(100), 1.984, 1e-3);
     EXPECT_TRUE(std::isinf(roofcast::core::t_quantile_975(0)));
 }
+
+namespace roofcast::core {
+
+TEST(Stats, SplitsSamplesInTwoGroupsAtTheirGap) {
+    // Twenty samples of a ceiling, as a shared host gave them: twelve at 47-56, eight at 87-89 GFLOP/s.
+    std::vector<double> s{47, 48, 49, 50,   51, 51.5, 52,   52.5, 53, 54,
+                          55, 56, 87, 87.5, 88, 88,   88.5, 88.5, 89, 89};
+    std::reverse(s.begin(), s.end());
+    const auto g = split_groups(s);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->lower.n, 12u);
+    EXPECT_EQ(g->upper.n, 8u);
+    EXPECT_DOUBLE_EQ(g->lower.max, 56);
+    EXPECT_DOUBLE_EQ(g->upper.min, 87);
+    EXPECT_DOUBLE_EQ(g->upper.median, 88.25);
+    EXPECT_DOUBLE_EQ(g->gap, 87.0 / 56.0);
+}
+
+TEST(Stats, KeepsOneGroupWithoutAGapOrWithTooFewBeyondIt) {
+    EXPECT_FALSE(split_groups({50, 51, 52, 53, 54, 55, 56, 57, 58, 59}));
+    // Two fast samples of twenty are a lucky moment, not a group (at least max(3, n / 5) each side).
+    std::vector<double> lucky(18, 50.0);
+    lucky.push_back(90);
+    lucky.push_back(91);
+    EXPECT_FALSE(split_groups(lucky));
+    EXPECT_FALSE(split_groups({1, 2, 3, 10, 20}));
+    EXPECT_FALSE(split_groups({}));
+}
+
+TEST(Stats, ACeilingInTwoGroupsIsTheUpperGroupsMedian) {
+    ComputeCeiling c;
+    c.gflops = *summarize({47, 48, 49, 50, 51, 52, 53, 54, 87, 88, 89, 89});
+    EXPECT_DOUBLE_EQ(c.gflops.median, 52.5);
+    ASSERT_TRUE(ceiling_from_groups(c));
+    EXPECT_DOUBLE_EQ(c.gflops.median, 88.5);
+    ComputeCeiling steady;
+    steady.gflops = *summarize({87, 88, 89, 89, 90, 91});
+    EXPECT_FALSE(ceiling_from_groups(steady));
+    EXPECT_DOUBLE_EQ(steady.gflops.median, 89);
+}
+
+} // namespace roofcast::core
