@@ -31,6 +31,7 @@ struct ProfileOptions {
     // fit, while a program that hangs is stopped within a batch job's usual limit (docs/design.md).
     double timeout = 86400;
     std::vector<std::string> command;
+    bool ranks_given = false; // --ranks '' is refused, not taken for one plain process
 };
 
 int parse_ranks(const std::string& text) {
@@ -88,7 +89,7 @@ void run_profile_command(const ProfileOptions& o) {
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
-        req.ranks = o.ranks.empty() ? 0 : parse_ranks(o.ranks);
+        req.ranks = o.ranks_given ? parse_ranks(o.ranks) : 0;
         for (const auto& s : o.params) {
             auto param = parse_param(s);
             for (const auto& [name, value] : req.parameters)
@@ -143,7 +144,8 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option(
         "--backend", o->backend,
         fmt::format("auto (default), {}", fmt::join(measure::profile::profile_backend_names(), ", ")));
-    cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
+    auto* ranks =
+        cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
     cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");
     add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");
@@ -154,7 +156,10 @@ void add_profile_command(CLI::App& app) {
                     "(KCachegrind, callgrind_annotate)");
     add_timeout_option(cmd, o->timeout, "a run of the program (each pass of a backend)");
     cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
-    cmd->callback([o] { run_profile_command(*o); });
+    cmd->callback([o, ranks] {
+        o->ranks_given = ranks->count() > 0;
+        run_profile_command(*o);
+    });
 }
 
 } // namespace roofcast::cli

@@ -44,6 +44,7 @@ struct ThreadsOptions {
     int holdout = 0;
     bool json = false;
     bool oversubscribe = false;
+    bool command_given = false; // --command '' is an empty command, not the built-in kernel
 };
 
 // A program's working set per unit of n: 2^50 bytes (a petabyte) is more than any machine holds.
@@ -176,7 +177,7 @@ void run_threads(const ThreadsOptions& o) {
                                fmt::format("expected 1 to 1000 epochs per point, got {}", o.epochs));
     check_timeout(o.timeout);
     std::vector<std::string> args;
-    if (o.from.empty() && !o.command.empty()) {
+    if (o.from.empty() && (o.command_given || !o.command.empty())) {
         args = measure::split_command(o.command);
         measure::check_time_regex(o.time_regex);
         // An infinite or NaN size per element made the automatic sweep's bounds 0 (a loop without end).
@@ -290,7 +291,7 @@ void add_threads_command(CLI::App& app) {
         "threads",
         "Model execution time over problem size and thread count T(n, s), and find the best thread count");
     cmd->add_option("--kernel", o->kernel, "built-in kernel: norm2 (default) or triad");
-    cmd->add_option(
+    auto* command = cmd->add_option(
         "--command", o->command,
         "a program to model instead: 'PROGRAM ARGS' with {n} (size) and {s} (threads) substituted; "
         "OMP_NUM_THREADS is set to s");
@@ -318,7 +319,10 @@ void add_threads_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output,
                     "write the chart (SVG) here; further series get -<api> appended");
     cmd->add_flag("--json", o->json, "print JSON (the threads results file) instead of a table");
-    cmd->callback([o] { run_threads(*o); });
+    cmd->callback([o, command] {
+        o->command_given = command->count() > 0;
+        run_threads(*o);
+    });
 }
 
 } // namespace roofcast::cli
