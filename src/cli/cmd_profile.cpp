@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
+#include "cli/launch_options.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/profile.hpp"
@@ -9,6 +10,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -25,7 +27,11 @@ struct ProfileOptions {
     std::string output = "profile.json";
     std::string import_tau;
     std::string callgrind_out;
+    // A day: ten times the longest run of the shipped examples under valgrind's 50x slow-down would still
+    // fit, while a program that hangs is stopped within a batch job's usual limit (docs/design.md).
+    double timeout = 86400;
     std::vector<std::string> command;
+    bool ranks_given = false; // --ranks '' is refused, not taken for one plain process
 };
 
 int parse_ranks(const std::string& text) {
@@ -51,29 +57,60 @@ std::pair<std::string, double> parse_param(const std::string& text) {
     return {text.substr(0, eq), core::check_profile_parameter(v, "", "--param")};
 }
 
+// Before anything runs or is read: -o (and --callgrind-out) can be written and name none of the command's
+// inputs — the program, the files its arguments name, the machine file, the TAU files.
+void check_profile_outputs(const ProfileOptions& o) {
+    std::vector<std::string> inputs = machine_inputs(o.machine);
+    if (!o.import_tau.empty()) {
+        for (const auto& f : measure::profile::tau_profile_files(o.import_tau))
+            inputs.push_back(f.path.string());
+    } else {
+        const auto program = program_inputs(o.command);
+        inputs.insert(inputs.end(), program.begin(), program.end());
+    }
+    check_command_output(o.output, "--output", inputs);
+    if (!o.callgrind_out.empty()) {
+        check_command_output(o.callgrind_out, "--callgrind-out", inputs);
+        std::error_code ec;
+        if (std::filesystem::weakly_canonical(o.callgrind_out, ec) ==
+            std::filesystem::weakly_canonical(o.output, ec))
+            throw core::InputError(o.callgrind_out, "--callgrind-out", "names the profile's output (-o) too");
+    }
+}
+
 void run_profile_command(const ProfileOptions& o) {
     core::Profile p;
+    check_timeout(o.timeout);
+    if (!o.import_tau.empty() && !o.command.empty())
+        throw core::InputError("", "--import-tau", "expected either --import-tau DIR or a PROGRAM, not both");
+    check_profile_outputs(o);
     if (!o.import_tau.empty()) {
-        if (!o.command.empty())
-            throw core::InputError("", "--import-tau",
-                                   "expected either --import-tau DIR or a PROGRAM, not both");
         p = measure::profile::import_tau_directory(o.import_tau);
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
-        req.ranks = o.ranks.empty() ? 0 : parse_ranks(o.ranks);
-        for (const auto& s : o.params)
-            req.parameters.push_back(parse_param(s));
+        req.ranks = o.ranks_given ? parse_ranks(o.ranks) : 0;
+        for (const auto& s : o.params) {
+            auto param = parse_param(s);
+            for (const auto& [name, value] : req.parameters)
+                if (name == param.first)
+                    throw core::InputError(
+                        "", "--param",
+                        fmt::format("'{}' is given twice ({} and {}): expected each parameter "
+                                    "once",
+                                    name, value, param.second));
+            req.parameters.push_back(std::move(param));
+        }
         if (req.parameters.size() > 2)
             throw core::InputError("", "--param",
                                    "expected at most two parameters (roofcast scale fits 1 or 2)");
         req.repeat = o.repeat;
+        req.timeout_s = o.timeout;
         req.command = o.command;
         if (!o.callgrind_out.empty()) {
             if (o.backend != "callgrind")
                 throw core::InputError("", "--callgrind-out",
                                        "expected --backend callgrind (its counts per line)");
-            core::check_output_writable(o.callgrind_out, "--callgrind-out");
             req.callgrind_out = o.callgrind_out;
         }
         // Only the simulating backends (cachegrind, callgrind) use a machine: other backends read a given
@@ -84,11 +121,16 @@ void run_profile_command(const ProfileOptions& o) {
         if (simulated || !o.machine.file.empty())
             if (auto used = use_machine(o.machine, WithoutCache::measure, machine_of_data_file))
                 req.machine = std::move(used->machine);
-        p = measure::profile::run_profile(req, [](const std::string& s) { fmt::print("{}\n", s); });
+        p = measure::profile::run_profile(
+            req, [](const std::string& s) { fmt::print("{}\n", core::terminal_text(s)); });
     }
+    core::fit_profile_to_format(p);
+    // Names from the program reach the terminal escaped, each cut, and many of one kind counted.
+    p.warnings = core::summarise_warnings(p.warnings);
+    const std::string text = core::profile_file_text(p, o.output);
     for (const auto& w : p.warnings)
-        fmt::print(stderr, "roofcast: warning: {}\n", w);
-    core::write_file_atomic(o.output, core::profile_to_json(p).dump(1) + "\n");
+        fmt::print(stderr, "roofcast: warning: {}\n", core::terminal_safe(w));
+    core::write_file_atomic(o.output, text);
     fmt::print("wrote {} ({} functions/regions, {} rank(s), backend {})\n", o.output, p.functions.size(),
                p.ranks, p.backend);
 }
@@ -102,7 +144,8 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option(
         "--backend", o->backend,
         fmt::format("auto (default), {}", fmt::join(measure::profile::profile_backend_names(), ", ")));
-    cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
+    auto* ranks =
+        cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
     cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");
     add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");
@@ -111,8 +154,12 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option("--callgrind-out", o->callgrind_out,
                     "callgrind backend: also write rank 0's counts per source line in callgrind's format "
                     "(KCachegrind, callgrind_annotate)");
+    add_timeout_option(cmd, o->timeout, "a run of the program (each pass of a backend)");
     cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
-    cmd->callback([o] { run_profile_command(*o); });
+    cmd->callback([o, ranks] {
+        o->ranks_given = ranks->count() > 0;
+        run_profile_command(*o);
+    });
 }
 
 } // namespace roofcast::cli

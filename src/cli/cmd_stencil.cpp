@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
+#include "cli/launch_options.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -12,6 +13,7 @@
 #include "core/machine.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
+#include "measure/mpi.hpp"
 #include "measure/working_sets.hpp"
 #include "model/stencil/measured.hpp"
 #include "model/stencil/model.hpp"
@@ -53,7 +55,7 @@ struct StencilArgs {
     std::optional<double> alpha;
     std::optional<double> beta;
     std::string mpirun_args;
-    int timeout_s = 600;
+    double timeout_s = 600;
 };
 
 ms::Index3 parse_grid(const std::string& s) {
@@ -215,7 +217,7 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     const core::TempDirectory tmp("roofcast-stencil");
     const fs::path& dir = tmp.path();
     const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
-    std::vector<std::string> args{"timeout", "--kill-after=5", std::to_string(a.timeout_s), mpirun.string()};
+    std::vector<std::string> args{mpirun.string()};
     if (::geteuid() == 0)
         args.push_back("--allow-run-as-root");
     args.insert(args.end(), {"-np", std::to_string(a.ranks)});
@@ -223,7 +225,11 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     // through the network namespaces' daemons each see a node of their own, whose first core a default
     // policy would give to every rank (scripts/netns-ranks.sh writes a rank file instead).
     if (!names_placement(extra_words)) {
-        if (shares_cores(a.ranks, a.threads))
+        if (const auto words = measure::mpirun_oversubscribe_words(a.ranks); !words.empty()) {
+            args.insert(args.end(), words.begin(), words.end());
+            fmt::print(stderr, "roofcast stencil: note: {}; times include waiting for a core\n",
+                       measure::mpirun_oversubscribe_note(a.ranks));
+        } else if (shares_cores(a.ranks, a.threads))
             args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
         else if (a.threads > 1)
             args.insert(args.end(), {"--bind-to", "none"});
@@ -247,11 +253,14 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     if (shares_cores(a.ranks, a.threads))
         run.extra_env.push_back("OMP_WAIT_POLICY=PASSIVE");
     run.output_log = log;
+    // The whole group is killed at the limit: mpirun and every rank it started here.
+    run.timeout_s = a.timeout_s;
     const int rc = core::run_program(args, run);
     if (rc != 0) {
-        const std::string why = rc == 124 || rc == 137
-                                    ? fmt::format("did not finish within {} s", a.timeout_s)
-                                    : fmt::format("exited with {}: {}", rc, core::last_line_of_log(log));
+        const std::string why =
+            rc == core::k_timed_out
+                ? fmt::format("did not finish within {:g} s (--timeout): stopped with its ranks", a.timeout_s)
+                : fmt::format("exited with {}: {}", rc, core::last_line_of_log(log));
         throw core::Error("stencil: mpirun " + why);
     }
     ms::MeasuredStencil m;
@@ -270,6 +279,7 @@ void run_stencil(StencilArgs a) {
         throw core::InputError("", "--decomp", "expected z or 3d, got '" + a.decomp + "'");
     if (a.ranks < 1)
         throw core::InputError("", "--ranks", "expected a rank count >= 1");
+    check_timeout(a.timeout_s);
     if (a.steps < 1 || a.reps < 1)
         throw core::InputError("", a.steps < 1 ? "--steps" : "--reps", "expected an integer >= 1");
     ms::StencilProblem p;
@@ -427,7 +437,7 @@ void add_stencil_command(CLI::App& app) {
     cmd->add_option("--alpha", a->alpha, "MPI start-up time in seconds (default: the machine file's)");
     cmd->add_option("--beta", a->beta, "MPI bandwidth in GB/s (default: the machine file's)");
     cmd->add_option("--mpirun-args", a->mpirun_args, "extra mpirun arguments (scripts/netns-ranks.sh)");
-    cmd->add_option("--timeout", a->timeout_s, "seconds before mpirun is stopped")->capture_default_str();
+    add_timeout_option(cmd, a->timeout_s, "mpirun (each launch)");
     cmd->callback([a] { run_stencil(*a); });
 }
 

@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
+#include "cli/launch_options.hpp"
 #include "cli/threads_option.hpp"
 #include "cli/threads_report.hpp"
 #include "core/error.hpp"
@@ -43,7 +44,11 @@ struct ThreadsOptions {
     int holdout = 0;
     bool json = false;
     bool oversubscribe = false;
+    bool command_given = false; // --command '' is an empty command, not the built-in kernel
 };
+
+// A program's working set per unit of n: 2^50 bytes (a petabyte) is more than any machine holds.
+constexpr double k_max_bytes_per_n = 1125899906842624.0;
 
 std::vector<double> parse_list(const std::string& text, const char* field, double max) {
     std::vector<double> out;
@@ -134,6 +139,30 @@ std::string chart_path(const std::string& output, std::size_t index, const std::
     return (p.parent_path() / (p.stem().string() + "-" + api + p.extension().string())).string();
 }
 
+// The APIs of the series a measurement makes, in order: their charts' names (chart_path).
+std::vector<std::string> series_apis(const ThreadsOptions& o, bool program) {
+    if (program)
+        return {"command"};
+    if (o.api == "both")
+        return {"omp", "pthread"};
+    return {o.api};
+}
+
+// Every chart -o will write can be written and names no input (the threads file, the machine file, the
+// program and the files its arguments name), checked before the sweep's first run.
+void check_chart_outputs(const ThreadsOptions& o, const std::vector<std::string>& apis,
+                         const std::vector<std::string>& command) {
+    if (o.output.empty())
+        return;
+    std::vector<std::string> inputs = machine_inputs(o.machine);
+    if (!o.from.empty())
+        inputs.push_back(o.from);
+    const auto program = program_inputs(command);
+    inputs.insert(inputs.end(), program.begin(), program.end());
+    for (std::size_t i = 0; i < apis.size(); ++i)
+        check_command_output(chart_path(o.output, i, apis[i]), "--output", inputs);
+}
+
 void run_threads(const ThreadsOptions& o) {
     using namespace model::threads;
     if (o.holdout < 0 || o.holdout == 1 || o.holdout > 100)
@@ -146,14 +175,22 @@ void run_threads(const ThreadsOptions& o) {
     if (o.epochs < 1 || o.epochs > 1000)
         throw core::InputError("", "--epochs",
                                fmt::format("expected 1 to 1000 epochs per point, got {}", o.epochs));
-    if (!(std::isfinite(o.timeout) && o.timeout >= 0))
-        throw core::InputError("", "--timeout", "expected seconds >= 0 (0 = no limit)");
-    for (const std::string& input : {o.from, o.machine.file}) {
-        std::error_code ec;
-        if (!o.output.empty() && !input.empty() && std::filesystem::equivalent(o.output, input, ec))
-            throw core::InputError("", "--output",
-                                   fmt::format("expected a file other than the input {}", input));
+    check_timeout(o.timeout);
+    std::vector<std::string> args;
+    if (o.from.empty() && (o.command_given || !o.command.empty())) {
+        args = measure::split_command(o.command);
+        measure::check_time_regex(o.time_regex);
+        // An infinite or NaN size per element made the automatic sweep's bounds 0 (a loop without end).
+        if (!(o.bytes_per_n > 0 && o.bytes_per_n <= k_max_bytes_per_n))
+            throw core::InputError("", "--bytes-per-n",
+                                   fmt::format("expected a positive finite number of bytes per element, at "
+                                               "most 2^50 (a petabyte), got {}",
+                                               o.bytes_per_n));
     }
+    if (o.from.empty() && args.empty() && o.api != "omp" && o.api != "pthread" && o.api != "both")
+        throw core::InputError("", "--api", fmt::format("expected omp, pthread or both, got '{}'", o.api));
+    if (o.from.empty())
+        check_chart_outputs(o, series_apis(o, !args.empty()), args);
     std::vector<Target> targets;
     for (const auto& p : o.predict)
         targets.push_back(parse_target(p));
@@ -164,17 +201,13 @@ void run_threads(const ThreadsOptions& o) {
             throw core::InputError(
                 o.from, "", "expected a threads results file (JSON) written by roofcast threads --json");
         data = std::move(*read);
+        std::vector<std::string> apis;
+        for (const auto& series : data.series)
+            apis.push_back(series.api);
+        check_chart_outputs(o, apis, {});
     } else {
-        std::vector<std::string> args;
-        if (!o.command.empty())
-            args = measure::split_command(o.command);
-        if (!(o.bytes_per_n > 0))
-            throw core::InputError("", "--bytes-per-n", "expected a positive number of bytes per element");
         const bool program = !args.empty();
         const double bpn = program ? o.bytes_per_n : measure::kernel_bytes_per_element(o.kernel);
-        if (!program && o.api != "omp" && o.api != "pthread" && o.api != "both")
-            throw core::InputError("", "--api",
-                                   fmt::format("expected omp, pthread or both, got '{}'", o.api));
         // A list of sizes is checked before this host's machine file is measured (make_context).
         const std::vector<double> listed_sizes =
             o.sizes == "auto" ? std::vector<double>{} : parse_list(o.sizes, "--sizes", 1e13);
@@ -258,7 +291,7 @@ void add_threads_command(CLI::App& app) {
         "threads",
         "Model execution time over problem size and thread count T(n, s), and find the best thread count");
     cmd->add_option("--kernel", o->kernel, "built-in kernel: norm2 (default) or triad");
-    cmd->add_option(
+    auto* command = cmd->add_option(
         "--command", o->command,
         "a program to model instead: 'PROGRAM ARGS' with {n} (size) and {s} (threads) substituted; "
         "OMP_NUM_THREADS is set to s");
@@ -268,9 +301,7 @@ void add_threads_command(CLI::App& app) {
     cmd->add_option("--bytes-per-n", o->bytes_per_n,
                     "working-set bytes per unit of n of the program (default 8)");
     cmd->add_option("--repetitions", o->repetitions, "runs of the program per point (default 3)");
-    cmd->add_option("--timeout", o->timeout,
-                    "seconds: a run of the program still going after this is killed and its point left out "
-                    "(default 600; 0 = no limit)");
+    add_timeout_option(cmd, o->timeout, "a run of the program (its point is left out)");
     cmd->add_option("--epochs", o->epochs, "timed epochs per point of a built-in kernel (default 5)");
     cmd->add_option("--sizes", o->sizes, "sizes n (elements): comma-separated list or auto (default)");
     cmd->add_option("--threads", o->threads,
@@ -288,7 +319,10 @@ void add_threads_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output,
                     "write the chart (SVG) here; further series get -<api> appended");
     cmd->add_flag("--json", o->json, "print JSON (the threads results file) instead of a table");
-    cmd->callback([o] { run_threads(*o); });
+    cmd->callback([o, command] {
+        o->command_given = command->count() > 0;
+        run_threads(*o);
+    });
 }
 
 } // namespace roofcast::cli

@@ -1,6 +1,8 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <map>
 
 namespace roofcast::core {
 
@@ -51,6 +53,57 @@ std::string terminal_safe(std::string_view text, std::size_t max_chars) {
 
 std::string terminal_text(std::string_view text) {
     return escape_controls(text, [](unsigned char c) { return c == '\n' || c == '\t'; });
+}
+
+namespace {
+
+// The kind of a warning: its text with each quoted name ('...') and each number set aside.
+std::string warning_kind(std::string_view text) {
+    std::string kind;
+    bool quoted = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\'') {
+            quoted = !quoted;
+            kind += quoted ? "'*" : "'";
+        } else if (!quoted) {
+            const bool digit = c >= '0' && c <= '9';
+            if (!digit)
+                kind += c;
+            else if (kind.empty() || kind.back() != '#')
+                kind += '#';
+        }
+    }
+    return kind;
+}
+
+std::string cut_warning(const std::string& text, std::size_t max_chars) {
+    if (text.size() <= max_chars)
+        return text;
+    return text.substr(0, max_chars) + " ... [" + std::to_string(text.size() - max_chars) +
+           " more characters]";
+}
+
+} // namespace
+
+std::vector<std::string> summarise_warnings(const std::vector<std::string>& warnings, std::size_t per_kind,
+                                            std::size_t max_chars) {
+    std::vector<std::string> out;
+    std::vector<std::pair<std::string, std::size_t>> kinds; // first-seen order, count
+    std::map<std::string, std::size_t> index;
+    for (const auto& w : warnings) {
+        const std::string kind = warning_kind(w);
+        auto [it, added] = index.try_emplace(kind, kinds.size());
+        if (added)
+            kinds.emplace_back(w, 0);
+        if (++kinds[it->second].second <= per_kind)
+            out.push_back(cut_warning(w, max_chars));
+    }
+    for (const auto& [first, count] : kinds)
+        if (count > per_kind)
+            out.push_back(
+                fmt::format("{} more warnings like: {}", count - per_kind, cut_warning(first, 120)));
+    return out;
 }
 
 } // namespace roofcast::core

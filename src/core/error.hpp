@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace roofcast::core {
 
@@ -45,5 +46,13 @@ std::string terminal_safe(std::string_view text, std::size_t max_chars = 400);
 // newline and tab written as \xNN, so a name read from a file (a kernel, a function, a command) cannot
 // drive the terminal with escape sequences. Nothing is cut.
 std::string terminal_text(std::string_view text);
+
+// Warnings bounded for a terminal and a file: each cut at `max_chars` (with the count left out), and of
+// warnings of one kind (the same text once quoted names and numbers are set aside: "rank 3: region 'x'
+// ended ...") the first `per_kind` kept and the rest counted in one line, "N more warnings like: ...", at
+// the end. A program with 200,000 mismatched regions gives 21 lines, not 200,000. Order is kept; control
+// characters are left for the printer (terminal_safe).
+std::vector<std::string> summarise_warnings(const std::vector<std::string>& warnings,
+                                            std::size_t per_kind = 20, std::size_t max_chars = 400);
 
 } // namespace roofcast::core

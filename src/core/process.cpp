@@ -100,7 +100,7 @@ enum class Ending { exited, timed_out, interrupted };
 Ending wait_in_group(pid_t pid, double timeout_s, double grace_s) {
     const int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
     const auto deadline = timeout_s > 0 ? after(timeout_s) : Clock::time_point::max();
-    std::optional<Clock::time_point> stop_at;
+    std::optional<Clock::time_point> stop_at, term_at;
     Ending ending = Ending::exited;
     bool killed = false;
     for (;;) {
@@ -114,9 +114,16 @@ Ending wait_in_group(pid_t pid, double timeout_s, double grace_s) {
                 killed = true;
             }
         } else if (!killed && now >= deadline) {
+            // Asked first (mpirun then stops its ranks and removes its session directory), killed if it
+            // has not ended k_timeout_grace_s later.
             ending = Ending::timed_out;
-            ::kill(-pid, SIGKILL);
-            killed = true;
+            if (!term_at) {
+                ::kill(-pid, SIGTERM);
+                term_at = after(k_timeout_grace_s);
+            } else if (now >= *term_at) {
+                ::kill(-pid, SIGKILL);
+                killed = true;
+            }
         }
         if (has_ended(pid, fd, 100))
             break;
@@ -125,9 +132,9 @@ Ending wait_in_group(pid_t pid, double timeout_s, double grace_s) {
         ::close(fd);
     if (interrupt_signal() != 0)
         ending = Ending::interrupted;
-    // What the program left running in its group goes with it when roofcast stops it.
-    if (ending != Ending::exited)
-        ::kill(-pid, SIGKILL);
+    // What the program left running in its group goes with it, whether roofcast stopped it or it ended
+    // (a background child it never waited for); the leader is not reaped yet, so the group id is still its.
+    ::kill(-pid, SIGKILL);
     return ending;
 }
 

@@ -19,16 +19,22 @@ std::optional<std::filesystem::path> find_in_path(const std::string& program);
 struct RunOptions {
     std::vector<std::string> extra_env; // "NAME=value" entries added to this process's environment
     std::string output_log; // stdout and stderr to this file ("" = inherited); stdin from /dev/null
-    double timeout_s = 0; // > 0: the program's group is killed (SIGKILL) past this many seconds; 0 = no limit
+    // > 0: past this many seconds the program's group gets SIGTERM, and SIGKILL k_timeout_grace_s later if
+    // it has not ended; 0 = no limit.
+    double timeout_s = 0;
     // After a caught signal has been forwarded to the program: how long it may take to end (saving what
     // it must, as at a batch system's time limit) before its group is killed.
     double stop_grace_s = 10;
 };
 
+// How long a program stopped at its time limit has between SIGTERM and SIGKILL.
+inline constexpr double k_timeout_grace_s = 2;
+
 // run_program's status for a program killed at RunOptions::timeout_s.
 inline constexpr int k_timed_out = -2;
 
-// Runs args[0] (looked up in $PATH) with args, stdin from /dev/null, and waits for it. Returns its exit
+// Runs args[0] (looked up in $PATH) with args, stdin from /dev/null, and waits for it; whatever the
+// program leaves running in its process group is killed when it ends. Returns its exit
 // status (128 + the signal when a signal ended it), -1 when it could not be started (errno then says why),
 // or k_timed_out when it ran past opt.timeout_s and was killed. Throws core::Interrupted, after the
 // program has ended, when roofcast caught a signal before or while it ran. The wait wakes when the program

@@ -97,6 +97,18 @@ Profile profile_from_text(const std::string& text, const std::string& file,
                           std::vector<std::string>* unread_keys = nullptr);
 Profile load_profile(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
 
+// Before a profile is written (`roofcast profile`, with --import-tau too), so that roofcast never writes a
+// file its own reader and `roofcast validate` refuse: a metric value outside 0..k_profile_max_value (a TAU
+// time of inf, declared work of 1e300, a negative counter) becomes NaN, "not measured" to every reader,
+// with one warning per metric (the count and the first function); a wall or processor time out of range
+// is left out with a warning. Throws Error, naming the figure, for what cannot be left out: more functions,
+// ranks, threads or cores than a profile holds, a parameter out of range. The warnings added are also
+// appended to p.warnings.
+std::vector<std::string> fit_profile_to_format(Profile& p);
+// The file's text (names that are not UTF-8 get U+FFFD), read back with the reader before it is returned:
+// Error "would not read back" naming the field where the reader refuses it. `path` names it in that error.
+std::string profile_file_text(const Profile& p, const std::string& path);
+
 // The ranges of a parameter's value (finite, at most k_profile_max_parameter in magnitude) and of a metric's
 // value (NaN, which readers drop with a note, or 0 .. k_profile_max_value): `v`, or InputError(file, field).
 // Shared with `roofcast scale`'s reader of the same format.

@@ -100,6 +100,11 @@ std::vector<Symbol> matching_symbols(const std::string& nm_text, const std::stri
     return out;
 }
 
+// The binary as an operand of nm and objdump: a name starting with '-' ("-h") would be read as an option.
+std::string operand(const std::string& path) {
+    return !path.empty() && path.front() == '-' ? "./" + path : path;
+}
+
 std::string tool_failure(const std::string& tool, const core::CapturedOutput& o) {
     if (o.timed_out)
         return fmt::format("{} did not finish within {:.0f} s", tool, k_tool_timeout_s);
@@ -129,7 +134,8 @@ CodeInspection inspect_function(const std::string& binary, const std::string& sy
     core::CaptureOptions nm_opt;
     nm_opt.max_bytes = k_max_nm_bytes;
     nm_opt.timeout_s = k_tool_timeout_s;
-    const core::CapturedOutput nm = core::capture_program({"nm", "--defined-only", "-S", binary}, nm_opt);
+    const core::CapturedOutput nm =
+        core::capture_program({"nm", "--defined-only", "-S", operand(binary)}, nm_opt);
     if (nm.status != 0 || nm.truncated || nm.timed_out)
         return fail(tool_failure("nm", nm), "");
     if (nm.output.empty())
@@ -151,7 +157,7 @@ CodeInspection inspect_function(const std::string& binary, const std::string& sy
         const core::CapturedOutput d = core::capture_program(
             {"objdump", "-d", "--no-show-raw-insn", "-C",
              fmt::format("--start-address=0x{:x}", symbols[i].address),
-             fmt::format("--stop-address=0x{:x}", symbols[i].address + symbols[i].size), binary},
+             fmt::format("--stop-address=0x{:x}", symbols[i].address + symbols[i].size), operand(binary)},
             o);
         if (d.status != 0 || d.truncated || d.timed_out)
             return fail(tool_failure("objdump", d), "");

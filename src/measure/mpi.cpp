@@ -129,6 +129,23 @@ std::string find_mpi_probe() {
 #endif
 }
 
+int mpirun_slots() {
+    return std::max(1, static_cast<int>(core_cpus().size()));
+}
+
+std::vector<std::string> mpirun_oversubscribe_words(int ranks) {
+    if (ranks <= mpirun_slots())
+        return {};
+    return {"--oversubscribe", "--bind-to", "none"};
+}
+
+std::string mpirun_oversubscribe_note(int ranks) {
+    if (ranks <= mpirun_slots())
+        return {};
+    return fmt::format("{} ranks on {} cores: oversubscribed (mpirun --oversubscribe)", ranks,
+                       mpirun_slots());
+}
+
 MpiMeasurement measure_mpi(const MpiOptions& opt) {
     MpiMeasurement out;
     const char* env = std::getenv("ROOFCAST_MPI_PROBE");
@@ -172,15 +189,15 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
             CPU_SET(c, &all);
         sched_setaffinity(0, sizeof all, &all); // the kernel keeps only the CPUs allowed to us
     }
-    const bool enough_cores = static_cast<int>(cores.size()) >= opt.ranks;
+    const std::vector<std::string> oversubscribe = mpirun_oversubscribe_words(opt.ranks);
+    const bool enough_cores = oversubscribe.empty();
     std::vector<std::string> args = {
         "timeout", "--kill-after=5",         std::to_string(opt.timeout_s), mpirun_path->string(),
         "-np",     std::to_string(opt.ranks)};
-    if (enough_cores) {
+    if (enough_cores)
         args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
-    } else {
-        args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
-    }
+    else
+        args.insert(args.end(), oversubscribe.begin(), oversubscribe.end());
     // Quick: message sizes 1 B ... 16 MiB in steps of 8; full: steps of 4, more and longer samples.
     std::string sizes;
     for (std::uint64_t b = 1; b <= (std::uint64_t{16} << 20); b *= opt.quick ? 8 : 4)

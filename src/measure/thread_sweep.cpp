@@ -10,10 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <omp.h>
+#include <pthread.h>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -202,12 +206,98 @@ std::vector<std::string> substitute(const std::vector<std::string>& args, std::u
     return out;
 }
 
-std::optional<double> parse_printed_time(const std::string& output, const std::string& regex) {
-    std::smatch m;
-    const std::regex re(regex);
-    if (!std::regex_search(output, m, re))
-        return std::nullopt;
-    const std::string text = m.size() > 1 ? m[1].str() : m[0].str();
+namespace {
+
+// std::regex matches recursively, a few frames per character of the text (libstdc++'s executor): a line
+// of 50,000 digits overflowed the 8 MiB main stack. Lines are bounded and matched on a thread whose stack
+// holds the deepest match a bounded line and pattern can need (about 2 KiB a character for nested groups;
+// the pages are only reserved, touched as the recursion reaches them).
+constexpr std::size_t k_regex_stack_bytes = std::size_t{256} << 20;
+
+void on_regex_stack(const std::function<void()>& f) {
+    struct Call {
+        const std::function<void()>* f;
+        std::exception_ptr error;
+    } call{&f, nullptr};
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setstacksize(&attr, k_regex_stack_bytes);
+    pthread_t thread{};
+    const int rc = ::pthread_create(
+        &thread, &attr,
+        [](void* p) -> void* {
+            auto* c = static_cast<Call*>(p);
+            try {
+                (*c->f)();
+            } catch (...) {
+                c->error = std::current_exception();
+            }
+            return nullptr;
+        },
+        &call);
+    ::pthread_attr_destroy(&attr);
+    if (rc != 0)
+        throw core::Error(
+            fmt::format("--time-regex: cannot start a thread to match it: {}", std::strerror(rc)));
+    ::pthread_join(thread, nullptr);
+    if (call.error)
+        std::rethrow_exception(call.error);
+}
+
+std::regex compile_time_regex(const std::string& regex) {
+    if (regex.size() > k_time_regex_max_chars)
+        throw core::InputError("", "time_regex",
+                               fmt::format("expected a regular expression of at most {} characters, got {}",
+                                           k_time_regex_max_chars, regex.size()));
+    std::regex re;
+    on_regex_stack([&] {
+        try {
+            re.assign(regex);
+        } catch (const std::regex_error&) {
+            throw core::InputError("", "time_regex", "expected a valid ECMAScript regular expression");
+        }
+    });
+    return re;
+}
+
+} // namespace
+
+void check_time_regex(const std::string& regex) {
+    if (!regex.empty())
+        compile_time_regex(regex);
+}
+
+std::optional<double> parse_printed_time(const std::string& output, const std::string& regex,
+                                         std::size_t* long_lines) {
+    const std::regex re = compile_time_regex(regex);
+    std::string text;
+    std::size_t skipped = 0;
+    on_regex_stack([&] {
+        for (std::size_t start = 0; start < output.size();) {
+            const std::size_t end = std::min(output.find('\n', start), output.size());
+            if (end - start > k_time_line_max_chars) {
+                ++skipped;
+            } else {
+                std::smatch m;
+                const auto first = output.begin() + static_cast<std::ptrdiff_t>(start);
+                const auto last = output.begin() + static_cast<std::ptrdiff_t>(end);
+                bool found = false;
+                try {
+                    found = std::regex_search(first, last, m, re);
+                } catch (const std::regex_error&) {
+                    throw core::InputError("", "time_regex",
+                                           "too complex to match against the program's output");
+                }
+                if (found) {
+                    text = m.size() > 1 ? m[1].str() : m[0].str();
+                    return;
+                }
+            }
+            start = end + 1;
+        }
+    });
+    if (long_lines)
+        *long_lines = skipped;
     if (text.empty())
         return std::nullopt;
     char* end = nullptr;
@@ -217,15 +307,28 @@ std::optional<double> parse_printed_time(const std::string& output, const std::s
     return v;
 }
 
+namespace {
+
+// The program's output as the time is looked for in it: the whole log, or its last
+// k_time_output_max_bytes (a time is printed at the end) when it is longer.
+std::string read_run_output(const std::filesystem::path& log) {
+    std::ifstream in(log, std::ios::binary);
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    const std::streamoff keep =
+        std::min<std::streamoff>(size, static_cast<std::streamoff>(k_time_output_max_bytes));
+    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(keep, 0)), '\0');
+    in.seekg(size - keep);
+    in.read(text.data(), keep);
+    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    return text;
+}
+
+} // namespace
+
 SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint64_t>& sizes,
                           const std::vector<int>& threads) {
-    if (!opt.time_regex.empty()) {
-        try {
-            std::regex check(opt.time_regex);
-        } catch (const std::regex_error&) {
-            throw core::InputError("", "time_regex", "expected a valid ECMAScript regular expression");
-        }
-    }
+    check_time_regex(opt.time_regex);
     // A signal between two runs stops the sweep at the next run, the private directory removed on the way
     // out (core/interrupt.hpp).
     const core::InterruptScope interrupts;
@@ -264,18 +367,21 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                     samples[at].push_back(wall);
                     continue;
                 }
-                std::ifstream in(log);
-                std::stringstream text;
-                text << in.rdbuf();
-                const auto t = parse_printed_time(text.str(), opt.time_regex);
+                const std::string text = read_run_output(log);
+                std::size_t long_lines = 0;
+                const auto t = parse_printed_time(text, opt.time_regex, &long_lines);
                 if (!t) {
-                    std::string shown = text.str().substr(0, 80);
+                    std::string shown = text.substr(0, 80);
                     std::replace(shown.begin(), shown.end(), '\n', ' ');
                     throw core::InputError(
                         "", "time_regex",
                         fmt::format("expected a non-negative number matching '{}' in the output of "
-                                    "the run at n={} s={}; it printed '{}'",
-                                    opt.time_regex, n, s, shown));
+                                    "the run at n={} s={}; it printed '{}'{}",
+                                    opt.time_regex, n, s, shown,
+                                    long_lines == 0 ? ""
+                                                    : fmt::format(" ({} line(s) longer than {} characters "
+                                                                  "were not searched)",
+                                                                  long_lines, k_time_line_max_chars)));
                 }
                 samples[at].push_back(*t);
             }
@@ -302,10 +408,13 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
 
 std::vector<std::uint64_t> auto_sizes(const std::vector<double>& cache_bytes, double bytes_per_element,
                                       int per_octave, double max_bytes) {
+    // An infinite or NaN size per element made both bounds 0 and the loop below endless.
+    if (!(bytes_per_element > 0 && std::isfinite(bytes_per_element)))
+        return {};
     const double first = cache_bytes.empty() ? 32768.0 : cache_bytes.front();
     const double last = cache_bytes.empty() ? 32.0 * 1048576.0 : cache_bytes.back();
     const double lo = std::max(64.0, first / 4.0) / bytes_per_element;
-    const double hi = std::min(4.0 * last, max_bytes) / bytes_per_element;
+    const double hi = std::min(std::min(4.0 * last, max_bytes) / bytes_per_element, k_max_auto_size);
     std::set<std::uint64_t> out;
     const double step = std::pow(2.0, 1.0 / std::max(1, per_octave));
     for (double n = lo; n <= hi * 1.0001; n *= step)

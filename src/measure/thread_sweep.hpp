@@ -11,6 +11,7 @@
 #include "core/stats.hpp"
 #include "measure/harness.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,9 +61,21 @@ std::vector<std::string> split_command(const std::string& text);
 // {n} and {s} replaced in every argument.
 std::vector<std::string> substitute(const std::vector<std::string>& args, std::uint64_t n, int s);
 
-// The seconds a program printed: the first match of `regex` in `output` (its first group when it has
-// one) parsed as a number. nullopt when nothing matches or the text is not a finite non-negative number.
-std::optional<double> parse_printed_time(const std::string& output, const std::string& regex);
+// Bounds of --time-regex: the pattern's length, the longest line of the output it is matched against, and
+// how much of the output (its end) is searched.
+inline constexpr std::size_t k_time_regex_max_chars = 1000;
+inline constexpr std::size_t k_time_line_max_chars = 4096;
+inline constexpr std::size_t k_time_output_max_bytes = std::size_t{64} << 20;
+
+// InputError (field "time_regex") for a pattern that is too long or not a valid ECMAScript regex; nothing
+// for an empty one (wall time).
+void check_time_regex(const std::string& regex);
+
+// The seconds a program printed: the first line of `output` holding a match of `regex` (its first group
+// when it has one), parsed as a number; lines longer than k_time_line_max_chars are not searched (their
+// count in `long_lines`). nullopt when nothing matches or the text is not a finite non-negative number.
+std::optional<double> parse_printed_time(const std::string& output, const std::string& regex,
+                                         std::size_t* long_lines = nullptr);
 
 // Runs the program at every (n, s). Throws core::InputError (field "time_regex") when a run succeeds
 // but its output holds no parsable time, and core::Error when no point could be measured at all. A run
@@ -71,7 +84,9 @@ SweepResult sweep_command(const CommandOptions& opt, const std::vector<std::uint
                           const std::vector<int>& threads);
 
 // A geometric sweep of sizes (elements) from a quarter of the first cache to four times the last one
-// (cache sizes in bytes, ascending), `per_octave` sizes per doubling, at most `max_bytes` of working set.
+// (cache sizes in bytes, ascending), `per_octave` sizes per doubling, at most `max_bytes` of working set
+// and k_max_auto_size elements; empty for a size per element that is not positive and finite.
+inline constexpr double k_max_auto_size = 1e13;
 std::vector<std::uint64_t> auto_sizes(const std::vector<double>& cache_bytes, double bytes_per_element,
                                       int per_octave = 2, double max_bytes = 2.0 * (1ULL << 30));
 

@@ -175,6 +175,33 @@ TEST(Interrupt, ATimeLimitKillsTheProgramsWholeGroup) {
     EXPECT_EQ(interrupt_signal(), 0);
 }
 
+// A child the program started in the background and never waited for goes with the program.
+TEST(Interrupt, WhatAProgramLeavesInItsGroupEndsWithIt) {
+    const TempDirectory dir("roofcast-test-interrupt");
+    const fs::path pids = dir.path() / "pid";
+    EXPECT_EQ(run_program({"sh", "-c", "sleep 60 & echo $! >\"$0\"", pids.string()}), 0);
+    ASSERT_GT(pid_in(pids), 0);
+    EXPECT_TRUE(ends(pid_in(pids))) << "the program's background child outlived it";
+}
+
+// At the time limit the group is asked first (SIGTERM: a program may clean up, as mpirun removes its
+// session directory), then killed: a program that ignores SIGTERM is killed k_timeout_grace_s later.
+TEST(Interrupt, ATimeLimitAsksBeforeItKills) {
+    const TempDirectory dir("roofcast-test-interrupt");
+    const fs::path done = dir.path() / "cleaned";
+    RunOptions o;
+    o.timeout_s = 0.3;
+    EXPECT_EQ(
+        run_program({"sh", "-c", "trap 'echo x >\"$0\"; exit 1' TERM; sleep 60 & wait", done.string()}, o),
+        k_timed_out);
+    EXPECT_TRUE(fs::exists(done)) << "the program was not asked to stop before it was killed";
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(run_program({"sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"}, o), k_timed_out);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GE(took, o.timeout_s + k_timeout_grace_s - 0.1);
+    EXPECT_LT(took, o.timeout_s + k_timeout_grace_s + 5);
+}
+
 TEST(Interrupt, TheRegistryRefusesWhenFullAndFreesItsSlots) {
     std::vector<pid_t> taken;
     for (pid_t g = 1'000'000; register_child_group(g); ++g)

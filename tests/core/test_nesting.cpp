@@ -41,6 +41,23 @@ TEST(TerminalSafe, EscapesControlCharactersAndCuts) {
     EXPECT_EQ(terminal_safe("plain"), "plain");
 }
 
+// 200,000 warnings of one kind from a program's regions were 200,000 lines: now 20 and a count.
+TEST(TerminalSafe, WarningsOfOneKindAreSummarisedAndLongOnesCut) {
+    std::vector<std::string> w;
+    for (int i = 0; i < 200000; ++i)
+        w.push_back("rank " + std::to_string(i % 7) + ": region 'r" + std::to_string(i) +
+                    "' ended but the innermost open region is 'x'");
+    w.push_back("another kind");
+    w.push_back("a long one " + std::string(100000, 'n'));
+    const auto s = roofcast::core::summarise_warnings(w);
+    ASSERT_EQ(s.size(), 23u);
+    EXPECT_EQ(s[0], w[0]);
+    EXPECT_EQ(s[20], "another kind");
+    EXPECT_LT(s[21].size(), 500u);
+    EXPECT_EQ(s[22].rfind("199980 more warnings like: rank 0: region 'r0' ended", 0), 0u) << s[22];
+    EXPECT_EQ(roofcast::core::summarise_warnings({"a", "b"}), (std::vector<std::string>{"a", "b"}));
+}
+
 TEST(TerminalSafe, TextOutputKeepsLinesAndTabsOnly) {
     EXPECT_EQ(roofcast::core::terminal_text("a\tb\n\x1b[31mred\x07\r\n"), "a\tb\n\\x1b[31mred\\x07\\x0d\n");
     const std::string long_table(100000, 'x');

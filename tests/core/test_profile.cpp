@@ -3,7 +3,9 @@
 #include "core/profile.hpp"
 #include "test_inputs.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace roofcast::core {
@@ -122,6 +124,53 @@ TEST(Profile, KeysTheFormatDoesNotReadAreNamedWithTheirPath) {
         "parameters": {"cores": 8}, "functions": [{"name": "f", "metrics": {"time": {"repetitions": [1]}}}]})");
     (void)profile_from_json(v1, "p.json", &unread);
     EXPECT_EQ(unread, std::vector<std::string>{"backend"});
+}
+
+// What roofcast writes, its reader accepts: values out of range become NaN with one warning per metric,
+// times out of range are left out, counts a profile cannot hold are refused before anything is written.
+TEST(ProfileWrite, OutOfRangeValuesBecomeNotMeasuredWithOneWarningPerMetric) {
+    Profile p = sample();
+    auto& m = p.functions[0].metrics.at("L1_DCM");
+    m.per_rank = {{1e300, 2}, {std::numeric_limits<double>::infinity(), -4}};
+    ProfileFunction g{std::string(1000, 'g'), "region", {{"flops", m}}};
+    p.functions.push_back(g);
+    p.wall_seconds = std::numeric_limits<double>::infinity();
+    const auto added = fit_profile_to_format(p);
+    ASSERT_EQ(added.size(), 3u);
+    EXPECT_NE(added[0].find("wall time inf s"), std::string::npos) << added[0];
+    EXPECT_NE(added[1].find("3 value(s) of 'L1_DCM' in 1 function"), std::string::npos) << added[1];
+    EXPECT_NE(added[1].find("first: 1e+300 in 'main->dot'"), std::string::npos) << added[1];
+    EXPECT_LT(added[2].size(), 400u) << "a long name is cut in the warning";
+    EXPECT_TRUE(std::isnan(p.functions[0].metrics.at("L1_DCM").per_rank[0][0]));
+    EXPECT_EQ(p.functions[0].metrics.at("L1_DCM").per_rank[0][1], 2);
+    EXPECT_FALSE(p.wall_seconds);
+    const Profile q = profile_from_text(profile_file_text(p, "out.json"), "out.json");
+    EXPECT_EQ(q.functions.size(), 2u);
+}
+
+TEST(ProfileWrite, CountsAProfileCannotHoldAreRefused) {
+    Profile p = sample();
+    p.threads = 2000000000;
+    p.cores = 2.0 * p.threads;
+    EXPECT_THROW(fit_profile_to_format(p), Error);
+    p = sample();
+    p.cores = 2e9;
+    EXPECT_THROW(fit_profile_to_format(p), Error);
+    p = sample();
+    p.parameters = {{"n", 1e300}};
+    EXPECT_THROW(fit_profile_to_format(p), Error);
+    p = sample();
+    p.functions.resize(k_profile_max_functions + 1, p.functions[0]);
+    EXPECT_THROW(fit_profile_to_format(p), Error);
+}
+
+TEST(ProfileWrite, NamesThatAreNotUtf8AreWrittenAsValidJson) {
+    Profile p = sample();
+    p.functions[0].name = "f\xff\xfe\x1b[31m";
+    const std::string text = profile_file_text(p, "out.json");
+    EXPECT_EQ(profile_from_text(text, "out.json").functions[0].name, "f\xEF\xBF\xBD\xEF\xBF\xBD\x1b[31m");
+    p.functions[0].metrics.at("L1_DCM").per_rank[0][0] = -1; // not fitted first: refused, not written
+    EXPECT_THROW(profile_file_text(p, "out.json"), Error);
 }
 
 } // namespace

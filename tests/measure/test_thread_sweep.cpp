@@ -4,7 +4,9 @@
 #include "core/process.hpp"
 #include "measure/thread_sweep.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 
 using namespace roofcast;
 using namespace roofcast::measure;
@@ -28,6 +30,44 @@ TEST(ThreadSweep, ParsesPrintedTimes) {
     EXPECT_FALSE(parse_printed_time("time: fast", "time: (\\S+)"));
     EXPECT_FALSE(parse_printed_time("nothing", "time: (\\S+)"));
     EXPECT_FALSE(parse_printed_time("time: -1", "time: (\\S+)"));
+}
+
+// std::regex recurses per character: a printed time of 50,000 digits overflowed the stack (a crash).
+// Lines are bounded and matched on a large stack; a longer line is skipped and counted.
+TEST(ThreadSweep, HugePrintedNumbersNeitherCrashNorMatch) {
+    const std::string digits(50000, '1');
+    std::size_t long_lines = 0;
+    EXPECT_FALSE(parse_printed_time("time: " + digits + "\n", "time: ([0-9.]+)", &long_lines));
+    EXPECT_EQ(long_lines, 1u);
+    // The longest line searched, with a nested pattern (about 2 KiB of stack a character).
+    const std::string line(k_time_line_max_chars - 6, '7');
+    const auto t =
+        parse_printed_time("junk " + digits + "\ntime: " + line + "\n", "time: ((\\d)|x|y)+", &long_lines);
+    EXPECT_EQ(long_lines, 1u);
+    ASSERT_TRUE(t); // the first group holds the last digit the repetition matched
+    EXPECT_DOUBLE_EQ(*t, 7);
+    EXPECT_DOUBLE_EQ(*parse_printed_time("a\ntime: 2.5\n" + digits, "time: ([0-9.]+)"), 2.5);
+}
+
+TEST(ThreadSweep, TimeRegexesAreBoundedAndChecked) {
+    EXPECT_NO_THROW(check_time_regex(""));
+    EXPECT_NO_THROW(check_time_regex("t= ([0-9.]+)"));
+    EXPECT_THROW(check_time_regex("t= ([0-9.]+"), core::InputError);
+    EXPECT_THROW(check_time_regex(std::string(k_time_regex_max_chars + 1, 'a')), core::InputError);
+    // Nesting as deep as the length allows compiles without exhausting the stack.
+    const std::size_t depth = k_time_regex_max_chars / 2;
+    EXPECT_NO_THROW(check_time_regex(std::string(depth, '(') + std::string(depth, ')')));
+}
+
+// A size per element of inf or NaN made both bounds 0 and the sweep's loop endless.
+TEST(ThreadSweep, AutomaticSizesOfImpossibleElementSizesAreEmpty) {
+    const std::vector<double> caches{32768, 1048576};
+    for (const double bpn : {std::numeric_limits<double>::infinity(), std::nan(""), 0.0, -8.0})
+        EXPECT_TRUE(auto_sizes(caches, bpn).empty()) << bpn;
+    for (const double tiny : {1e-300, 5e-324}) {
+        const auto n = auto_sizes(caches, tiny);
+        EXPECT_TRUE(n.empty() || static_cast<double>(n.back()) <= k_max_auto_size) << tiny;
+    }
 }
 
 TEST(ThreadSweep, AutomaticSizesCrossEveryCache) {

@@ -33,6 +33,7 @@ struct ProfileRequest {
     std::optional<core::Machine> machine; // cache geometry for the simulating backends
     std::vector<std::string> command;     // program and arguments
     std::string callgrind_out;            // callgrind backend: also write its counts in callgrind's format
+    double timeout_s = 0; // > 0: a run (each pass) still going after this is killed with its process group
 };
 
 // Collects values per function, metric, repetition and rank; first-seen order of functions.

@@ -57,9 +57,16 @@ private:
 void collect_perf_samples(const std::string& perf, const fs::path& dir, int rank, int rep, Gather& g) {
     const fs::path data = dir / fmt::format("perf.{}.data", rank);
     const fs::path txt = dir / fmt::format("perf.{}.txt", rank);
+    // A program that removed its profile directory ($ROOFCAST_PROFILE_DIR) leaves no data: one error line,
+    // and the shell's own complaint about the redirection goes nowhere.
+    std::error_code ec;
+    if (!fs::is_regular_file(data, ec))
+        throw core::Error(fmt::format("perf recorded no data for rank {} (did the program remove its profile "
+                                      "directory, $ROOFCAST_PROFILE_DIR?): no profile written",
+                                      rank));
     const int prc = core::run_program({"/bin/sh", "-c",
-                                       "exec \"$0\" report -i \"$1\" --stdio --no-children --sort dso,sym "
-                                       "-F overhead,sample,period,dso,sym >\"$2\" 2>/dev/null",
+                                       "exec 2>/dev/null; exec \"$0\" report -i \"$1\" --stdio --no-children "
+                                       "--sort dso,sym -F overhead,sample,period,dso,sym >\"$2\"",
                                        perf, data.string(), txt.string()});
     if (prc != 0)
         throw core::Error(fmt::format("perf report failed for rank {} (exit status {})", rank, prc));

@@ -4,6 +4,7 @@
 #include "core/interrupt.hpp"
 #include "core/io.hpp"
 #include "core/process.hpp"
+#include "measure/mpi.hpp"
 #include "measure/profile/marker_file.hpp"
 #include "measure/topology.hpp"
 
@@ -40,11 +41,6 @@ std::string what_exists(const std::string& program) {
         if (const auto b = make(); b->availability(program).usable)
             have.push_back(b->name());
     return fmt::format("backends that work here: {}", fmt::join(have, ", "));
-}
-
-int online_cores() {
-    const unsigned n = std::thread::hardware_concurrency();
-    return n == 0 ? 1 : static_cast<int>(n);
 }
 
 } // namespace
@@ -151,11 +147,12 @@ std::vector<std::string> mpi_launch(int ranks, const Say& say, bool simulated) {
                                             "Open MPI); as one process the program runs without mpirun",
                                             ranks));
     std::vector<std::string> launch = {mpirun->string(), "-np", std::to_string(ranks)};
-    if (ranks > online_cores()) {
-        launch.insert(launch.end(), {"--oversubscribe", "--bind-to", "none"});
-        say(fmt::format(
-            "note: {} ranks on {} cores: oversubscribed (mpirun --oversubscribe){}", ranks, online_cores(),
-            simulated ? "; simulated counts do not depend on timing" : "; times include waiting for a core"));
+    const std::vector<std::string> oversubscribe = mpirun_oversubscribe_words(ranks);
+    if (!oversubscribe.empty()) {
+        launch.insert(launch.end(), oversubscribe.begin(), oversubscribe.end());
+        say(fmt::format("note: {}{}", mpirun_oversubscribe_note(ranks),
+                        simulated ? "; simulated counts do not depend on timing"
+                                  : "; times include waiting for a core"));
     }
     if (::geteuid() == 0)
         launch.push_back("--allow-run-as-root");
@@ -231,12 +228,18 @@ PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t
                      "ROOFCAST_PROFILE_DIR=" + dir.string(), "OMPI_MCA_btl_base_warn_component_unused=0"};
     run.extra_env.insert(run.extra_env.end(), pass.environment.begin(), pass.environment.end());
     run.output_log = (dir / "run.log").string();
+    run.timeout_s = c.request.timeout_s;
     const double cpu0 = core::children_cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     const int rc = core::run_program(args, run);
     PassRun out;
     out.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.cpu = core::children_cpu_seconds() - cpu0;
+    if (rc == core::k_timed_out)
+        throw core::Error(fmt::format("{} did not finish within {:g} s (--timeout){}: stopped with every "
+                                      "process it started; no profile written",
+                                      c.request.command.front(), c.request.timeout_s,
+                                      index > 0 ? fmt::format(" in the {} pass", pass.label) : ""));
     if (rc < 0)
         throw core::Error(fmt::format("cannot start {}: {}", args.front(), std::strerror(errno)));
     if (rc != 0) {

@@ -76,29 +76,69 @@ TauFile parse_tau_profile(const std::string& text, const std::string& file) {
     return out; // aggregates and user events follow; not imported
 }
 
-core::Profile import_tau_directory(const std::string& dir) {
+std::vector<TauProfileFile> tau_profile_files(const std::string& dir) {
+    // Every look at the directory takes an error code: a symlink loop, a vanished entry or a directory
+    // without permission is one error line naming the path, never a raw filesystem_error.
+    const auto fail = [&](const fs::path& where, const std::error_code& ec) {
+        throw core::InputError(where.string(), "",
+                               fmt::format("cannot read the TAU directory: {}", ec.message()));
+    };
     std::error_code ec;
-    if (!fs::is_directory(dir, ec))
+    const auto st = fs::status(dir, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        fail(dir, ec);
+    if (!fs::is_directory(st))
         throw core::InputError(dir, "", "expected a TAU profile directory (profile.N.C.T files)");
-    // metric -> list of (node, thread, file)
-    std::map<std::string, std::vector<std::pair<fs::path, std::string>>> by_metric;
-    std::size_t files = 0;
+    std::vector<TauProfileFile> out;
     auto scan = [&](const fs::path& d, const std::string& metric_hint) {
-        for (const auto& e : fs::directory_iterator(d, ec)) {
-            const std::string name = e.path().filename().string();
-            if (name.rfind("profile.", 0) != 0 || !e.is_regular_file())
+        fs::directory_iterator it(d, ec);
+        if (ec)
+            fail(d, ec);
+        for (; it != fs::directory_iterator(); it.increment(ec)) {
+            const fs::path path = it->path();
+            const std::string name = path.filename().string();
+            if (name.rfind("profile.", 0) != 0)
                 continue;
-            if (++files > k_tau_max_files)
+            std::error_code kind_ec;
+            const bool regular = it->is_regular_file(kind_ec);
+            if (kind_ec && kind_ec != std::errc::no_such_file_or_directory)
+                fail(path, kind_ec);
+            if (!regular)
+                continue;
+            if (out.size() + 1 > k_tau_max_files)
                 throw core::InputError(dir, "",
                                        fmt::format("expected at most {} profile files", k_tau_max_files));
-            by_metric[metric_hint].emplace_back(e.path(), name);
+            out.push_back({path, name, metric_hint});
         }
+        if (ec)
+            fail(d, ec);
     };
     scan(dir, "");
-    for (const auto& e : fs::directory_iterator(dir, ec))
-        if (e.is_directory() && e.path().filename().string().rfind("MULTI__", 0) == 0)
-            scan(e.path(), e.path().filename().string().substr(7));
-    if (files == 0)
+    std::vector<fs::path> multi;
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        if (it->path().filename().string().rfind("MULTI__", 0) != 0)
+            continue;
+        std::error_code kind_ec;
+        const bool is_dir = it->is_directory(kind_ec);
+        if (kind_ec && kind_ec != std::errc::no_such_file_or_directory)
+            fail(it->path(), kind_ec);
+        if (is_dir)
+            multi.push_back(it->path());
+    }
+    if (ec)
+        fail(dir, ec);
+    for (const auto& d : multi)
+        scan(d, d.filename().string().substr(7));
+    return out;
+}
+
+core::Profile import_tau_directory(const std::string& dir) {
+    // metric -> list of (file, name)
+    std::map<std::string, std::vector<std::pair<fs::path, std::string>>> by_metric;
+    for (auto& f : tau_profile_files(dir))
+        by_metric[f.metric_hint].emplace_back(std::move(f.path), std::move(f.name));
+    if (by_metric.empty())
         throw core::InputError(dir, "", "no TAU profile.N.C.T files here or in MULTI__*/ subdirectories");
 
     // function -> metric -> rank -> (sum over threads or max)
@@ -114,9 +154,7 @@ core::Profile import_tau_directory(const std::string& dir) {
                 node >= static_cast<int>(core::k_profile_max_ranks))
                 throw core::InputError(path.string(), "",
                                        "expected a file name profile.<node>.<context>.<thread>");
-            if (fs::file_size(path, ec) > k_tau_max_file_bytes)
-                throw core::InputError(path.string(), "", "file too large for a TAU profile");
-            const TauFile tf = parse_tau_profile(core::read_file(path), path.string());
+            const TauFile tf = parse_tau_profile(core::read_file(path, k_tau_max_file_bytes), path.string());
             const std::string metric = tf.metric == "TIME" ? "time" : tf.metric;
             nodes.insert(node);
             for (const auto& f : tf.functions) {

@@ -11,6 +11,7 @@
 #include "core/profile.hpp"
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,17 @@ struct TauFile {
 };
 
 TauFile parse_tau_profile(const std::string& text, const std::string& file);
+
+// The profile.* files of a TAU directory and of its MULTI__<METRIC>/ subdirectories (`metric_hint` the
+// METRIC, empty at the top): what import_tau_directory reads, and the inputs `profile -o` must not name.
+// InputError naming the path for a directory that is not one or cannot be listed (a symlink loop, no
+// permission), or that holds more than k_tau_max_files.
+struct TauProfileFile {
+    std::filesystem::path path;
+    std::string name;
+    std::string metric_hint;
+};
+std::vector<TauProfileFile> tau_profile_files(const std::string& dir);
 
 // Reads a TAU profile directory into a roofcast profile (backend "tau", parameters {"ranks": nodes}).
 // InputError when the directory holds no profile.* file.
