@@ -61,6 +61,9 @@ ENV = dict(os.environ, TMPDIR=TMP, XDG_CACHE_HOME=os.path.join(WORK, "cache"), L
 for k in ("ROOFCAST_MARKER_OUTPUT", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"):
     ENV.pop(k, None)
 
+# A SIGHUP ignored here (the battery started under nohup) would stay ignored in roofcast, as it should:
+# the SIGHUP cases need its default action.
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 libc = ctypes.CDLL(None, use_errno=True)
 libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
