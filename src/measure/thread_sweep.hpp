@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/stats.hpp"
+#include "measure/command_text.hpp"
 #include "measure/harness.hpp"
 
 #include <cstddef>
@@ -53,29 +54,6 @@ struct CommandOptions {
     int repetitions = 3;
     double timeout_s = 0; // > 0: a run still going after this many seconds is killed and left out
 };
-
-// Splits 'PROGRAM ARGS' at blanks, honouring single and double quotes. Throws core::InputError
-// (field "command") on an empty command, an unclosed quote, or arguments without {n}.
-std::vector<std::string> split_command(const std::string& text);
-
-// {n} and {s} replaced in every argument.
-std::vector<std::string> substitute(const std::vector<std::string>& args, std::uint64_t n, int s);
-
-// Bounds of --time-regex: the pattern's length, the longest line of the output it is matched against, and
-// how much of the output (its end) is searched.
-inline constexpr std::size_t k_time_regex_max_chars = 1000;
-inline constexpr std::size_t k_time_line_max_chars = 4096;
-inline constexpr std::size_t k_time_output_max_bytes = std::size_t{64} << 20;
-
-// InputError (field "time_regex") for a pattern that is too long or not a valid ECMAScript regex; nothing
-// for an empty one (wall time).
-void check_time_regex(const std::string& regex);
-
-// The seconds a program printed: the first line of `output` holding a match of `regex` (its first group
-// when it has one), parsed as a number; lines longer than k_time_line_max_chars are not searched (their
-// count in `long_lines`). nullopt when nothing matches or the text is not a finite non-negative number.
-std::optional<double> parse_printed_time(const std::string& output, const std::string& regex,
-                                         std::size_t* long_lines = nullptr);
 
 // Runs the program at every (n, s). Throws core::InputError (field "time_regex") when a run succeeds
 // but its output holds no parsable time, and core::Error when no point could be measured at all. A run
