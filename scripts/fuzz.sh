@@ -26,7 +26,7 @@ seeds() { # the seed files of one reader
     profile | profile_v2) ls data/profiles/*.json ;;
     cachegrind | perf_report | tau | marker | threads) ls fuzz/seeds/"$1"/* 2>/dev/null ;;
     callgrind) ls fuzz/seeds/callgrind/* tests/measure/data/callgrind/*.callgrind ;;
-    extrap_text) ls "$shared"/*.txt 2>/dev/null ;;
+    extrap_text) ls fuzz/seeds/extrap_text/* "$shared"/*.txt 2>/dev/null ;;
     extrap_json) ls fuzz/seeds/extrap_json/* 2>/dev/null ;;
     csv) ls data/profiles/*.csv ;;
     objdump) ls tests/measure/data/disasm/*.objdump tests/measure/data/instruction_work/*.objdump ;;

@@ -5,7 +5,6 @@
 #include "core/io.hpp"
 #include "core/profile.hpp"
 #include "measure/profile/runner.hpp"
-#include "measure/profile/tau.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -57,7 +56,7 @@ void run_profile_command(const ProfileOptions& o) {
         if (!o.command.empty())
             throw core::InputError("", "--import-tau",
                                    "expected either --import-tau DIR or a PROGRAM, not both");
-        p = measure::profile::import_tau_directory(o.import_tau);
+        p = import_profile("tau", o.import_tau);
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;

@@ -2,6 +2,7 @@
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "model/formats/format.hpp"
 #include "model/scale/forecast.hpp"
 #include "model/scale/roofline_forecast.hpp"
 #include "report/scale_report.hpp"
@@ -47,7 +48,7 @@ void run_scale(const ScaleOptions& o) {
     Dataset data;
     std::vector<std::string> unread;
     for (const auto& f : o.files) {
-        Dataset more = read_any(f, &unread);
+        Dataset more = model::formats::read_dataset(f, &unread);
         check_unread_keys(f, unread, false);
         merge(data, std::move(more), f);
     }
@@ -72,7 +73,7 @@ void run_scale(const ScaleOptions& o) {
         targets.push_back(parse_point(p, data.parameters));
     std::optional<Dataset> measured;
     if (!o.evaluate.empty()) {
-        measured = read_any(o.evaluate, &unread);
+        measured = model::formats::read_dataset(o.evaluate, &unread);
         check_unread_keys(o.evaluate, unread, false);
         if (measured->parameters != data.parameters)
             throw core::InputError(o.evaluate, "parameters",
@@ -118,7 +119,7 @@ void add_scale_command(CLI::App& app) {
         app.add_subcommand("scale", "Forecast per-function metrics at large scale from small profiled runs");
     cmd->add_option("FILE", o->files,
                     "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "
-                    "(function,metric,param...,value)")
+                    "(function,metric,param...,value), another tool's profile (a TAU directory)")
         ->required();
     cmd->add_option("--predict", o->predict, "target point: 256 or cores=256,size=1e6 (repeatable)");
     cmd->add_option("--select", o->select,
