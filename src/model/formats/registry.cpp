@@ -18,6 +18,7 @@
     X(extrap_text)                                                                                           \
     X(csv)                                                                                                   \
     X(tau)                                                                                                   \
+    X(hatchet)                                                                                               \
     X(machine)                                                                                               \
     X(kernel)
 

@@ -3,6 +3,8 @@
 #include "core/profile.hpp"
 #include "model/formats/format.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace roofcast::model::formats {
 
 namespace {
@@ -26,6 +28,11 @@ scale::Dataset roofcast_profile_dataset(const Input& in, std::vector<std::string
     return scale::read_roofcast_profile(in.text(), in.path(), unread);
 }
 
+// As `roofcast profile` writes it.
+std::string write_roofcast_profile(const core::Profile& p, const std::string& /*file*/) {
+    return core::profile_to_json(p).dump(1) + "\n";
+}
+
 } // namespace
 
 const FormatReader& roofcast_profile_format() {
@@ -34,7 +41,9 @@ const FormatReader& roofcast_profile_format() {
                                 "data/profiles/run-008.json",
                                 sniff_roofcast_profile,
                                 read_roofcast_profile_document,
-                                roofcast_profile_dataset};
+                                roofcast_profile_dataset,
+                                write_roofcast_profile,
+                                nullptr};
     return f;
 }
 
