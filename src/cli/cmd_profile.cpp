@@ -23,6 +23,7 @@ struct ProfileOptions {
     MachineArgs machine;
     std::string output = "profile.json";
     std::string import_tau;
+    std::string import_likwid;
     std::string callgrind_out;
     std::vector<std::string> command;
 };
@@ -57,6 +58,11 @@ void run_profile_command(const ProfileOptions& o) {
             throw core::InputError("", "--import-tau",
                                    "expected either --import-tau DIR or a PROGRAM, not both");
         p = import_profile("tau", o.import_tau);
+    } else if (!o.import_likwid.empty()) {
+        if (!o.command.empty())
+            throw core::InputError("", "--import-likwid",
+                                   "expected either --import-likwid FILE or a PROGRAM, not both");
+        p = import_profile("likwid", o.import_likwid);
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
@@ -107,6 +113,8 @@ void add_profile_command(CLI::App& app) {
     add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");
     cmd->add_option("-o,--output", o->output, "profile JSON to write (default profile.json)");
     cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
+    cmd->add_option("--import-likwid", o->import_likwid,
+                    "convert likwid-perfctr's marker output (CSV, likwid-perfctr -m -O) instead of running");
     cmd->add_option("--callgrind-out", o->callgrind_out,
                     "callgrind backend: also write rank 0's counts per source line in callgrind's format "
                     "(KCachegrind, callgrind_annotate)");

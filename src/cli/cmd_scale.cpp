@@ -119,7 +119,7 @@ void add_scale_command(CLI::App& app) {
         app.add_subcommand("scale", "Forecast per-function metrics at large scale from small profiled runs");
     cmd->add_option("FILE", o->files,
                     "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "
-                    "(function,metric,param...,value), another tool's profile (a TAU directory)")
+                    "(function,metric,param...,value), another tool's profile (TAU, likwid)")
         ->required();
     cmd->add_option("--predict", o->predict, "target point: 256 or cores=256,size=1e6 (repeatable)");
     cmd->add_option("--select", o->select,

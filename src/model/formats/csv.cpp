@@ -1,13 +1,16 @@
 // CSV scaling data (function,metric,<parameter>...,value; docs/scale.md): a scaling input of `roofcast
 // scale`. A file named *.csv is taken as one, as is a file whose first line starts "function,metric,".
+#include "measure/profile/likwid.hpp"
 #include "model/formats/format.hpp"
 
 namespace roofcast::model::formats {
 
 namespace {
 
+// likwid-perfctr's CSV output is another format (likwid.cpp), whatever the file is named.
 bool sniff_csv(const Input& in) {
-    return !in.is_directory() && (has_extension(in, ".csv") || in.text().starts_with("function,metric,"));
+    return !in.is_directory() && (has_extension(in, ".csv") || in.text().starts_with("function,metric,")) &&
+           !measure::profile::looks_like_likwid_csv(in.text());
 }
 
 scale::Dataset csv_dataset(const Input& in, std::vector<std::string>* /*unread*/) {

@@ -15,6 +15,7 @@
     X(results)                                                                                               \
     X(roofcast_profile)                                                                                      \
     X(extrap_json)                                                                                           \
+    X(likwid)                                                                                                \
     X(extrap_text)                                                                                           \
     X(csv)                                                                                                   \
     X(tau)                                                                                                   \
