@@ -24,6 +24,7 @@ struct ProfileOptions {
     std::string output = "profile.json";
     std::string import_tau;
     std::string import_likwid;
+    std::string import_cube;
     std::string callgrind_out;
     std::vector<std::string> command;
 };
@@ -63,6 +64,11 @@ void run_profile_command(const ProfileOptions& o) {
             throw core::InputError("", "--import-likwid",
                                    "expected either --import-likwid FILE or a PROGRAM, not both");
         p = import_profile("likwid", o.import_likwid);
+    } else if (!o.import_cube.empty()) {
+        if (!o.command.empty())
+            throw core::InputError("", "--import-cube",
+                                   "expected either --import-cube FILE or a PROGRAM, not both");
+        p = import_profile("cube", o.import_cube);
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
@@ -115,6 +121,8 @@ void add_profile_command(CLI::App& app) {
     cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
     cmd->add_option("--import-likwid", o->import_likwid,
                     "convert likwid-perfctr's marker output (CSV, likwid-perfctr -m -O) instead of running");
+    cmd->add_option("--import-cube", o->import_cube,
+                    "convert a Score-P/Scalasca CUBE4 profile (profile.cubex) instead of running");
     cmd->add_option("--callgrind-out", o->callgrind_out,
                     "callgrind backend: also write rank 0's counts per source line in callgrind's format "
                     "(KCachegrind, callgrind_annotate)");

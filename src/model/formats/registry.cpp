@@ -19,6 +19,8 @@
     X(extrap_text)                                                                                           \
     X(csv)                                                                                                   \
     X(tau)                                                                                                   \
+    X(cube)                                                                                                  \
+    X(cube_experiments)                                                                                      \
     X(hatchet)                                                                                               \
     X(machine)                                                                                               \
     X(kernel)
