@@ -204,6 +204,11 @@ CubeProfile parse_cube(const std::string& bytes, const std::string& file) {
     out.locations = a.locations;
     out.processes = a.processes;
     const std::size_t nloc = a.locations.size();
+    if (a.nodes.size() * nloc > k_cube_max_values)
+        throw core::InputError(
+            file, "anchor.xml",
+            fmt::format("{} call-tree nodes x {} locations: expected at most {} values per metric",
+                        a.nodes.size(), nloc, k_cube_max_values));
     const auto wide = wide_order(a);
     for (const auto& m : a.metrics) {
         const std::string type = m.type;

@@ -26,6 +26,8 @@ inline constexpr std::size_t k_cube_max_nodes = 1000000;     // call-tree nodes
 inline constexpr std::size_t k_cube_max_locations = 1 << 20; // threads over all processes
 inline constexpr std::size_t k_cube_max_depth = 1000;        // nesting of the call tree, metrics, system
 inline constexpr std::size_t k_cube_max_member_bytes = std::size_t(1) << 31;
+// Values of one metric (call-tree nodes x locations): 2^27 doubles, 1 GiB, exclusive and inclusive each.
+inline constexpr std::size_t k_cube_max_values = std::size_t(1) << 27;
 
 // One metric of a CUBE file, per call path, per location.
 struct CubeMetric {
