@@ -1,9 +1,7 @@
-// Fuzz target: model::scale::read_extrap_json, one of the readers of `roofcast scale`, then the normalisation
-// every data set goes through.
+// Fuzz target: Extra-P JSON, a scaling input of `roofcast scale`, through the format registry.
+#include "fuzz_format.hpp"
 #include "fuzz_reader.hpp"
-#include "model/scale/dataset.hpp"
 
 void read_input(const std::string& text) {
-    auto d = roofcast::model::scale::read_extrap_json(text, "fuzz");
-    roofcast::model::scale::normalize(d);
+    read_as("extrap-json", text, "fuzz.json");
 }

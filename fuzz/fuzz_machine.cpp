@@ -1,9 +1,8 @@
-// Fuzz target: the machine file (YAML), as `roofcast validate`/`predict --machine` read it.
-#include "core/doc.hpp"
-#include "core/machine.hpp"
+// Fuzz target: the machine file (YAML), through the format registry as `roofcast validate` and `plot` read
+// it.
+#include "fuzz_format.hpp"
 #include "fuzz_reader.hpp"
 
 void read_input(const std::string& text) {
-    const auto root = roofcast::core::YamlField::load_text(text, "fuzz.yaml");
-    (void)roofcast::core::machine_from_yaml(root);
+    read_as("machine", text, "fuzz.yaml");
 }

@@ -1,7 +1,7 @@
-// Fuzz target: a marker library output file (marker.<rank>.<pid>.json), as `roofcast profile` reads it.
+// Fuzz target: a marker library output file (marker.<rank>.<pid>.json), through the format registry.
+#include "fuzz_format.hpp"
 #include "fuzz_reader.hpp"
-#include "measure/profile/marker_file.hpp"
 
 void read_input(const std::string& text) {
-    (void)roofcast::measure::profile::parse_marker_file(text, "fuzz");
+    read_as("marker", text, "fuzz.json");
 }

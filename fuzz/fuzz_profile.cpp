@@ -1,9 +1,8 @@
-// Fuzz target: model::scale::read_roofcast_profile, one of the readers of `roofcast scale`, then the
-// normalisation every data set goes through.
+// Fuzz target: the roofcast profile through the format registry: the reader of `plot` and `report`
+// (core::profile_from_text) and the series `roofcast scale` reads of it.
+#include "fuzz_format.hpp"
 #include "fuzz_reader.hpp"
-#include "model/scale/dataset.hpp"
 
 void read_input(const std::string& text) {
-    auto d = roofcast::model::scale::read_roofcast_profile(text, "fuzz");
-    roofcast::model::scale::normalize(d);
+    read_as("roofcast-profile", text, "fuzz.json");
 }

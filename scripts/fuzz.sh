@@ -25,8 +25,11 @@ seeds() { # the seed files of one reader
     results) ls tests/report/data/*.json "$shared"/hosts/*/results.json 2>/dev/null ;;
     profile | profile_v2) ls data/profiles/*.json ;;
     cachegrind | perf_report | tau | marker | threads) ls fuzz/seeds/"$1"/* 2>/dev/null ;;
+    likwid) ls tests/measure/data/likwid/*.csv ;;
+    cube) ls tests/measure/data/cube/*.cubex ;;
+    cube_experiments) ls fuzz/seeds/cube_experiments/* ;;
     callgrind) ls fuzz/seeds/callgrind/* tests/measure/data/callgrind/*.callgrind ;;
-    extrap_text) ls "$shared"/*.txt 2>/dev/null ;;
+    extrap_text) ls fuzz/seeds/extrap_text/* "$shared"/*.txt 2>/dev/null ;;
     extrap_json) ls fuzz/seeds/extrap_json/* 2>/dev/null ;;
     csv) ls data/profiles/*.csv ;;
     objdump) ls tests/measure/data/disasm/*.objdump tests/measure/data/instruction_work/*.objdump ;;

@@ -13,6 +13,7 @@ packages=(
   linux-perf
 )
 packages+=(binutils) # roofcast inspect and the kernel diagnosis read loops with objdump and nm
+packages+=(libarchive-dev libpugixml-dev zlib1g-dev) # Score-P's CUBE profiles: a tar of XML and data
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev clang-tidy)
   packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)

@@ -32,6 +32,7 @@ int run(int argc, char** argv) {
     add_stencil_command(app);
     add_profile_command(app);
     add_inspect_command(app);
+    add_convert_command(app);
     // A caught SIGINT, SIGTERM or SIGHUP (core/interrupt.hpp) ends the command however it unwinds: one
     // line and the status a shell gives a process the signal ended (130, 143, 129).
     const auto stopped = [] {

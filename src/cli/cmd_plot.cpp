@@ -5,6 +5,7 @@
 #include "core/io.hpp"
 #include "core/process.hpp"
 #include "core/profile.hpp"
+#include "model/formats/format.hpp"
 #include "model/profile_regions.hpp"
 #include "report/bandwidth.hpp"
 #include "report/profile_regions.hpp"
@@ -63,9 +64,9 @@ DataFile profile_as_results(const PlotOptions& o) {
 }
 
 void run_plot(const PlotOptions& o) {
-    const DataFile data = core::read_file(o.file).find("\"roofcast-profile\"") != std::string::npos
-                              ? profile_as_results(o)
-                              : load_data_file(o.file);
+    const auto* format = model::formats::detect(model::formats::Input::open(o.file));
+    const DataFile data =
+        format && format->name == "roofcast-profile" ? profile_as_results(o) : load_data_file(o.file);
     const core::Machine* machine = data.machine ? &*data.machine : nullptr;
     if (data.results) {
         if (!data.results->machine)

@@ -6,7 +6,6 @@
 #include "core/io.hpp"
 #include "core/profile.hpp"
 #include "measure/profile/runner.hpp"
-#include "measure/profile/tau.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -26,6 +25,8 @@ struct ProfileOptions {
     MachineArgs machine;
     std::string output = "profile.json";
     std::string import_tau;
+    std::string import_likwid;
+    std::string import_cube;
     std::string callgrind_out;
     // A day: ten times the longest run of the shipped examples under valgrind's 50x slow-down would still
     // fit, while a program that hangs is stopped within a batch job's usual limit (docs/design.md).
@@ -57,6 +58,23 @@ std::pair<std::string, double> parse_param(const std::string& text) {
     return {text.substr(0, eq), core::check_profile_parameter(v, "", "--param")};
 }
 
+// A profile comes from one place: a program run here or one imported file or directory.
+void check_one_source(const ProfileOptions& o) {
+    std::vector<std::string> given;
+    if (!o.import_tau.empty())
+        given.emplace_back("--import-tau");
+    if (!o.import_likwid.empty())
+        given.emplace_back("--import-likwid");
+    if (!o.import_cube.empty())
+        given.emplace_back("--import-cube");
+    if (!o.command.empty() && !given.empty())
+        throw core::InputError("", given.front(),
+                               fmt::format("expected either {} or a PROGRAM, not both", given.front()));
+    if (given.size() > 1)
+        throw core::InputError("", given[1],
+                               fmt::format("expected one import, not {} and {}", given[0], given[1]));
+}
+
 // Before anything runs or is read: -o (and --callgrind-out) can be written and name none of the command's
 // inputs — the program, the files its arguments name, the machine file, the TAU files.
 void check_profile_outputs(const ProfileOptions& o) {
@@ -64,6 +82,8 @@ void check_profile_outputs(const ProfileOptions& o) {
     if (!o.import_tau.empty()) {
         for (const auto& f : measure::profile::tau_profile_files(o.import_tau))
             inputs.push_back(f.path.string());
+    } else if (!o.import_likwid.empty() || !o.import_cube.empty()) {
+        inputs.push_back(o.import_likwid.empty() ? o.import_cube : o.import_likwid);
     } else {
         const auto program = program_inputs(o.command);
         inputs.insert(inputs.end(), program.begin(), program.end());
@@ -81,11 +101,14 @@ void check_profile_outputs(const ProfileOptions& o) {
 void run_profile_command(const ProfileOptions& o) {
     core::Profile p;
     check_timeout(o.timeout);
-    if (!o.import_tau.empty() && !o.command.empty())
-        throw core::InputError("", "--import-tau", "expected either --import-tau DIR or a PROGRAM, not both");
+    check_one_source(o);
     check_profile_outputs(o);
     if (!o.import_tau.empty()) {
-        p = measure::profile::import_tau_directory(o.import_tau);
+        p = import_profile("tau", o.import_tau);
+    } else if (!o.import_likwid.empty()) {
+        p = import_profile("likwid", o.import_likwid);
+    } else if (!o.import_cube.empty()) {
+        p = import_profile("cube", o.import_cube);
     } else {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
@@ -151,6 +174,10 @@ void add_profile_command(CLI::App& app) {
     add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");
     cmd->add_option("-o,--output", o->output, "profile JSON to write (default profile.json)");
     cmd->add_option("--import-tau", o->import_tau, "convert a TAU profile directory instead of running");
+    cmd->add_option("--import-likwid", o->import_likwid,
+                    "convert likwid-perfctr's marker output (CSV, likwid-perfctr -m -O) instead of running");
+    cmd->add_option("--import-cube", o->import_cube,
+                    "convert a Score-P/Scalasca CUBE4 profile (profile.cubex) instead of running");
     cmd->add_option("--callgrind-out", o->callgrind_out,
                     "callgrind backend: also write rank 0's counts per source line in callgrind's format "
                     "(KCachegrind, callgrind_annotate)");

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/profile.hpp"
+#include "model/formats/format.hpp"
 #include "model/profile_regions.hpp"
 #include "report/html.hpp"
 #include "report/profile_regions.hpp"
@@ -33,7 +34,8 @@ void add_report_command(CLI::App& app) {
             fmt::print("report written to {}/index.html\n", opts->dir);
             return;
         }
-        if (core::read_file(opts->file).find("\"roofcast-profile\"") != std::string::npos) {
+        const auto* format = model::formats::detect(model::formats::Input::open(opts->file));
+        if (format && format->name == "roofcast-profile") {
             // A profile: its regions with known flops and bytes as kernels under the machine's roofs.
             const core::Profile profile = read_profile_file(opts->file);
             auto placement = model::place_profile(profile, machine_for_profile(opts->machine, opts->file));

@@ -2,6 +2,7 @@
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "model/formats/format.hpp"
 #include "model/scale/forecast.hpp"
 #include "model/scale/roofline_forecast.hpp"
 #include "report/scale_report.hpp"
@@ -27,6 +28,7 @@ struct ScaleOptions {
     std::string plot_dir;
     std::string metric;
     std::string machine;
+    std::string scaling = "weak";
     bool json = false;
     bool csv = false;
 };
@@ -47,7 +49,7 @@ void run_scale(const ScaleOptions& o) {
     Dataset data;
     std::vector<std::string> unread;
     for (const auto& f : o.files) {
-        Dataset more = read_any(f, &unread);
+        Dataset more = model::formats::read_dataset(f, &unread, o.scaling);
         check_unread_keys(f, unread, false);
         merge(data, std::move(more), f);
     }
@@ -72,7 +74,7 @@ void run_scale(const ScaleOptions& o) {
         targets.push_back(parse_point(p, data.parameters));
     std::optional<Dataset> measured;
     if (!o.evaluate.empty()) {
-        measured = read_any(o.evaluate, &unread);
+        measured = model::formats::read_dataset(o.evaluate, &unread, o.scaling);
         check_unread_keys(o.evaluate, unread, false);
         if (measured->parameters != data.parameters)
             throw core::InputError(o.evaluate, "parameters",
@@ -118,8 +120,13 @@ void add_scale_command(CLI::App& app) {
         app.add_subcommand("scale", "Forecast per-function metrics at large scale from small profiled runs");
     cmd->add_option("FILE", o->files,
                     "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "
-                    "(function,metric,param...,value)")
+                    "(function,metric,param...,value), a directory of Score-P experiments (mm.x25y10.r1/"
+                    "profile.cubex), another tool's profile (TAU, likwid, CUBE)")
         ->required();
+    cmd->add_option(
+           "--scaling", o->scaling,
+           "a Score-P experiment directory's locations: weak (each a sample; default) or strong (summed)")
+        ->check(CLI::IsMember({"weak", "strong"}));
     cmd->add_option("--predict", o->predict, "target point: 256 or cores=256,size=1e6 (repeatable)");
     cmd->add_option("--select", o->select,
                     "model selection: forecast (hold out the largest points; default), loo (leave-one-out), "

@@ -20,5 +20,6 @@ void add_threads_command(CLI::App& app);
 void add_stencil_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
 
 } // namespace roofcast::cli

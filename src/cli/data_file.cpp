@@ -3,21 +3,12 @@
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "core/nesting.hpp"
+#include "model/formats/format.hpp"
 
-#include <cctype>
 #include <cstdio>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace roofcast::cli {
-
-bool looks_like_json(const std::string& text) {
-    std::size_t i = 0;
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-        ++i;
-    return i < text.size() && text[i] == '{';
-}
 
 void check_unread_keys(const std::string& path, const std::vector<std::string>& keys, bool strict) {
     if (keys.empty())
@@ -68,49 +59,50 @@ core::Profile read_profile_file(const std::string& path) {
     return p;
 }
 
+core::Profile import_profile(std::string_view format, const std::string& path) {
+    const model::formats::FormatReader* f = model::formats::find(format);
+    return std::get<core::Profile>(f->read(model::formats::Input::open(path), nullptr));
+}
+
 std::optional<model::threads::ThreadsData> read_threads_text(const std::string& text, const std::string& path,
                                                              bool strict) {
-    if (!looks_like_json(text))
-        return std::nullopt;
-    core::check_nesting(text, path);
-    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("format") || j["format"] != "roofcast-threads")
+    const auto in = model::formats::Input::from_text(text, path);
+    const model::formats::FormatReader* f = model::formats::detect(in);
+    if (!f || f->name != "threads")
         return std::nullopt;
     std::vector<std::string> unread;
-    auto data = model::threads::data_from_json(j, path, &unread);
+    auto doc = f->read(in, &unread);
     check_unread_keys(path, unread, strict);
-    return data;
+    return std::get<model::threads::ThreadsData>(std::move(doc));
 }
 
 DataFile load_data_file(const std::string& path) {
-    const std::string text = core::read_file(path);
-    if (text.find('\0') != std::string::npos)
+    const auto in = model::formats::Input::open(path);
+    if (in.is_binary())
         throw core::InputError(path, "",
                                "binary file, not a roofcast data file (expected a results file (JSON) "
                                "or a machine file (YAML))");
-    DataFile out;
-    if (looks_like_json(text)) {
-        core::check_nesting(text, path);
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::exception& e) {
-            throw core::InputError(path, "", std::string("malformed JSON: ") + e.what());
+    const model::formats::FormatReader* f = model::formats::detect(in);
+    if (!f || (f->name != "results" && f->name != "machine")) {
+        // A JSON file is read as the results it should be, so that the error names what it lacks.
+        if (!in.is_json()) {
+            in.throw_yaml_error();
+            throw core::InputError(
+                path, "",
+                "not a roofcast data file (expected a results file (JSON, kind "
+                "\"roofcast-results\") or a machine file (YAML with 'compute' and 'levels'))");
         }
-        std::vector<std::string> unread;
-        out.results = core::results_from_json(j, path, &unread);
-        check_unread_keys(path, unread, false);
-        return out;
+        f = model::formats::find("results");
     }
-    const core::YamlField root = core::YamlField::load_text(text, path);
-    if (root.is_map() && (root.has("levels") || root.has("compute"))) {
-        out.machine = core::machine_from_yaml(root);
-        check_unread_keys(path, root.unread_keys(), false);
-        return out;
-    }
-    throw core::InputError(path, "",
-                           "not a roofcast data file (expected a results file (JSON, kind "
-                           "\"roofcast-results\") or a machine file (YAML with 'compute' and 'levels'))");
+    std::vector<std::string> unread;
+    auto doc = f->read(in, &unread);
+    check_unread_keys(path, unread, false);
+    DataFile out;
+    if (auto* r = std::get_if<core::Results>(&doc))
+        out.results = std::move(*r);
+    else
+        out.machine = std::get<core::Machine>(std::move(doc));
+    return out;
 }
 
 } // namespace roofcast::cli

@@ -1,7 +1,7 @@
-// Recognises a roofcast data file by its content and loads it: a results file (JSON with kind
-// "roofcast-results") or a machine file (YAML with 'compute' and 'levels'). Anything else is a one-line
-// core::InputError naming the file and what was expected. Shared by `validate` and `plot`. Keys a file's
-// format does not read are warned about on stderr (check_unread_keys).
+// Recognises a roofcast data file by its content (the format registry, model/formats) and loads it: a results
+// file (JSON with kind "roofcast-results") or a machine file (YAML with 'compute' and 'levels'). Anything
+// else is a one-line core::InputError naming the file and what was expected. Shared by `validate` and `plot`.
+// Keys a file's format does not read are warned about on stderr (check_unread_keys).
 #pragma once
 
 #include "core/machine.hpp"
@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roofcast::cli {
@@ -33,6 +34,8 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
 core::Profile read_profile_file(const std::string& path);
+// A profile of another tool (`profile --import-tau DIR` ...) read by the registry's format `format`.
+core::Profile import_profile(std::string_view format, const std::string& path);
 // The machine of a machine file or the one embedded in a results file (profile, plot and report place a
 // profile's regions under it); InputError naming the file otherwise.
 core::Machine machine_of_data_file(const std::string& path);
@@ -41,8 +44,5 @@ core::Machine machine_of_data_file(const std::string& path);
 // about (with `strict`: refused); nullopt when `text` is not one (not JSON, or another format).
 std::optional<model::threads::ThreadsData> read_threads_text(const std::string& text, const std::string& path,
                                                              bool strict);
-
-// True when the text is a JSON object (first non-blank character '{'); roofcast's YAML files never are.
-bool looks_like_json(const std::string& text);
 
 } // namespace roofcast::cli

@@ -1,4 +1,5 @@
 #include "core/error.hpp"
+#include "model/formats/format.hpp"
 #include "model/scale/fit.hpp"
 
 #include <cmath>
@@ -345,7 +346,7 @@ TEST(ScaleFit, ExtrapExampleModel) {
     const std::string path = std::string(ROOFCAST_SHARED_DIR) + "/data/extrap-one_parameter_1.txt";
     if (!std::filesystem::exists(path))
         GTEST_SKIP() << path << " is absent";
-    const Dataset d = read_any(path);
+    const Dataset d = roofcast::model::formats::read_dataset(path);
     ASSERT_EQ(d.series.size(), 1u);
     EXPECT_EQ(d.series[0].function, "compute");
     EXPECT_EQ(d.series[0].metric, "time");

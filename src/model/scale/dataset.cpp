@@ -1,7 +1,6 @@
 #include "model/scale/dataset.hpp"
 
 #include "core/error.hpp"
-#include "core/io.hpp"
 #include "core/json_keys.hpp"
 #include "core/key_path.hpp"
 #include "core/nesting.hpp"
@@ -598,22 +597,6 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     if (unread_keys)
         *unread_keys = keys.unread(root);
     return d;
-}
-
-Dataset read_any(const std::string& path, std::vector<std::string>* unread_keys) {
-    if (unread_keys)
-        unread_keys->clear();
-    const std::string text = core::read_file(path);
-    if (path.ends_with(".csv"))
-        return read_csv(text, path);
-    if (path.ends_with(".json")) {
-        if (text.find("\"roofcast-profile\"") != std::string::npos)
-            return read_roofcast_profile(text, path, unread_keys);
-        return read_extrap_json(text, path);
-    }
-    if (path.ends_with(".txt"))
-        return read_extrap_text(text, path);
-    throw InputError(path, "", "unknown profile format (expected .json, .txt (Extra-P text) or .csv)");
 }
 
 void merge(Dataset& into, Dataset more, const std::string& file) {

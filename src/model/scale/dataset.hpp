@@ -51,11 +51,8 @@ struct Dataset {
     std::size_t point_count() const;   // distinct points over all series
 };
 
-// Reads one file, detecting the format: ".txt" Extra-P text, ".csv" CSV, ".json" either a roofcast
-// profile ("format": "roofcast-profile") or Extra-P JSON (new "measurements" map or old id-based).
-// `unread_keys`, when given, receives the keys of a roofcast profile that its format does not read, as
-// paths (core::JsonKeys); it is left empty for the other formats, which name no keys of their own.
-Dataset read_any(const std::string& path, std::vector<std::string>* unread_keys = nullptr);
+// The readers of each format; which one a file is for is the format registry's to say
+// (model/formats/format.hpp, read_dataset).
 Dataset read_extrap_text(const std::string& text, const std::string& file);
 Dataset read_extrap_json(const std::string& text, const std::string& file);
 Dataset read_csv(const std::string& text, const std::string& file);
@@ -64,7 +61,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
                               std::vector<std::string>* unread_keys = nullptr);
 
 // Merges `more` into `into` (same parameters, else InputError naming `file`); then normalize(). Several
-// files (e.g. one roofcast profile per run) are read with read_any and merged one by one.
+// files (e.g. one roofcast profile per run) are read one by one (formats::read_dataset) and merged.
 void merge(Dataset& into, Dataset more, const std::string& file);
 
 // Sorts points, merges duplicate points as repetitions, drops non-finite values and empty points,
