@@ -6,6 +6,7 @@
 #include "core/io.hpp"
 #include "core/profile.hpp"
 #include "measure/profile/runner.hpp"
+#include "measure/profile/tau.hpp"
 
 #include <charconv>
 #include <cmath>

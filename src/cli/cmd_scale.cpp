@@ -29,6 +29,8 @@ struct ScaleOptions {
     std::string metric;
     std::string machine;
     std::string scaling = "weak";
+    std::string grid;
+    std::vector<std::string> grid_shapes;
     bool json = false;
     bool csv = false;
 };
@@ -36,6 +38,12 @@ struct ScaleOptions {
 void run_scale(const ScaleOptions& o) {
     using namespace model::scale;
     const Selection sel = parse_selection(o.select);
+    std::optional<Grid> grid;
+    if (!o.grid.empty())
+        grid = parse_grid(o.grid, o.grid_shapes);
+    else if (!o.grid_shapes.empty())
+        throw core::InputError("", "--grid-shape",
+                               "expected --grid D too: the shapes are of a D-dimensional grid");
     if (!o.plot_dir.empty()) { // checked before any fitting: the directory exists (made now) and takes files
         std::error_code ec;
         std::filesystem::create_directories(o.plot_dir, ec);
@@ -88,9 +96,11 @@ void run_scale(const ScaleOptions& o) {
             targets.assign(pts.begin(), pts.end());
         }
     }
-    ScaleResult r = forecast(std::move(data), sel, std::move(targets));
+    ScaleResult r = forecast(std::move(data), sel, std::move(targets), std::move(grid));
     fmt::print(stderr, "roofcast scale: fitted {} series in {:.3f} s ({} threads, selection {})\n",
                r.data.series.size(), r.fit_seconds, omp_get_max_threads(), to_string(sel));
+    if (r.grid)
+        fmt::print(stderr, "{}", core::terminal_text(report::process_grid_text(r)));
     if (measured)
         r.evaluation = evaluate(r, *measured, o.evaluate);
     if (!o.plot_dir.empty()) {
@@ -134,6 +144,12 @@ void add_scale_command(CLI::App& app) {
     cmd->add_option("--evaluate", o->evaluate, "measured profile at the target: compare predictions with it");
     cmd->add_option("--plot-dir", o->plot_dir, "write one SVG chart per function and metric into DIR");
     cmd->add_option("--metric", o->metric, "model only this metric");
+    cmd->add_option("--grid", o->grid,
+                    "D (1, 2 or 3): the program decomposes its domain over a D-dimensional process grid; its "
+                    "halo terms join the candidates for the rank count");
+    cmd->add_option("--grid-shape", o->grid_shapes,
+                    "RANKS=AxB[xC]: the grid's shape at a rank count where the program does not take "
+                    "MPI_Dims_create's (repeatable)");
     cmd->add_option(
         "--machine", o->machine,
         "machine file: place each function's fitted flops and bytes on its roofline at the --predict "

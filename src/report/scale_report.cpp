@@ -6,13 +6,26 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace roofcast::report {
 
 using namespace model::scale;
 
 namespace {
+
+// The rank counts of the measured points and the targets, ascending (a grid's data set has one parameter).
+std::vector<double> grid_rank_counts(const ScaleResult& r) {
+    std::set<double> ps;
+    for (const auto& s : r.data.series)
+        for (const auto& p : s.points)
+            ps.insert(p.x[0]);
+    for (const auto& t : r.targets)
+        ps.insert(t[0]);
+    return {ps.begin(), ps.end()};
+}
 
 struct Spread {
     double max_spread = 0.0;
@@ -166,6 +179,11 @@ std::string scale_text(const ScaleResult& r) {
         out += table(er);
         out += fmt::format("mean relative error: {} over {} comparison(s); {} of {} inside their interval\n",
                            percent(e.mean_relative_error), e.rows.size(), e.inside, e.rows.size());
+        if (e.library_rows > 0)
+            out += fmt::format(
+                "  the program's own functions: {} over {}; shared libraries' functions: {} over {}\n",
+                percent(e.mean_relative_error_own), e.rows.size() - e.library_rows,
+                percent(e.mean_relative_error_library), e.library_rows);
         for (const auto& u : e.unmatched)
             out += fmt::format("not modelled (absent from the small runs): {}\n", u);
         if (e.cost_ratio)
@@ -180,6 +198,15 @@ std::string scale_text(const ScaleResult& r) {
                    "run.cores)\n";
     }
     return out;
+}
+
+std::string process_grid_text(const ScaleResult& r) {
+    std::vector<std::string> at;
+    for (const double p : grid_rank_counts(r))
+        at.push_back(fmt::format("{} ranks {}", g(p), r.grid->shape_text(p)));
+    return fmt::format(
+        "process grid ({}-D, halo terms cuts{}(ranks) and faces{}(ranks) among the candidates): {}\n",
+        r.grid->dims, r.grid->dims, r.grid->dims, fmt::join(at, ", "));
 }
 
 std::string scale_json(const ScaleResult& r) {
@@ -212,6 +239,7 @@ std::string scale_json(const ScaleResult& r) {
         for (const auto& p : r.predictions[i])
             preds.push_back(prediction_json(p, params));
         fns.push_back({{"function", s.function},
+                       {"kind", s.kind.empty() ? nlohmann::json() : nlohmann::json(s.kind)},
                        {"metric", s.metric},
                        {"points", points},
                        {"model",
@@ -228,6 +256,12 @@ std::string scale_json(const ScaleResult& r) {
                        {"notes", f.notes}});
     }
     root["warnings"] = r.data.warnings;
+    if (r.grid) {
+        nlohmann::json shapes = nlohmann::json::object();
+        for (const double p : grid_rank_counts(r))
+            shapes[g(p)] = r.grid->shape(p);
+        root["grid"] = {{"dims", r.grid->dims}, {"shapes", shapes}};
+    }
     if (r.evaluation) {
         const Evaluation& e = *r.evaluation;
         nlohmann::json rows = nlohmann::json::array();
@@ -241,6 +275,9 @@ std::string scale_json(const ScaleResult& r) {
         root["evaluation"] = {{"file", e.file},
                               {"rows", rows},
                               {"mean_relative_error", json_or_null(e.mean_relative_error)},
+                              {"mean_relative_error_own", json_or_null(e.mean_relative_error_own)},
+                              {"mean_relative_error_library", json_or_null(e.mean_relative_error_library)},
+                              {"library_rows", e.library_rows},
                               {"inside", e.inside},
                               {"unmatched", e.unmatched},
                               {"small_core_seconds", json_or_null(e.small_core_seconds)},

@@ -14,6 +14,8 @@ namespace roofcast::report {
 std::string scale_text(const model::scale::ScaleResult& r);
 std::string scale_json(const model::scale::ScaleResult& r);
 std::string scale_csv(const model::scale::ScaleResult& r);
+// One line: the process grid's shape at every measured and target rank count (r.grid must be set).
+std::string process_grid_text(const model::scale::ScaleResult& r);
 
 // SVG of one series: measured means with min–max bars, the model curve, predictions with their
 // interval. Two-parameter series are drawn against the first parameter, with the model at the

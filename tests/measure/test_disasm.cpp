@@ -30,7 +30,7 @@ __attribute__((noinline)) void daxpy(long n, double a, const double* x, double* 
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string disasm_fixture(const std::string& name) {
     return core::read_file(std::string(ROOFCAST_SOURCE_DIR) + "/tests/measure/data/disasm/" + name);
 }
 
@@ -42,7 +42,7 @@ std::string exact(double x) {
 
 // Every field of a loop but its function, as the tests write what they expect: name=value, the addresses in
 // hex, fp_by_width as width:count pairs, the flops per pass exactly.
-std::string describe(const LoopInspection& l) {
+std::string describe_loop(const LoopInspection& l) {
     std::ostringstream s;
     s << std::hex << "begin=0x" << l.begin << " end=0x" << l.end << std::dec
       << " instructions=" << l.instructions << " fp_by_width=";
@@ -71,7 +71,7 @@ std::map<std::string, std::string> fields(const std::string& text) {
 // Checks each field that `want` names ("begin=0x18 fma=1 ...", as describe writes them) against the loop's;
 // the fields it does not name are not checked.
 void expect_loop(const LoopInspection& l, const std::string& want) {
-    const std::map<std::string, std::string> got = fields(describe(l));
+    const std::map<std::string, std::string> got = fields(describe_loop(l));
     for (const auto& [name, value] : fields(want)) {
         const auto it = got.find(name);
         if (it == got.end())
@@ -85,7 +85,7 @@ void expect_loop(const LoopInspection& l, const std::string& want) {
 // The one innermost loop parse_objdump finds in a fixture for a symbol; a failure, and an empty loop, when
 // it finds none or more.
 LoopInspection only_loop(const std::string& file, const std::string& symbol) {
-    const CodeInspection r = parse_objdump(fixture(file), symbol);
+    const CodeInspection r = parse_objdump(disasm_fixture(file), symbol);
     EXPECT_EQ(r.loops.size(), 1u) << "loops in " << file;
     return r.loops.size() == 1 ? r.loops[0] : LoopInspection{};
 }
@@ -93,7 +93,7 @@ LoopInspection only_loop(const std::string& file, const std::string& symbol) {
 // The scalar daxpy of gcc -O2 -fno-tree-vectorize: movsd load, mulsd, addsd with a memory source, movsd
 // store, add, cmp, jne.
 TEST(Disasm, ScalarLoop) {
-    const CodeInspection r = parse_objdump(fixture("scalar.objdump"), "daxpy");
+    const CodeInspection r = parse_objdump(disasm_fixture("scalar.objdump"), "daxpy");
     ASSERT_EQ(r.loops.size(), 1u);
     EXPECT_EQ(r.loops[0].function, "daxpy");
     expect_loop(r.loops[0],
@@ -107,7 +107,7 @@ TEST(Disasm, ScalarLoop) {
 // gcc -O3 -mavx2 -mfma: a ymm FMA loop, its scalar remainder loop, and four backward jumps that reuse an
 // epilogue (to code ending in ret) and are not loops.
 TEST(Disasm, Avx2FmaLoopFirstThenScalarRemainder) {
-    const CodeInspection r = parse_objdump(fixture("avx2.objdump"), "daxpy");
+    const CodeInspection r = parse_objdump(disasm_fixture("avx2.objdump"), "daxpy");
     ASSERT_EQ(r.loops.size(), 2u);
     // The vector loop: vmovupd, vfmadd213pd, vmovupd, add, cmp, jne; 4 lanes x 2 flops.
     expect_loop(r.loops[0],
@@ -121,7 +121,7 @@ TEST(Disasm, Avx2FmaLoopFirstThenScalarRemainder) {
 // Hand-written: a 512-bit loop with 2 adds (16 flops a pass) and a scalar remainder unrolled into 4 adds
 // (4 flops): the loop with the more arithmetic per pass comes first, not the one with more instructions.
 TEST(Disasm, MoreFlopsPerPassFirstNotMoreInstructions) {
-    const CodeInspection r = parse_objdump(fixture("remainder.objdump"), "two_rows");
+    const CodeInspection r = parse_objdump(disasm_fixture("remainder.objdump"), "two_rows");
     ASSERT_EQ(r.loops.size(), 2u);
     expect_loop(r.loops[0], "begin=0x3010 end=0x3035 fp_by_width=512:2 add=2 vector_bits()=512 "
                             "flops_per_pass(false)=16");
@@ -148,7 +148,7 @@ TEST(Disasm, FmaChainsAreTheAccumulatorsCarriedAcrossPasses) {
     expect_loop(only_loop("microkernel.objdump", "micro_kernel"),
                 "begin=0x4010 end=0x406f fma=7 fma_chains=5 loads=5 stores=1 vector_bits()=512");
     expect_loop(only_loop("avx512.objdump", "kernel_avx512"), "fma=1 fma_chains=0");
-    const CodeInspection r = parse_objdump(fixture("avx2.objdump"), "daxpy");
+    const CodeInspection r = parse_objdump(disasm_fixture("avx2.objdump"), "daxpy");
     ASSERT_EQ(r.loops.size(), 2u);
     expect_loop(r.loops[0], "fma=1 fma_chains=0");
 }
@@ -182,7 +182,7 @@ TEST(Disasm, NoreturnCallsEndPathsAndTwoLatchesMakeOneLoop) {
 // OpenMP outlined bodies: the C clone "par._omp_fn.0", the C++ clone "[clone ._omp_fn.0]" and a lambda of
 // ns::run outlined inside a template; an unrelated function with a loop is not reported.
 TEST(Disasm, OpenMpClones) {
-    const CodeInspection cpp = parse_objdump(fixture("openmp.objdump"), "ns::run");
+    const CodeInspection cpp = parse_objdump(disasm_fixture("openmp.objdump"), "ns::run");
     EXPECT_EQ(cpp.functions.size(), 3u);
     ASSERT_EQ(cpp.loops.size(), 2u);
     // Two FP instructions: first.
@@ -215,10 +215,10 @@ TEST(Disasm, SymbolMatching) {
 }
 
 TEST(Disasm, NoMatchingFunction) {
-    const CodeInspection r = parse_objdump(fixture("openmp.objdump"), "nothing::here");
+    const CodeInspection r = parse_objdump(disasm_fixture("openmp.objdump"), "nothing::here");
     EXPECT_TRUE(r.loops.empty());
     EXPECT_TRUE(r.functions.empty());
-    EXPECT_TRUE(parse_objdump(fixture("scalar.objdump"), "").loops.empty());
+    EXPECT_TRUE(parse_objdump(disasm_fixture("scalar.objdump"), "").loops.empty());
 }
 
 // Malformed and hostile text: no crash, no loop invented.

@@ -57,7 +57,7 @@ TEST(CpuSignature, ThisHostHasOne) {
     EXPECT_GT(*t.family, 0);
 }
 
-core::Topology zen3() {
+core::Topology zen3_host() {
     core::Topology t;
     t.cpu_model = "AMD EPYC";
     t.vendor = "AuthenticAMD";
@@ -81,12 +81,12 @@ core::Machine measured_on(const core::Topology& t, int revision) {
 }
 
 TEST(HostIdentity, TheSameHostMatchesWhateverItsName) {
-    core::Machine m = measured_on(zen3(), 8);
+    core::Machine m = measured_on(zen3_host(), 8);
     m.name = "another host name (AMD EPYC)";
     // Measured figures that move between runs are no part of the identity.
     m.topology->caches[2].effective_size_bytes = 13u << 20;
     m.topology->huge_pages = "madvise";
-    EXPECT_FALSE(host_mismatch(m, zen3(), 8));
+    EXPECT_FALSE(host_mismatch(m, zen3_host(), 8));
 }
 
 TEST(HostIdentity, EachFieldOfTheIdentityRefusesTheFileNamingIt) {
@@ -119,9 +119,9 @@ TEST(HostIdentity, EachFieldOfTheIdentityRefusesTheFileNamingIt) {
         {"topology.vendor", [](core::Topology& t) { t.family.reset(); }, "records no CPU identity"},
     };
     for (const auto& c : cases) {
-        core::Topology t = zen3();
+        core::Topology t = zen3_host();
         c.edit(t);
-        const auto m = host_mismatch(measured_on(t, 8), zen3(), 8);
+        const auto m = host_mismatch(measured_on(t, 8), zen3_host(), 8);
         ASSERT_TRUE(m) << c.field;
         EXPECT_EQ(m->field, c.field);
         EXPECT_NE(m->reason.find(c.reason), std::string::npos) << m->reason;
@@ -129,18 +129,18 @@ TEST(HostIdentity, EachFieldOfTheIdentityRefusesTheFileNamingIt) {
 }
 
 TEST(HostIdentity, TheCpuIsNamedBeforeTheRevisionAndTheRevisionMustMatch) {
-    core::Topology zen4 = zen3();
+    core::Topology zen4 = zen3_host();
     zen4.model_number = 17;
-    EXPECT_EQ(host_mismatch(measured_on(zen4, 3), zen3(), 8)->field, "topology.model");
-    const auto old = host_mismatch(measured_on(zen3(), 7), zen3(), 8);
+    EXPECT_EQ(host_mismatch(measured_on(zen4, 3), zen3_host(), 8)->field, "topology.model");
+    const auto old = host_mismatch(measured_on(zen3_host(), 7), zen3_host(), 8);
     ASSERT_TRUE(old);
     EXPECT_EQ(old->field, "measurement_revision");
     EXPECT_EQ(old->reason, "was measured by measurement revision 7 (this build measures 8)");
-    core::Machine none = measured_on(zen3(), 8);
+    core::Machine none = measured_on(zen3_host(), 8);
     none.measurement_revision.reset();
-    EXPECT_EQ(host_mismatch(none, zen3(), 8)->field, "measurement_revision");
+    EXPECT_EQ(host_mismatch(none, zen3_host(), 8)->field, "measurement_revision");
     none.topology.reset();
-    EXPECT_EQ(host_mismatch(none, zen3(), 8)->field, "topology");
+    EXPECT_EQ(host_mismatch(none, zen3_host(), 8)->field, "topology");
 }
 
 TEST(HostIdentity, AFileMeasuredHereDescribesThisHost) {

@@ -46,7 +46,7 @@ TEST(ThreadScaling, PrivateLevelNearKTimesOneThread) {
 namespace roofcast::measure {
 
 namespace {
-core::BandwidthPoint point(int threads, std::vector<double> gbs) {
+core::BandwidthPoint bandwidth_point(int threads, std::vector<double> gbs) {
     core::BandwidthPoint p;
     p.kernel = "triad";
     p.threads = threads;
@@ -58,7 +58,7 @@ core::BandwidthPoint point(int threads, std::vector<double> gbs) {
 TEST(ThreadScaling, FinalRoofOverThreadsTimesOneThreadWithItsVisits) {
     core::Level l1;
     l1.name = "L1";
-    l1.measurements = {point(1, {290, 300, 300, 300}), point(2, {400, 470, 480, 475})};
+    l1.measurements = {bandwidth_point(1, {290, 300, 300, 300}), bandwidth_point(2, {400, 470, 480, 475})};
     // Best three at two threads 470, 475, 480: median 475 over 2 x 300.
     EXPECT_DOUBLE_EQ(*roof_thread_scaling(l1, "triad", 2, {}, 3), 475.0 / 600.0);
     // Visits that found both cores free lift the roof: best three 590, 595, 600.

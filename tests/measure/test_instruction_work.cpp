@@ -34,7 +34,7 @@ std::string exact_text(double x) {
 }
 
 // The non-zero fields of a work record in one order: "dp=8 load=32 bits=256 fp mem".
-std::string describe(const InstructionWork& w) {
+std::string describe_work(const InstructionWork& w) {
     std::ostringstream s;
     auto number = [&](const char* name, double v) {
         if (v != 0)
@@ -58,7 +58,7 @@ std::string describe(const InstructionWork& w) {
 
 struct Row {
     const char* line; // one objdump row
-    const char* work; // describe() of its work; "" = none
+    const char* work; // describe_work() of its work; "" = none
 };
 
 // clang-format off
@@ -256,7 +256,7 @@ TEST(InstructionWork, RealObjdumpRows) {
         SCOPED_TRACE(row.line);
         const std::vector<DecodedInstruction> ins = parse_objdump_instructions(row.line);
         ASSERT_EQ(ins.size(), 1u);
-        EXPECT_EQ(describe(instruction_work(ins[0])), row.work);
+        EXPECT_EQ(describe_work(instruction_work(ins[0])), row.work);
     }
 }
 
@@ -316,7 +316,7 @@ TEST(InstructionWork, ParsesAWholeObjdump) {
     });
     ASSERT_NE(plt, all.end());
     EXPECT_EQ(plt->operands, (std::vector<std::string>{"*0x2fca(%rip)"}));
-    EXPECT_EQ(describe(instruction_work(*plt)), "load=8 mem");
+    EXPECT_EQ(describe_work(instruction_work(*plt)), "load=8 mem");
 }
 
 TEST(InstructionWork, ParserSkipsWhatIsNoInstruction) {
@@ -330,7 +330,7 @@ TEST(InstructionWork, ParserSkipsWhatIsNoInstruction) {
     const auto ins = parse_objdump_instructions(text);
     ASSERT_EQ(ins.size(), 2u);
     EXPECT_EQ(ins[0].function, "f");
-    EXPECT_EQ(describe(instruction_work(ins[0])), "store=8 mem");
+    EXPECT_EQ(describe_work(instruction_work(ins[0])), "store=8 mem");
     EXPECT_EQ(ins[1].mnemonic, "ret");
     // Text from elsewhere, out of order: sorted by address.
     const auto sorted = parse_objdump_instructions("  20:\tret\n  10:\tnop\n");

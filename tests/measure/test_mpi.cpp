@@ -18,7 +18,7 @@ using roofcast::test::input_error_of;
 
 namespace {
 
-core::MpiPoint point(std::uint64_t bytes, double seconds) {
+core::MpiPoint mpi_point(std::uint64_t bytes, double seconds) {
     core::MpiPoint p;
     p.bytes = bytes;
     p.seconds = *core::summarize({seconds});
@@ -44,7 +44,7 @@ TEST(FitHockney, RecoversAlphaAndBetaFromExactData) {
     const double alpha = 1.5e-6, beta = 8e9; // 1.5 us, 8 GB/s
     std::vector<core::MpiPoint> pts;
     for (std::uint64_t b = 1; b <= (1u << 24); b *= 4)
-        pts.push_back(point(b, alpha + static_cast<double>(b) / beta));
+        pts.push_back(mpi_point(b, alpha + static_cast<double>(b) / beta));
     const HockneyFit f = fit_hockney(pts);
     EXPECT_NEAR(f.alpha_s, alpha, 1e-9 * alpha);
     ASSERT_TRUE(f.beta_gbs);
@@ -58,8 +58,8 @@ TEST(FitHockney, RelativeResidualsLetSmallMessagesCount) {
     const double alpha = 2e-6, beta = 5e9;
     std::vector<core::MpiPoint> pts;
     for (std::uint64_t b : {1, 16, 256, 4096, 65536})
-        pts.push_back(point(b, alpha + static_cast<double>(b) / beta));
-    pts.push_back(point(1u << 24, 1.1 * (alpha + (1u << 24) / beta)));
+        pts.push_back(mpi_point(b, alpha + static_cast<double>(b) / beta));
+    pts.push_back(mpi_point(1u << 24, 1.1 * (alpha + (1u << 24) / beta)));
     const HockneyFit f = fit_hockney(pts);
     EXPECT_NEAR(f.alpha_s, alpha, 0.02 * alpha);
     EXPECT_GT(f.max_relative_residual, 0.01);
@@ -68,19 +68,19 @@ TEST(FitHockney, RelativeResidualsLetSmallMessagesCount) {
 
 TEST(FitHockney, NegativeInterceptIsClampedToZero) {
     // Two points whose straight line crosses zero time at a positive size: alpha would be negative.
-    const HockneyFit f = fit_hockney({point(1000, 1e-7), point(1000000, 1e-3)});
+    const HockneyFit f = fit_hockney({mpi_point(1000, 1e-7), mpi_point(1000000, 1e-3)});
     EXPECT_EQ(f.alpha_s, 0.0);
     ASSERT_TRUE(f.beta_gbs);
     EXPECT_GT(*f.beta_gbs, 0.0);
 }
 
 TEST(FitHockney, RejectsTooFewSizesAndBadTimes) {
-    EXPECT_THROW(fit_hockney({point(8, 1e-6)}), std::invalid_argument);
-    EXPECT_THROW(fit_hockney({point(8, 1e-6), point(8, 2e-6)}), std::invalid_argument);
+    EXPECT_THROW(fit_hockney({mpi_point(8, 1e-6)}), std::invalid_argument);
+    EXPECT_THROW(fit_hockney({mpi_point(8, 1e-6), mpi_point(8, 2e-6)}), std::invalid_argument);
     EXPECT_THROW(fit_hockney({}), std::invalid_argument);
-    core::MpiPoint zero = point(64, 1e-6);
+    core::MpiPoint zero = mpi_point(64, 1e-6);
     zero.seconds.median = 0;
-    EXPECT_THROW(fit_hockney({point(8, 1e-6), zero}), std::invalid_argument);
+    EXPECT_THROW(fit_hockney({mpi_point(8, 1e-6), zero}), std::invalid_argument);
 }
 
 TEST(MpiFiguresFromProbe, SummarizesLatencyBandwidthAndFit) {

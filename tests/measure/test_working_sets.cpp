@@ -13,7 +13,7 @@ namespace {
 constexpr std::uint64_t k_ws_kib = 1024;
 constexpr std::uint64_t k_ws_mib = 1024 * 1024;
 
-core::Topology fake_topology(std::optional<std::uint64_t> l3_effective) {
+core::Topology working_set_topology(std::optional<std::uint64_t> l3_effective) {
     core::Topology t;
     t.cores = 2;
     t.hw_threads = 2;
@@ -54,7 +54,7 @@ TEST(SweepSizes, RejectsNonsense) {
 }
 
 TEST(LevelWorkingSets, OneThreadFromTheReportedTopology) {
-    const auto w = level_working_sets(fake_topology(std::nullopt), 1, 4096 * k_ws_mib);
+    const auto w = level_working_sets(working_set_topology(std::nullopt), 1, 4096 * k_ws_mib);
     ASSERT_EQ(w.size(), 4u);
     EXPECT_EQ(w[0].level, "L1");
     EXPECT_EQ(w[0].bytes, 24 * k_ws_kib); // half of 48 KiB
@@ -68,13 +68,13 @@ TEST(LevelWorkingSets, OneThreadFromTheReportedTopology) {
 
 TEST(LevelWorkingSets, EffectiveL3DrivesL3AndMemory) {
     // The L3 trap: 96 MiB measured instead of 260 MiB reported.
-    const auto w1 = level_working_sets(fake_topology(96 * k_ws_mib), 1, 4096 * k_ws_mib);
+    const auto w1 = level_working_sets(working_set_topology(96 * k_ws_mib), 1, 4096 * k_ws_mib);
     EXPECT_EQ(w1[2].bytes, 48 * k_ws_mib);  // half of 96 MiB
     EXPECT_EQ(w1[3].bytes, 384 * k_ws_mib); // 4 x 96 MiB
-    EXPECT_NE(w1[2].rule.find("effective"), std::string::npos);
+    EXPECT_NE(w1[2].rule.find("effective"), std::string::npos) << w1[2].rule;
     // Two threads share the one L3 instance: 48 MiB each, half of it per thread = 24 MiB, 48 MiB total.
     // L1 and L2 are private: 24 KiB and 1 MiB per thread.
-    const auto w2 = level_working_sets(fake_topology(96 * k_ws_mib), 2, 4096 * k_ws_mib);
+    const auto w2 = level_working_sets(working_set_topology(96 * k_ws_mib), 2, 4096 * k_ws_mib);
     EXPECT_EQ(w2[0].bytes, 48 * k_ws_kib);
     EXPECT_EQ(w2[1].bytes, 2 * k_ws_mib);
     EXPECT_EQ(w2[2].per_thread, 24 * k_ws_mib);
@@ -85,7 +85,7 @@ TEST(LevelWorkingSets, EffectiveL3DrivesL3AndMemory) {
 TEST(LevelWorkingSets, AtLeastTwiceThePreviousLevel) {
     // A 64 KiB L2 behind a 48 KiB L1: half of it (32 KiB) is below 2 x 48 KiB = 96 KiB, so the
     // rule raises the L2 working set to 96 KiB.
-    core::Topology t = fake_topology(std::nullopt);
+    core::Topology t = working_set_topology(std::nullopt);
     t.caches[1].size_bytes = 64 * k_ws_kib;
     const auto w = level_working_sets(t, 1, 4096 * k_ws_mib);
     EXPECT_EQ(w[1].bytes, 96 * k_ws_kib);
@@ -93,7 +93,7 @@ TEST(LevelWorkingSets, AtLeastTwiceThePreviousLevel) {
 }
 
 TEST(LevelWorkingSets, CappedByMaxSize) {
-    const auto w = level_working_sets(fake_topology(std::nullopt), 2, 256 * k_ws_mib);
+    const auto w = level_working_sets(working_set_topology(std::nullopt), 2, 256 * k_ws_mib);
     EXPECT_EQ(w[3].bytes, 256 * k_ws_mib);
     EXPECT_NE(w[3].rule.find("capped"), std::string::npos);
     EXPECT_EQ(w[2].bytes, 130 * k_ws_mib); // 2 x 65 MiB, under the cap
@@ -108,7 +108,7 @@ TEST(LevelWorkingSets, NoCachesMeansOnlyMemory) {
 }
 
 TEST(LevelRanges, PrivateCachesAddUpSharedOnesDoNot) {
-    const auto one = level_ranges(fake_topology(96 * k_ws_mib), 1);
+    const auto one = level_ranges(working_set_topology(96 * k_ws_mib), 1);
     ASSERT_EQ(one.size(), 4u);
     EXPECT_EQ(one[0].level, "L1");
     EXPECT_DOUBLE_EQ(one[0].lo, 0.0);
@@ -120,13 +120,13 @@ TEST(LevelRanges, PrivateCachesAddUpSharedOnesDoNot) {
     EXPECT_DOUBLE_EQ(one[3].lo, 96.0 * k_ws_mib);
     EXPECT_TRUE(std::isinf(one[3].hi));
     // Two threads use both private L1 and L2 instances but share the one L3.
-    const auto two = level_ranges(fake_topology(std::nullopt), 2);
+    const auto two = level_ranges(working_set_topology(std::nullopt), 2);
     EXPECT_DOUBLE_EQ(two[0].hi, 96.0 * k_ws_kib);
     EXPECT_DOUBLE_EQ(two[1].hi, 4.0 * k_ws_mib);
     EXPECT_DOUBLE_EQ(two[2].lo, 4.0 * k_ws_mib);
     EXPECT_DOUBLE_EQ(two[2].hi, 260.0 * k_ws_mib);
     // More threads than instances: capped at the instances there are.
-    EXPECT_DOUBLE_EQ(level_ranges(fake_topology(std::nullopt), 8)[1].hi, 4.0 * k_ws_mib);
+    EXPECT_DOUBLE_EQ(level_ranges(working_set_topology(std::nullopt), 8)[1].hi, 4.0 * k_ws_mib);
 }
 
 TEST(LevelCurves, SplitsTheSweepAtTheRanges) {

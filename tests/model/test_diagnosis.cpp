@@ -23,7 +23,7 @@ ArrayAccess wr(const std::string& a, std::vector<long> off) {
 }
 
 // 3-D 7-point stencil b = f(a) on an nk x n x n grid of doubles.
-LoopNest jacobi(long n) {
+LoopNest jacobi_nest(long n) {
     LoopNest l;
     l.indices = {"k", "j", "i"};
     l.bounds = {8, n - 2, n - 2};
@@ -66,7 +66,7 @@ bool has(const std::vector<core::Diagnosis>& d, const std::string& cause) {
 
 TEST(AccessStreams, JacobiHasFiveReadStreamsAndOneWrite) {
     // a(i-1), a(i), a(i+1) share one stream; a(j-1), a(j+1), a(k-1), a(k+1) are four more; b one write.
-    const StreamSummary s = innermost_streams(jacobi(130));
+    const StreamSummary s = innermost_streams(jacobi_nest(130));
     EXPECT_EQ(s.reads, 5);
     EXPECT_EQ(s.writes, 1);
     EXPECT_EQ(s.total(), 6);
@@ -75,11 +75,11 @@ TEST(AccessStreams, JacobiHasFiveReadStreamsAndOneWrite) {
 TEST(AccessStreams, PowerOfTwoPlanesShareASet) {
     // n = 128: rows of 1 KiB, planes of 128 KiB. In a 32 KiB 8-way L1 (64 sets, 4 KiB span) the centre of
     // a, a(k-1), a(k+1) and b's centre fall into one set: 4 lines; a(j-1) and a(j+1) are 16 lines away.
-    const StreamSummary s = innermost_streams(jacobi(128));
+    const StreamSummary s = innermost_streams(jacobi_nest(128));
     EXPECT_EQ(max_streams_per_set(s, 32768, 8), 4);
     // Rows of 130 doubles (1040 B) move a(j+-1) to other sets; planes of 135200 B are 2112.5 lines, so
     // a(k+1) starts in line 2112 (set 0, with the centres of a and b) and a(k-1) in line -2113 (set 63).
-    EXPECT_EQ(max_streams_per_set(innermost_streams(jacobi(130)), 32768, 8), 3);
+    EXPECT_EQ(max_streams_per_set(innermost_streams(jacobi_nest(130)), 32768, 8), 3);
 }
 
 TEST(AccessStreams, SixteenRowsFourPowersOfTwoApartThrash) {

@@ -25,7 +25,7 @@ levels:
   - {name: MEM, bandwidth_gbs: 20}
 )";
 
-std::string jacobi(bool nt) {
+std::string jacobi_yaml(bool nt) {
     return std::string(R"(format_version: 1
 name: jacobi-3d-7pt
 flops_per_iteration: 7
@@ -57,7 +57,7 @@ loop:
 // L3 1 MiB -> 524288 B (3-D).
 TEST(LayerConditions, JacobiWriteAllocate) {
     const auto m = machine_from(k_small_caches);
-    const auto t = model::derive_traffic(kernel_from(jacobi(false)), m, 1);
+    const auto t = model::derive_traffic(kernel_from(jacobi_yaml(false)), m, 1);
     // L1: 7 loads + 1 store of 8 B.
     EXPECT_DOUBLE_EQ(t.bytes.at("L1"), 64);
     // L2 (served through L1's 1-D condition): a streams at i+1, j+-1, k+-1 = 5 loads, b store +
@@ -75,7 +75,7 @@ TEST(LayerConditions, JacobiWriteAllocate) {
 
 TEST(LayerConditions, JacobiNonTemporalStores) {
     const auto m = machine_from(k_small_caches);
-    const auto t = model::derive_traffic(kernel_from(jacobi(true)), m, 1);
+    const auto t = model::derive_traffic(kernel_from(jacobi_yaml(true)), m, 1);
     // 3-D condition in L3, no write-allocate: one load stream of a + one store of b = 16 B.
     EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 16);
     // 2-D in L2: 3 load streams + 1 store = 32 B.
@@ -93,7 +93,7 @@ topology:
     - {name: L2, size_bytes: 64KiB, shared_by_cores: 1, instances: 4}
     - {name: L3, size_bytes: 1MiB, shared_by_cores: 4, instances: 1}
 )");
-    const auto k = kernel_from(jacobi(false));
+    const auto k = kernel_from(jacobi_yaml(false));
     EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 1).bytes.at("MEM"), 24);
     EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 4).bytes.at("MEM"), 40);
     EXPECT_DOUBLE_EQ(model::derive_traffic(k, m, 0).bytes.at("MEM"), 40); // 0 = all 4 cores
@@ -109,7 +109,7 @@ levels:
   - {name: L1, bandwidth_gbs: 10, size_bytes: 64}
   - {name: MEM, bandwidth_gbs: 1}
 )");
-    const auto t = model::derive_traffic(kernel_from(jacobi(false)), m, 1);
+    const auto t = model::derive_traffic(kernel_from(jacobi_yaml(false)), m, 1);
     EXPECT_DOUBLE_EQ(t.bytes.at("MEM"), 72);
     EXPECT_NE(t.notes[0].find("no layer condition holds"), std::string::npos) << t.notes[0];
 }
@@ -151,7 +151,7 @@ TEST(KernelFile, ProgrammaticDeclarationMatchesTheFile) {
     k.loop = n;
     const auto m = machine_from(k_small_caches);
     const auto from_code = model::derive_traffic(k, m, 1);
-    const auto from_file = model::derive_traffic(kernel_from(jacobi(false)), m, 1);
+    const auto from_file = model::derive_traffic(kernel_from(jacobi_yaml(false)), m, 1);
     EXPECT_EQ(from_code.bytes, from_file.bytes);
     // A write-fraction is known for loop nests: MEM moves 24 B of which 8 B are stored.
     EXPECT_DOUBLE_EQ(from_code.write_bytes.at("MEM"), 8);

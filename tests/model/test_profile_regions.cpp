@@ -13,7 +13,7 @@
 namespace roofcast::model {
 namespace {
 
-core::ProfileMetric metric(core::MetricOrigin o, const std::string& agg, std::vector<double> ranks) {
+core::ProfileMetric region_metric(core::MetricOrigin o, const std::string& agg, std::vector<double> ranks) {
     core::ProfileMetric m;
     m.origin = o;
     m.aggregate = agg;
@@ -29,13 +29,13 @@ TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
     p.ranks = 2;
     p.cores = 2;
     core::ProfileFunction dot{"main->dot", "region", {}};
-    dot.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e9, 1e9});
-    dot.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {8e9, 8e9});
-    dot.metrics["time"] = metric(core::MetricOrigin::counted, "max", {0.5, 1.0});
+    dot.metrics["flops"] = region_metric(core::MetricOrigin::declared, "sum", {1e9, 1e9});
+    dot.metrics["bytes"] = region_metric(core::MetricOrigin::declared, "sum", {8e9, 8e9});
+    dot.metrics["time"] = region_metric(core::MetricOrigin::counted, "max", {0.5, 1.0});
     core::ProfileFunction halo{"main->halo", "region", {}};
-    halo.metrics["time"] = metric(core::MetricOrigin::counted, "max", {0.1, 0.1});
+    halo.metrics["time"] = region_metric(core::MetricOrigin::counted, "max", {0.1, 0.1});
     core::ProfileFunction sim{"kernel", "function", {}};
-    sim.metrics["LL_MISS_BYTES"] = metric(core::MetricOrigin::simulated, "sum", {6.4e3, 6.4e3});
+    sim.metrics["LL_MISS_BYTES"] = region_metric(core::MetricOrigin::simulated, "sum", {6.4e3, 6.4e3});
     p.functions = {dot, halo, sim};
 
     const ProfilePlacement out = place_profile(p, m);
@@ -76,13 +76,13 @@ TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
     core::Profile p;
     p.parameters = {{"ranks", 1}};
     core::ProfileFunction big{"big", "region", {}};
-    big.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e24});
-    big.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {1e24});
-    big.metrics["time"] = metric(core::MetricOrigin::counted, "max", {1e6});
+    big.metrics["flops"] = region_metric(core::MetricOrigin::declared, "sum", {1e24});
+    big.metrics["bytes"] = region_metric(core::MetricOrigin::declared, "sum", {1e24});
+    big.metrics["time"] = region_metric(core::MetricOrigin::counted, "max", {1e6});
     big.metrics["time"].per_rank.push_back({1e-3}); // a second repetition: 1e18 GFLOP/s
     core::ProfileFunction huge{"huge", "region", {}};
-    huge.metrics["flops"] = metric(core::MetricOrigin::declared, "sum", {1e30, 1e30});
-    huge.metrics["bytes"] = metric(core::MetricOrigin::declared, "sum", {8});
+    huge.metrics["flops"] = region_metric(core::MetricOrigin::declared, "sum", {1e30, 1e30});
+    huge.metrics["bytes"] = region_metric(core::MetricOrigin::declared, "sum", {8});
     p.functions = {big, huge};
 
     const ProfilePlacement out = place_profile(p, m);
@@ -109,19 +109,19 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     p.parameters = {{"ranks", 1}};
     p.cores = 1;
     core::ProfileFunction solve{"solve", "function", {}};
-    solve.metrics["flops"] = metric(core::MetricOrigin::counted, "sum", {2e9});
-    solve.metrics["time"] = metric(core::MetricOrigin::sampled, "max", {1.0});
+    solve.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {2e9});
+    solve.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {1.0});
     const std::map<std::string, double> bytes = {{"L1", 24e9}, {"L2", 16e9}, {"L3", 8e9}, {"MEM", 1e9}};
     for (const auto& [level, b] : bytes)
-        solve.metrics["bytes_" + level] =
-            metric(level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
+        solve.metrics["bytes_" + level] = region_metric(
+            level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
     core::ProfileFunction loop = solve;
     loop.name = "solve -> loop at solve.c:42";
     loop.kind = "loop";
     core::ProfileFunction tiny{"init", "function", {}};
-    tiny.metrics["flops"] = metric(core::MetricOrigin::counted, "sum", {1e6});
-    tiny.metrics["time"] = metric(core::MetricOrigin::sampled, "max", {0.005});
-    tiny.metrics["bytes_L1"] = metric(core::MetricOrigin::counted, "sum", {8e6});
+    tiny.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {1e6});
+    tiny.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {0.005});
+    tiny.metrics["bytes_L1"] = region_metric(core::MetricOrigin::counted, "sum", {8e6});
     p.functions = {solve, loop, tiny};
 
     const ProfilePlacement out = place_profile(p, m);

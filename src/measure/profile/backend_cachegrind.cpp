@@ -7,6 +7,7 @@
 #include "measure/profile/runner.hpp"
 
 #include <fmt/format.h>
+#include <set>
 
 namespace roofcast::measure::profile {
 
@@ -27,6 +28,12 @@ public:
         const auto vg = core::find_in_path("valgrind");
         m_caches = cachegrind_caches(c.request.machine);
         c.say("cachegrind caches: " + m_caches.source);
+        // cachegrind names functions but not the object that defines them: the program's own symbols tell
+        // its functions from the shared libraries' (kind "library"); a stripped program leaves them all
+        // "function".
+        m_own.clear();
+        for (auto& [name, address] : object_symbols(c.program))
+            m_own.insert(name);
         p.settings["caches"] = m_caches.source;
         Pass pass;
         pass.label = "cachegrind";
@@ -53,12 +60,14 @@ public:
             const CachegrindCounts cg = parse_cachegrind(text, out.string());
             for (const auto& [fn, events] : cg.by_function)
                 for (const auto& [metric, v] : cachegrind_metrics(events, m_caches.ll.line_bytes))
-                    g.add(fn, "function", metric, core::MetricOrigin::simulated, "sum", "count", rep, r, v);
+                    g.add(fn, m_own.empty() || m_own.count(fn) ? "function" : "library", metric,
+                          core::MetricOrigin::simulated, "sum", "count", rep, r, v);
         }
     }
 
 private:
     CachegrindCaches m_caches;
+    std::set<std::string> m_own; // the program's defined functions
 };
 
 } // namespace

@@ -44,9 +44,7 @@ struct Level {
 // names its functions by address), one built without -g no source lines for its loops.
 std::string naming_warning(const CountedProgram& counted, const std::string& program) {
     std::size_t own = 0, by_address = 0, loops = 0, without_line = 0;
-    const auto mine = [&](const std::string& object) {
-        return object == program || fs::path(object).filename() == fs::path(program).filename();
-    };
+    const auto mine = [&](const std::string& object) { return same_object(object, program); };
     for (const CountedFunction& f : counted.functions)
         if (mine(f.object) && f.work.instructions > 0) {
             ++own;
@@ -225,11 +223,7 @@ const std::map<std::string, std::uint64_t>& CallgrindBackend::symbols_of(const s
     auto it = m_symbols.find(object);
     if (it != m_symbols.end())
         return it->second;
-    core::CaptureOptions o;
-    o.max_bytes = std::size_t{64} << 20;
-    o.timeout_s = 60;
-    const auto out = core::capture_program({"nm", "-C", "--defined-only", object}, o);
-    return m_symbols.emplace(object, parse_symbol_addresses(out.output)).first->second;
+    return m_symbols.emplace(object, object_symbols(object)).first->second;
 }
 
 CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
@@ -342,7 +336,7 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
     for (const CountedFunction& f : counted.functions) {
         if (f.work.instructions <= 0)
             continue;
-        const bool own = f.object == program || fs::path(f.object).filename() == fs::path(program).filename();
+        const bool own = same_object(f.object, program);
         put(f.name, own ? "function" : "library", f.work);
     }
     // The loops' sampled time: the native run's perf samples placed by address (none without perf).

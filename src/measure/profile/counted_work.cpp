@@ -254,14 +254,16 @@ std::map<std::string, std::uint64_t> parse_symbol_addresses(const std::string& n
     return out;
 }
 
+bool same_object(const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    return a == b || (!a.empty() && !b.empty() && fs::path(a).filename() == fs::path(b).filename());
+}
+
 std::vector<double>
 loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
                      const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols) {
     namespace fs = std::filesystem;
     std::vector<double> seconds(p.loops.size(), 0.0);
-    const auto same_object = [](const std::string& a, const std::string& b) {
-        return a == b || (!a.empty() && fs::path(a).filename() == fs::path(b).filename());
-    };
     for (const PerfSamplePlace& s : samples) {
         const std::map<std::string, std::uint64_t>* table = nullptr;
         for (const auto& [object, names] : symbols)

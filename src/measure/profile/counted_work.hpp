@@ -80,6 +80,10 @@ double simulated_level_bytes(const CountedWork& w, const std::string& prefix, do
 // a name defined at two addresses (local symbols of two files) is left out: a sample there cannot be placed.
 std::map<std::string, std::uint64_t> parse_symbol_addresses(const std::string& nm_text);
 
+// Whether two names of a loaded object are the same object: the same path, or the same file name (valgrind
+// and perf name an object by the path it was loaded from, the command by the path it was given).
+bool same_object(const std::string& a, const std::string& b);
+
 // The sampled time of each loop of `p` in seconds (in p.loops' order) from a native run's perf samples
 // (parse_perf_script, cpu-clock periods in nanoseconds): a sample at symbol + offset in object O lies at
 // symbols[O][symbol] + offset, and counts for the innermost loop of O whose [begin, end] holds it. Objects

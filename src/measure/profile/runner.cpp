@@ -5,6 +5,7 @@
 #include "core/io.hpp"
 #include "core/process.hpp"
 #include "measure/mpi.hpp"
+#include "measure/profile/counted_work.hpp"
 #include "measure/profile/marker_file.hpp"
 #include "measure/topology.hpp"
 
@@ -86,6 +87,14 @@ CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine) 
         if (!g->note.empty())
             c.source += "; " + g->note;
     return c;
+}
+
+std::map<std::string, std::uint64_t> object_symbols(const std::string& object) {
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{64} << 20;
+    o.timeout_s = 60;
+    const auto out = core::capture_program({"nm", "-C", "--defined-only", object}, o);
+    return parse_symbol_addresses(out.output);
 }
 
 std::string resolve_program(const std::string& program) {

@@ -13,7 +13,9 @@
 #include "measure/profile/backend.hpp"
 #include "measure/profile/cachegrind.hpp"
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +56,10 @@ CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine);
 // The program's path: as given when it contains '/', else looked up in $PATH. InputError when it does
 // not exist or is not executable.
 std::string resolve_program(const std::string& program);
+
+// The functions an object (program or shared library) defines, demangled, with their addresses
+// (`nm -C --defined-only`); empty for a stripped object or where nm cannot read it.
+std::map<std::string, std::uint64_t> object_symbols(const std::string& object);
 
 core::Profile run_profile(const ProfileRequest& request, const Say& say);
 

@@ -1,6 +1,7 @@
 #include "model/scale/fit_detail.hpp"
 
 #include <cmath>
+#include <memory>
 
 namespace roofcast::model::scale::detail {
 
@@ -13,7 +14,8 @@ enum Listing {
     k_list_constant = 1,
     k_list_exponential = 2,
     k_list_piecewise = 3,
-    k_list_polynomial = 4
+    k_list_polynomial = 4,
+    k_list_grid = 5
 };
 
 // The constant c0 (one coefficient).
@@ -148,6 +150,31 @@ public:
     }
 };
 
+// The halo terms of a process grid (--grid, grid.hpp): a fixed problem's halo volume follows the grid's
+// internal cuts, the messages (and a fixed problem per rank's halo) its faces between neighbours; each
+// alone or beside a per-rank cost of the launch.
+class GridFamily final : public CandidateFamily {
+public:
+    void contend(const Contest& c, std::vector<Contender>& out) const override {
+        if (!c.grid)
+            return;
+        const auto grid = std::make_shared<const Grid>(*c.grid);
+        const int n = static_cast<int>(c.all.size());
+        static const std::vector<std::vector<GridTerm>> k_term_sets = {{GridTerm::cuts},
+                                                                       {GridTerm::faces},
+                                                                       {GridTerm::ranks, GridTerm::cuts},
+                                                                       {GridTerm::ranks, GridTerm::faces}};
+        for (const auto& terms : k_term_sets) {
+            const auto fit_on = [&c, grid, &terms](const int* idx, int m) {
+                return fit_grid_terms(grid, terms, c.p, idx, m);
+            };
+            const double score =
+                score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, terms.size() + 1);
+            out.push_back({score, k_list_grid, [fit_on, &c, n] { return fit_on(c.all.data(), n); }});
+        }
+    }
+};
+
 } // namespace
 
 const std::vector<const CandidateFamily*>& candidate_families() {
@@ -156,8 +183,9 @@ const std::vector<const CandidateFamily*>& candidate_families() {
     static const ExponentialFamily k_exponential;
     static const PiecewiseFamily k_piecewise;
     static const PolynomialFamily k_polynomial;
-    static const std::vector<const CandidateFamily*> k_families{&k_constant, &k_columns, &k_exponential,
-                                                                &k_piecewise, &k_polynomial};
+    static const GridFamily k_grid;
+    static const std::vector<const CandidateFamily*> k_families{&k_constant,  &k_columns,    &k_exponential,
+                                                                &k_piecewise, &k_polynomial, &k_grid};
     return k_families;
 }
 

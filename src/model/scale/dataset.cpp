@@ -56,8 +56,8 @@ std::optional<double> to_number(std::string_view text) {
 class Builder {
 public:
     explicit Builder(Dataset& d) : m_d(d) {}
-    void add(const std::string& function, const std::string& metric, const Coord& x,
-             std::vector<double> values) {
+    Series& add(const std::string& function, const std::string& metric, const Coord& x,
+                std::vector<double> values) {
         const std::string key = function + '\x1f' + metric;
         auto [it, inserted] = m_index.try_emplace(key, m_d.series.size());
         if (inserted)
@@ -67,9 +67,10 @@ public:
         for (auto& p : pts)
             if (p.x == x) {
                 p.values.insert(p.values.end(), values.begin(), values.end());
-                return;
+                return m_d.series[it->second];
             }
         pts.push_back(Point{x, std::move(values)});
+        return m_d.series[it->second];
     }
 
 private:
@@ -548,6 +549,9 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
         if (!name.is_string())
             throw InputError(file, f + ".name", "expected a string (the call path)");
         keys.mark_whole(core::member_path(f, "kind"));
+        const std::string kind = has(funcs[i], "kind", f) && funcs[i].at("kind").is_string()
+                                     ? funcs[i].at("kind").get<std::string>()
+                                     : "";
         const json& metrics = get(funcs[i], "metrics", f);
         if (!metrics.is_object())
             throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
@@ -590,7 +594,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
             } else {
                 throw InputError(file, fm, "expected 'repetitions' [values] or 'per_rank' [[values]]");
             }
-            b.add(name.get<std::string>(), metric, c, std::move(reps));
+            b.add(name.get<std::string>(), metric, c, std::move(reps)).kind = kind;
         }
     }
     normalize(d);
@@ -618,6 +622,8 @@ void merge(Dataset& into, Dataset more, const std::string& file) {
             into.series.push_back(std::move(s));
         } else {
             auto& dst = into.series[it->second];
+            if (dst.kind.empty())
+                dst.kind = s.kind;
             dst.points.insert(dst.points.end(), s.points.begin(), s.points.end());
             dst.notes.insert(dst.notes.end(), s.notes.begin(), s.notes.end());
         }

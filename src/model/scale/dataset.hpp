@@ -31,6 +31,9 @@ struct Series {
     std::string metric;   // e.g. "time", "PAPI_L1_DCM"
     std::vector<Point> points;
     std::vector<std::string> notes; // what was dropped or merged, one sentence each
+    // A roofcast profile's function kind (docs/formats-profile.md): "library" for a shared library's
+    // symbol, which follows the launch more than the problem and is reported apart; empty elsewhere.
+    std::string kind = {};
 };
 
 // Cost of one profiled run, used by --evaluate: wall time x cores (core-seconds, what an allocation of one

@@ -15,6 +15,9 @@
 //    10(2), 1973);
 //  - two PMNF terms c0 + c1·x^k + c2·x^(k-1), k = 2, 3 (loop-nest counts: interior plus boundary), only
 //    under a validated selection with at least four points and on the asymptotic branch (candidates.cpp);
+//  - with a process grid (`--grid`, grid.hpp): c0 + c1·g(p) and c0 + c1·p + c2·g(p), g the grid's internal
+//    cuts or its faces between neighbours at p ranks (the halo terms of a domain decomposition whose
+//    shape changes with the rank count, Gropp et al., "Using MPI", 3rd ed., Sec. 4.6);
 //  - piecewise (segmented) one-parameter models with one breakpoint (>= 6 points) or two (>= 9
 //    points), each segment the best PMNF term on its points.
 // Selection (see docs/design.md): `forecast` (default) scores each candidate by its relative error
@@ -26,8 +29,10 @@
 #pragma once
 
 #include "model/scale/dataset.hpp"
+#include "model/scale/grid.hpp"
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +43,7 @@ enum class Selection { forecast, loo, mape };
 Selection parse_selection(const std::string& text); // InputError(field "select") on bad text
 const char* to_string(Selection s);
 
-enum class Family { constant, pmnf, linear, inverse, logarithmic, exponential, piecewise };
+enum class Family { constant, pmnf, linear, inverse, logarithmic, exponential, piecewise, grid };
 const char* to_string(Family f);
 
 // x^i · log2(x)^j for one parameter; {0, 0} is the constant 1.
@@ -59,6 +64,9 @@ struct Model {
     // Piecewise: segments[k] holds for breaks[k-1] <= x < breaks[k] (first parameter).
     std::vector<double> breaks;
     std::vector<Model> segments;
+    // Grid: y = coef[0] + sum_k coef[k+1]·grid_terms[k](ranks) on the process grid `grid` (grid.hpp).
+    std::vector<GridTerm> grid_terms;
+    std::shared_ptr<const Grid> grid;
 
     std::size_t parameter_count() const; // fitted numbers, breakpoints included
     double evaluate(const Coord& x) const;
@@ -98,15 +106,16 @@ inline constexpr double k_far_distance = 1.0;
 // series measured at the same points, so the hot loop only forms dot products.
 class Basis;
 
-// Fits one series (parameters = number of parameters of its data set).
-Fit fit_series(const Series& s, std::size_t parameters, Selection sel);
+// Fits one series (parameters = number of parameters of its data set). A grid adds its candidates to a
+// one-parameter contest whose parameter is the rank count.
+Fit fit_series(const Series& s, std::size_t parameters, Selection sel, const Grid* grid = nullptr);
 
 // Fits one named family (linear, inverse, logarithmic, exponential) on all points, honouring its
 // constraints; nullopt when the family has no admissible fit (e.g. a decreasing logarithm).
 std::optional<Model> fit_family(Family family, const std::vector<double>& x, const std::vector<double>& y);
 
 // Fits every series of a data set (OpenMP over series, bases shared per distinct point set).
-std::vector<Fit> fit_all(const Dataset& d, Selection sel);
+std::vector<Fit> fit_all(const Dataset& d, Selection sel, const Grid* grid = nullptr);
 
 // Predicts at x with a 95 % interval: the wider of the residual-based prediction interval
 // (t-quantile · sqrt(s²·(1 + g^T (J^T J)^-1 g) + v_rep·ŷ²), Seber & Wild, "Nonlinear Regression",

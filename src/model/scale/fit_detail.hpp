@@ -162,7 +162,8 @@ struct Contest {
     const Basis& basis;
     Folds folds;
     Selection sel;
-    std::vector<int> all; // 0 .. n-1, for fits on every point
+    std::vector<int> all;       // 0 .. n-1, for fits on every point
+    const Grid* grid = nullptr; // the process grid of `--grid`, if any (GridFamily)
 };
 class CandidateFamily {
 public:
@@ -173,6 +174,12 @@ public:
 // The families in evaluation order (constant first: it wins ties; then the PMNF and constrained
 // linear-in-coefficients columns, the exponential family and the piecewise models).
 const std::vector<const CandidateFamily*>& candidate_families();
+
+// grid.cpp: c0 + sum_k c_k·terms[k](ranks) by least squares on the points idx (nullopt where the terms'
+// columns do not determine the coefficients, or a point's rank count has no grid shape).
+std::optional<Model> fit_grid_terms(const std::shared_ptr<const Grid>& grid,
+                                    const std::vector<GridTerm>& terms, const Prepared& p, const int* idx,
+                                    int m);
 
 // pmnf_search.cpp
 void fit_two_parameters(Fit& f, const Prepared& p, Selection sel);

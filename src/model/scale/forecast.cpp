@@ -1,18 +1,29 @@
 #include "model/scale/forecast.hpp"
 
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <chrono>
 #include <cmath>
 #include <unordered_map>
 
 namespace roofcast::model::scale {
 
-ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets) {
+ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets, std::optional<Grid> grid) {
+    if (grid && data.parameters.size() != 1)
+        throw core::InputError(
+            "", "--grid",
+            fmt::format("expected a data set whose one parameter is the rank count, not ({})",
+                        fmt::join(data.parameters, ", ")));
     ScaleResult r;
     r.data = std::move(data);
     r.selection = sel;
     r.targets = std::move(targets);
+    r.grid = std::move(grid);
     const auto t0 = std::chrono::steady_clock::now();
-    r.fits = fit_all(r.data, sel);
+    r.fits = fit_all(r.data, sel, r.grid ? &*r.grid : nullptr);
     r.fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.predictions.resize(r.fits.size());
     for (std::size_t i = 0; i < r.fits.size(); ++i)
@@ -27,8 +38,8 @@ Evaluation evaluate(const ScaleResult& r, const Dataset& measured, const std::st
     std::unordered_map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < r.data.series.size(); ++i)
         index.emplace(r.data.series[i].function + '\x1f' + r.data.series[i].metric, i);
-    double sum = 0.0;
-    std::size_t counted = 0;
+    double sum = 0.0, sum_library = 0.0;
+    std::size_t counted = 0, counted_library = 0;
     for (const auto& s : measured.series) {
         const auto it = index.find(s.function + '\x1f' + s.metric);
         if (it == index.end()) {
@@ -46,12 +57,22 @@ Evaluation evaluate(const ScaleResult& r, const Dataset& measured, const std::st
             if (std::isfinite(c.relative_error)) {
                 sum += c.relative_error;
                 ++counted;
+                if (r.data.series[it->second].kind == "library") {
+                    sum_library += c.relative_error;
+                    ++counted_library;
+                }
             }
             e.inside += c.inside ? 1 : 0;
             e.rows.push_back(c);
         }
     }
     e.mean_relative_error = counted > 0 ? sum / static_cast<double>(counted) : std::nan("");
+    e.library_rows = counted_library;
+    e.mean_relative_error_library =
+        counted_library > 0 ? sum_library / static_cast<double>(counted_library) : std::nan("");
+    e.mean_relative_error_own = counted > counted_library
+                                    ? (sum - sum_library) / static_cast<double>(counted - counted_library)
+                                    : std::nan("");
     // Profiling cost: core-seconds (and processor seconds) of the small runs against the measured target run.
     const auto total = [](const std::vector<RunCost>& costs, auto seconds) -> std::optional<double> {
         double s = 0.0;

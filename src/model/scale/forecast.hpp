@@ -25,6 +25,12 @@ struct Evaluation {
     std::string file;
     std::vector<Comparison> rows;
     double mean_relative_error = 0.0; // over rows with a finite error
+    // The same over the program's own functions and over shared libraries' (Series::kind "library"),
+    // which follow the launch (start-up, the MPI library's transports) more than the problem; NaN where
+    // there is no such row.
+    double mean_relative_error_own = 0.0;
+    double mean_relative_error_library = 0.0;
+    std::size_t library_rows = 0;
     std::size_t inside = 0;
     std::vector<std::string> unmatched;       // target series without a model ("function metric")
     std::optional<double> small_core_seconds; // sum over the fitted runs (roofcast profiles only)
@@ -44,9 +50,11 @@ struct ScaleResult {
     std::vector<std::vector<Prediction>> predictions; // [series][target]
     std::optional<Evaluation> evaluation;
     double fit_seconds = 0.0; // wall time of fit_all (context for the user, printed on stderr)
+    std::optional<Grid> grid; // --grid: the process grid whose halo terms join the candidates
 };
 
-ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets);
+// With a grid, the data set must have one parameter, the rank count (InputError field "--grid").
+ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets, std::optional<Grid> grid = {});
 
 // Compares with a measured profile (any readable format) at the target point(s).
 Evaluation evaluate(const ScaleResult& r, const Dataset& measured, const std::string& file);

@@ -116,6 +116,8 @@ const char* to_string(Family f) {
         return "exponential";
     case Family::piecewise:
         return "piecewise";
+    case Family::grid:
+        return "grid";
     }
     return "?";
 }
@@ -139,6 +141,12 @@ double Model::evaluate(const Coord& x) const {
         while (k < breaks.size() && x[0] >= breaks[k])
             ++k;
         return segments[k].evaluate(x);
+    }
+    case Family::grid: {
+        double v = coef[0];
+        for (std::size_t k = 0; k < grid_terms.size(); ++k)
+            v += coef[k + 1] * grid_value(*grid, grid_terms[k], x[0]);
+        return v;
     }
     default: {
         double v = coef.empty() ? 0.0 : coef[0];
@@ -175,6 +183,15 @@ std::string Model::formula(const std::vector<std::string>& names) const {
                 out += fmt::format("{} >= {}: ", x, num(breaks[k - 1]));
             out += segments[k].formula(names);
         }
+        return out;
+    }
+    case Family::grid: {
+        std::string out = num(coef[0]);
+        for (std::size_t k = 0; k < grid_terms.size(); ++k)
+            out += signed_term(coef[k + 1],
+                               grid_terms[k] == GridTerm::ranks
+                                   ? x
+                                   : fmt::format("{}{}({})", to_string(grid_terms[k]), grid->dims, x));
         return out;
     }
     case Family::pmnf: {

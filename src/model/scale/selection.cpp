@@ -135,7 +135,7 @@ bool degenerate(Fit& f, const Prepared& p) {
 // The contest of one-parameter candidates. Each family of candidates (candidates.cpp) scores its
 // members on the validation folds and says how to fit each on all points; the contest picks the
 // winner and the near-best contenders from those scores alone.
-void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection sel) {
+void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection sel, const Grid* grid) {
     const int n = static_cast<int>(p.ys.size());
     const double* y = p.ys.data();
     if (basis.skipped() > 0)
@@ -153,7 +153,7 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
                 return;
             }
     }
-    Contest contest{p, basis, make_folds(n, sel), sel, std::vector<int>(static_cast<std::size_t>(n))};
+    Contest contest{p, basis, make_folds(n, sel), sel, std::vector<int>(static_cast<std::size_t>(n)), grid};
     std::iota(contest.all.begin(), contest.all.end(), 0);
     std::vector<Contender> contenders;
     for (const CandidateFamily* family : candidate_families())
@@ -204,7 +204,8 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         f.notes.push_back("too few points to validate: selected by MAPE");
 }
 
-Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const Basis* basis) {
+Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const Basis* basis,
+                 const Grid* grid) {
     Fit f;
     f.selection = sel;
     f.notes = s.notes;
@@ -229,12 +230,12 @@ Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const B
             f.notes.push_back("non-positive values: relative errors at zeros use the mean magnitude");
         if (parameters == 1) {
             if (basis) {
-                fit_one_parameter(f, p, *basis, sel);
+                fit_one_parameter(f, p, *basis, sel, grid);
             } else {
                 std::vector<double> x;
                 for (const auto& c : p.xs)
                     x.push_back(c[0]);
-                fit_one_parameter(f, p, Basis(x), sel);
+                fit_one_parameter(f, p, Basis(x), sel, grid);
             }
         } else {
             fit_two_parameters(f, p, sel);
@@ -246,8 +247,8 @@ Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const B
 
 } // namespace
 
-Fit fit_series(const Series& s, std::size_t parameters, Selection sel) {
-    return fit_prepared(s, parameters, sel, nullptr);
+Fit fit_series(const Series& s, std::size_t parameters, Selection sel, const Grid* grid) {
+    return fit_prepared(s, parameters, sel, nullptr, grid);
 }
 
 std::optional<Model> fit_family(Family family, const std::vector<double>& x, const std::vector<double>& y) {
@@ -275,7 +276,7 @@ std::optional<Model> fit_family(Family family, const std::vector<double>& x, con
     return std::nullopt;
 }
 
-std::vector<Fit> fit_all(const Dataset& d, Selection sel) {
+std::vector<Fit> fit_all(const Dataset& d, Selection sel, const Grid* grid) {
     const std::size_t nparams = d.parameters.size();
     std::vector<const Basis*> basis_of(d.series.size(), nullptr);
     std::map<std::vector<double>, std::unique_ptr<Basis>> bases;
@@ -296,7 +297,7 @@ std::vector<Fit> fit_all(const Dataset& d, Selection sel) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (std::ptrdiff_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(i);
-        out[k] = fit_prepared(d.series[k], nparams, sel, basis_of[k]);
+        out[k] = fit_prepared(d.series[k], nparams, sel, basis_of[k], grid);
     }
     return out;
 }

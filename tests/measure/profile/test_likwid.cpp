@@ -11,7 +11,7 @@ namespace {
 
 using roofcast::test::input_error_of;
 
-std::string fixture(const char* name) {
+std::string likwid_fixture(const char* name) {
     return core::read_file(std::string(ROOFCAST_SOURCE_DIR) + "/tests/measure/data/likwid/" + name);
 }
 
@@ -23,7 +23,7 @@ const core::ProfileFunction& region(const core::Profile& p, const std::string& n
 }
 
 TEST(Likwid, RegionsEventsAndThreads) {
-    const core::Profile p = parse_likwid_csv(fixture("flops-dp.csv"), "flops-dp.csv");
+    const core::Profile p = parse_likwid_csv(likwid_fixture("flops-dp.csv"), "flops-dp.csv");
     EXPECT_EQ(p.backend, "likwid");
     EXPECT_EQ(p.threads, 2);
     EXPECT_EQ(p.settings.at("likwid.hwthreads"), "HWThread 0,HWThread 2");
@@ -52,7 +52,7 @@ TEST(Likwid, RegionsEventsAndThreads) {
 }
 
 TEST(Likwid, CustomEventSetWithoutMetrics) {
-    const core::Profile p = parse_likwid_csv(fixture("custom-events.csv"), "c.csv");
+    const core::Profile p = parse_likwid_csv(likwid_fixture("custom-events.csv"), "c.csv");
     ASSERT_EQ(p.functions.size(), 1u);
     const auto& f = p.functions[0];
     EXPECT_EQ(f.metrics.at("time").per_rank, (std::vector<std::vector<double>>{{2.0}}));

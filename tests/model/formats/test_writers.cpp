@@ -111,7 +111,7 @@ TEST(FormatWriters, ExtrapTextRefusesWhatItCannotHold) {
               std::string::npos);
 }
 
-core::ProfileMetric metric(std::string aggregate, std::vector<std::vector<double>> per_rank) {
+core::ProfileMetric writer_metric(std::string aggregate, std::vector<std::vector<double>> per_rank) {
     core::ProfileMetric m;
     m.aggregate = std::move(aggregate);
     m.per_rank = std::move(per_rank);
@@ -124,18 +124,18 @@ TEST(FormatWriters, HatchetLiteralTree) {
     p.ranks = 2;
     core::ProfileFunction f;
     f.name = "main";
-    f.metrics["time"] = metric("max", {{3.0, 5.0}, {4.0, 6.0}}); // max per repetition: 5, 6 -> 5.5
+    f.metrics["time"] = writer_metric("max", {{3.0, 5.0}, {4.0, 6.0}}); // max per repetition: 5, 6 -> 5.5
     p.functions.push_back(f);
     f.name = "main->solve->dot";
     f.kind = "region";
     f.metrics.clear();
-    f.metrics["time"] = metric("sum", {{1.0, 2.0}}); // 3
-    f.metrics["flops"] = metric("sum", {{10.0, 30.0}});
+    f.metrics["time"] = writer_metric("sum", {{1.0, 2.0}}); // 3
+    f.metrics["flops"] = writer_metric("sum", {{10.0, 30.0}});
     p.functions.push_back(f);
     f.name = "init";
     f.kind = "function";
     f.metrics.clear();
-    f.metrics["time"] = metric("mean", {{1.0, 2.0}}); // 1.5
+    f.metrics["time"] = writer_metric("mean", {{1.0, 2.0}}); // 1.5
     p.functions.push_back(f);
 
     const auto j = nlohmann::json::parse(find("hatchet")->write_profile(p, "p.json"));
