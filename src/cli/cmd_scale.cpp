@@ -31,6 +31,7 @@ struct ScaleOptions {
     std::string scaling = "weak";
     std::string grid;
     std::vector<std::string> grid_shapes;
+    std::string grid_domain;
     bool json = false;
     bool csv = false;
 };
@@ -40,10 +41,10 @@ void run_scale(const ScaleOptions& o) {
     const Selection sel = parse_selection(o.select);
     std::optional<Grid> grid;
     if (!o.grid.empty())
-        grid = parse_grid(o.grid, o.grid_shapes);
-    else if (!o.grid_shapes.empty())
-        throw core::InputError("", "--grid-shape",
-                               "expected --grid D too: the shapes are of a D-dimensional grid");
+        grid = parse_grid(o.grid, o.grid_shapes, o.grid_domain);
+    else if (!o.grid_shapes.empty() || !o.grid_domain.empty())
+        throw core::InputError("", o.grid_shapes.empty() ? "--grid-domain" : "--grid-shape",
+                               "expected --grid D too: it describes a D-dimensional grid");
     if (!o.plot_dir.empty()) { // checked before any fitting: the directory exists (made now) and takes files
         std::error_code ec;
         std::filesystem::create_directories(o.plot_dir, ec);
@@ -150,6 +151,9 @@ void add_scale_command(CLI::App& app) {
     cmd->add_option("--grid-shape", o->grid_shapes,
                     "RANKS=AxB[xC]: the grid's shape at a rank count where the program does not take "
                     "MPI_Dims_create's (repeatable)");
+    cmd->add_option("--grid-domain", o->grid_domain,
+                    "NXxNY[xNZ]: the global domain's extent along the grid's dimensions, largest grid extent "
+                    "first, where it is not cubic");
     cmd->add_option(
         "--machine", o->machine,
         "machine file: place each function's fitted flops and bytes on its roofline at the --predict "

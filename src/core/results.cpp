@@ -304,7 +304,11 @@ json results_to_json(const Results& r) {
                        {"max_abs_error_pct", opt(a.max_abs_error_pct)},
                        {"n_round", a.n_round},
                        {"median_round_abs_error_pct", opt(a.median_round_abs_error_pct)},
-                       {"max_round_abs_error_pct", opt(a.max_round_abs_error_pct)}});
+                       {"max_round_abs_error_pct", opt(a.max_round_abs_error_pct)},
+                       {"n_interval", a.n_interval},
+                       {"inside_interval", a.inside_interval},
+                       {"within_tolerance", a.within_tolerance},
+                       {"max_beyond_pct", opt(a.max_beyond_pct)}});
     json out{{"format_version", r.format_version},
              {"kind", "roofcast-results"},
              {"roofcast_version", r.roofcast_version},
@@ -313,6 +317,11 @@ json results_to_json(const Results& r) {
              {"accuracy", acc},
              {"notes", r.notes}};
     out["machine"] = r.machine ? machine_to_json(*r.machine) : json(nullptr);
+    if (r.host)
+        out["host"] = {{"shared", r.host->shared},
+                       {"reasons", r.host->reasons},
+                       {"steal_fraction", opt(r.host->steal_fraction)},
+                       {"probe_moved", opt(r.host->probe_moved)}};
     if (r.host_noise) {
         json probes = json::array();
         for (const auto& p : r.host_noise->probes)
@@ -469,6 +478,27 @@ AccuracySummary accuracy_from(const J& a) {
     if (s.median_round_abs_error_pct && s.max_round_abs_error_pct &&
         *s.median_round_abs_error_pct > *s.max_round_abs_error_pct)
         a["median_round_abs_error_pct"].fail("expected at most max_round_abs_error_pct");
+    const auto count = [&](const char* key) {
+        return static_cast<std::size_t>(a.has(key) ? a[key].whole_in(0, k_max_count) : 0);
+    };
+    s.n_interval = count("n_interval");
+    s.inside_interval = count("inside_interval");
+    s.within_tolerance = count("within_tolerance");
+    s.max_beyond_pct = a.opt_at_least("max_beyond_pct", 0);
+    if (s.within_tolerance > s.n_interval)
+        a["within_tolerance"].fail("expected at most n_interval (" + std::to_string(s.n_interval) + ")");
+    if (s.inside_interval > s.within_tolerance)
+        a["inside_interval"].fail("expected at most within_tolerance (" + std::to_string(s.within_tolerance) +
+                                  ")");
+    return s;
+}
+
+HostSharing host_from(const J& h) {
+    HostSharing s;
+    s.shared = h["shared"].boolean();
+    s.reasons = h.strings("reasons");
+    s.steal_fraction = h.opt_num_in("steal_fraction", 0, 1);
+    s.probe_moved = h.opt_at_least("probe_moved", 1);
     return s;
 }
 
@@ -502,6 +532,8 @@ Results results_from_json(const json& j, const std::string& label, std::vector<s
         r.kernels.push_back(kernel_from(kernels.at(i)));
     if (root.has("host_noise"))
         r.host_noise = host_noise_from(root["host_noise"]);
+    if (root.has("host"))
+        r.host = host_from(root["host"]);
     if (root.has("accuracy")) {
         J acc = root["accuracy"];
         for (std::size_t i = 0; i < acc.size(); ++i)

@@ -154,6 +154,25 @@ struct AccuracySummary {
     std::size_t n_round = 0;
     std::optional<double> median_round_abs_error_pct{};
     std::optional<double> max_round_abs_error_pct{};
+    // Judged against the measurement (docs/noise.md, "Accuracy on a shared host"): of the kernels with an
+    // interval (their verdict's) and a valid prediction of this model, those whose prediction lies inside
+    // the measured interval, those inside or at most 10 % beyond it, and the largest distance beyond (per
+    // cent of the interval's nearer end).
+    std::size_t n_interval = 0;
+    std::size_t inside_interval = 0;
+    std::size_t within_tolerance = 0;
+    std::optional<double> max_beyond_pct{};
+};
+
+// Whether neighbours shared the host while the suite ran (docs/noise.md), with the evidence: the steal time
+// of the run, the largest movement of a reference probe, compute ceilings whose samples fell in two groups.
+// On a shared host accuracy is judged against each measurement's interval; on a dedicated one against the
+// point.
+struct HostSharing {
+    bool shared = false;
+    std::vector<std::string> reasons;     // one clause each, e.g. "steal time 3.1 % of the run"
+    std::optional<double> steal_fraction; // of all CPU time during the run
+    std::optional<double> probe_moved;    // the largest max/min of a reference probe's epochs
 };
 
 // Whether any model's accuracy comes with per-round figures (the run had rounds and probes): the text table
@@ -167,6 +186,7 @@ struct Results {
     std::optional<Machine> machine;
     std::vector<KernelResult> kernels;
     std::vector<AccuracySummary> accuracy;
+    std::optional<HostSharing> host; // bench and run; absent in older files
     std::vector<std::string> notes;
     std::optional<HostNoise> host_noise;
 };

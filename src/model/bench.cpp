@@ -4,12 +4,14 @@
 #include "core/machine_noise.hpp"
 #include "core/timestamp.hpp"
 #include "measure/harness.hpp"
+#include "measure/host_noise.hpp"
 #include "model/derived.hpp"
 #include "model/diagnosis.hpp"
 #include "model/noise.hpp"
 #include "model/predict.hpp"
 #include "model/round_settle.hpp"
 #include "model/round_verdict.hpp"
+#include "model/shared_host.hpp"
 #include "model/verdict.hpp"
 #include "roofcast/version.hpp"
 
@@ -411,6 +413,7 @@ std::vector<core::AccuracySummary> accuracy_summary(const std::vector<core::Kern
         }
         out.push_back(std::move(a));
     }
+    add_interval_accuracy(out, scored);
     return out;
 }
 
@@ -441,6 +444,7 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     rep.threads = bench_threads(o, m);
     const std::vector<SuiteKernel> kernels = select_kernels(o, m, rep.threads);
     const int rounds = rounds_for(o);
+    const auto stat_before = measure::read_proc_stat(); // steal time over the suite (judge_host)
     measure::suite::SuiteOptions so;
     so.threads = rep.threads;
     so.harness = harness_for(o.quick);
@@ -592,6 +596,10 @@ BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progr
     rep.results.created = core::utc_now_iso8601();
     rep.results.machine = machine;
     rep.results.accuracy = accuracy_summary(rep.results.kernels);
+    const auto stat_after = measure::read_proc_stat();
+    rep.results.host = judge_host(
+        stat_before && stat_after ? measure::steal_fraction(*stat_before, *stat_after) : std::nullopt,
+        rep.results.host_noise, machine);
     const FamilySwitch sw = family_switch(kernels, rep.results.kernels);
     if (!sw.members.empty())
         rep.mixed_switch = sw;

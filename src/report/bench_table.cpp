@@ -113,6 +113,11 @@ std::string format_bench_table(const model::BenchReport& r) {
         out +=
             "  (per round: each kernel's verdict against the reference probes run beside it, the median over "
             "the rounds, for the kernels this model bounds: docs/noise.md)\n";
+    if (const std::string host = host_sharing_text(r.results); !host.empty())
+        out += host + "\n";
+    for (const auto& a : r.results.accuracy)
+        if (const std::string t = interval_accuracy_text(a); !t.empty())
+            out += fmt::format("  {:<14} {}\n", a.model, t);
 
     out += "\n";
     out += format_below_bound(r.results);

@@ -36,6 +36,43 @@ std::string host_noise_text(const core::Results& r) {
     return t;
 }
 
+std::string host_sharing_text(const core::Results& r) {
+    if (!r.host)
+        return "";
+    const core::HostSharing& h = *r.host;
+    if (h.shared)
+        return fmt::format(
+            "host: shared ({}): each model's predictions are judged against the interval of the "
+            "measurement the host allowed, with the error against the point beside it",
+            fmt::join(h.reasons, "; "));
+    std::vector<std::string> evidence;
+    evidence.push_back(h.steal_fraction ? fmt::format("steal time {:.1f} %", 100 * *h.steal_fraction)
+                                        : std::string("steal time unknown"));
+    if (h.probe_moved)
+        evidence.push_back(fmt::format("reference probes within {:.2f}x", *h.probe_moved));
+    return fmt::format(
+        "host: dedicated as far as the run could tell ({}): accuracy is the error against each "
+        "measurement's point",
+        fmt::join(evidence, ", "));
+}
+
+std::string interval_accuracy_text(const core::AccuracySummary& a) {
+    if (a.n_interval == 0)
+        return "";
+    return fmt::format(
+        "{} of {} inside the measured interval, {} ({:.0f} %) inside or at most 10 % beyond, at "
+        "most {:.1f} % beyond",
+        a.inside_interval, a.n_interval, a.within_tolerance,
+        100.0 * static_cast<double>(a.within_tolerance) / static_cast<double>(a.n_interval),
+        a.max_beyond_pct.value_or(0.0));
+}
+
+bool judged_by_interval(const core::Results& r) {
+    return r.host && r.host->shared &&
+           std::any_of(r.accuracy.begin(), r.accuracy.end(),
+                       [](const core::AccuracySummary& a) { return a.n_interval > 0; });
+}
+
 std::string row_spread_text(const core::RowNoise& n) {
     return fmt::format("{:.1f} %", 100.0 * n.spread);
 }

@@ -14,6 +14,14 @@ namespace roofcast::report {
 // 12.0 %; core probe ...; 5 of 73 rows above their probe's floor (NOISY)", then what roofcast did.
 // Empty when the run had no probes.
 std::string host_noise_text(const core::Results& r);
+// "host: shared (steal time 3.1 % of the run; the memory probe moved 2.31x): each model's predictions are
+// judged against the measurement's interval" or the dedicated form; empty for results without the judgement.
+std::string host_sharing_text(const core::Results& r);
+// One model's accuracy against the measured intervals: "31 of 41 inside the measured interval, 38 (93 %)
+// inside or at most 10 % beyond, at most 34.2 % beyond"; empty without intervals.
+std::string interval_accuracy_text(const core::AccuracySummary& a);
+// Whether the run's accuracy is judged against the intervals (a shared host with interval figures).
+bool judged_by_interval(const core::Results& r);
 // "14.2 %": the interquartile spread the row's NOISY flag is judged by.
 std::string row_spread_text(const core::RowNoise& n);
 // "interquartile spread 14.2 % above the memory probe's floor 9.0 %"; empty for a row without noise data.

@@ -142,8 +142,15 @@ std::string format_run_summary(const core::Results& r) {
     out += "\n";
     out += accuracy_scope(r);
     out += "\n";
+    if (const std::string host = host_sharing_text(r); !host.empty())
+        out += host + "\n";
+    const bool by_interval = judged_by_interval(r);
     for (const auto& a : r.accuracy)
-        if (a.median_abs_error_pct)
+        if (by_interval && a.n_interval > 0)
+            out += fmt::format("  {:<13} {}; against the point: median |error| {:.1f} %, max {:.1f} %\n",
+                               a.model, interval_accuracy_text(a), a.median_abs_error_pct.value_or(0.0),
+                               a.max_abs_error_pct.value_or(0.0));
+        else if (a.median_abs_error_pct)
             out += fmt::format("  {:<13} median |error| {:5.1f} %, max {:5.1f} % over {} kernels{}\n",
                                a.model, *a.median_abs_error_pct, a.max_abs_error_pct.value_or(0.0), a.n,
                                a.median_round_abs_error_pct

@@ -204,9 +204,13 @@ std::string process_grid_text(const ScaleResult& r) {
     std::vector<std::string> at;
     for (const double p : grid_rank_counts(r))
         at.push_back(fmt::format("{} ranks {}", g(p), r.grid->shape_text(p)));
+    const std::string domain = r.grid->domain.empty()
+                                   ? std::string()
+                                   : fmt::format(" over a {} domain", fmt::join(r.grid->domain, "x"));
     return fmt::format(
-        "process grid ({}-D, halo terms cuts{}(ranks) and faces{}(ranks) among the candidates): {}\n",
-        r.grid->dims, r.grid->dims, r.grid->dims, fmt::join(at, ", "));
+        "process grid ({}-D{}, halo terms cuts{}(ranks) and faces{}(ranks) among the candidates): "
+        "{}\n",
+        r.grid->dims, domain, r.grid->dims, r.grid->dims, fmt::join(at, ", "));
 }
 
 std::string scale_json(const ScaleResult& r) {
@@ -260,7 +264,7 @@ std::string scale_json(const ScaleResult& r) {
         nlohmann::json shapes = nlohmann::json::object();
         for (const double p : grid_rank_counts(r))
             shapes[g(p)] = r.grid->shape(p);
-        root["grid"] = {{"dims", r.grid->dims}, {"shapes", shapes}};
+        root["grid"] = {{"dims", r.grid->dims}, {"shapes", shapes}, {"domain", r.grid->domain}};
     }
     if (r.evaluation) {
         const Evaluation& e = *r.evaluation;

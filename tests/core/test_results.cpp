@@ -61,6 +61,34 @@ TEST(Results, JsonRoundTrip) {
     EXPECT_EQ(back.kernels[0].predictions[0].terms[0].level, "MEM");
 }
 
+// The host judgement and each model's interval figures read back as written, and counts that cannot hold
+// together are refused.
+TEST(Results, HostSharingRoundTrips) {
+    Results r;
+    r.kernels.push_back(measured_kernel("stream_triad", {1.0, 1.1, 0.9}));
+    AccuracySummary a = accuracy_of(r.kernels, "mixed");
+    a.n_interval = 5;
+    a.inside_interval = 3;
+    a.within_tolerance = 4;
+    a.max_beyond_pct = 22.5;
+    r.accuracy.push_back(a);
+    r.host = HostSharing{true, {"steal time 3.1 % of the run"}, 0.031, 2.3};
+    const auto j = results_to_json(r);
+    const Results back = results_from_json(j, "r.json");
+    EXPECT_EQ(results_to_json(back).dump(), j.dump());
+    ASSERT_TRUE(back.host);
+    EXPECT_TRUE(back.host->shared);
+    EXPECT_EQ(back.accuracy[0].within_tolerance, 4u);
+    auto bad = j;
+    bad["accuracy"][0]["inside_interval"] = 5;
+    try {
+        results_from_json(bad, "r.json");
+        FAIL() << "more inside than within the tolerance was read";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), "accuracy[0].inside_interval");
+    }
+}
+
 TEST(Results, RejectsOtherDocuments) {
     EXPECT_THROW(results_from_json(nlohmann::json::parse(R"({"kind": "something"})"), "x.json"), InputError);
     try {

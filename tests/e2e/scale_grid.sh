@@ -36,7 +36,7 @@ grid, smooth = (json.load(open(f)) for f in sys.argv[1:3])
 halo = next(f for f in grid["functions"] if f["function"] == "halo")
 assert halo["model"]["family"] == "grid", halo["model"]
 assert "cuts2(ranks)" in halo["model"]["formula"], halo["model"]["formula"]
-assert grid["grid"] == {"dims": 2, "shapes": {"1": [1, 1], "2": [2, 1], "4": [2, 2], "8": [4, 2], "16": [4, 4]}}, grid["grid"]
+assert grid["grid"] == {"dims": 2, "shapes": {"1": [1, 1], "2": [2, 1], "4": [2, 2], "8": [4, 2], "16": [4, 4]}, "domain": []}, grid["grid"]
 err = {r["function"]: r["relative_error"] for r in grid["evaluation"]["rows"]}
 assert err["halo"] < 1e-9, err
 smooth_err = {r["function"]: r["relative_error"] for r in smooth["evaluation"]["rows"]}
@@ -67,6 +67,7 @@ grep -q "the program's own functions: 0.00 % over 1; shared libraries' functions
 
 expect_error scale "expected the grid's dimensions, 1, 2 or 3" "$tmp/small.csv" --grid 5
 expect_error scale "--grid-shape" "$tmp/small.csv" --grid-shape 16=4x4
+expect_error scale "--grid-domain" "$tmp/small.csv" --grid-domain 64x32
 expect_error scale "whose product is 16" "$tmp/small.csv" --grid 2 --grid-shape 16=4x3
 printf 'function,metric,ranks,size,value\nf,t,1,10,1\nf,t,2,10,2\n' > "$tmp/two.csv"
 expect_error scale "one parameter is the rank count" "$tmp/two.csv" --grid 2

@@ -87,6 +87,20 @@ TEST(ScaleGrid, GivenShapesOverrideTheRule) {
     EXPECT_EQ(g.shape(4), (std::vector<int>{2, 2, 1}));
 }
 
+// A 64 x 32 x 32 domain: its cut planes across x have 32 x 32 points, those across y or z 64 x 32, so the
+// halo of 2, 4, 8 and 16 ranks (2x1x1, 2x2x1, 2x2x2, 4x2x2) is 1, 3, 5 and 7 times 32 x 32.
+TEST(ScaleGrid, DomainWeighsEachCutByItsCrossSection) {
+    const Grid g = parse_grid("3", {}, "64x32x32");
+    const double unit = g.cuts(2);
+    EXPECT_GT(unit, 0.0);
+    EXPECT_NEAR(g.cuts(4) / unit, 3.0, 1e-12);
+    EXPECT_NEAR(g.cuts(8) / unit, 5.0, 1e-12);
+    EXPECT_NEAR(g.cuts(16) / unit, 7.0, 1e-12);
+    EXPECT_EQ(g.cuts(1), 0.0);
+    const Grid cube = parse_grid("3", {}, "32x32x32");
+    EXPECT_NEAR(cube.cuts(16), parse_grid("3", {}).cuts(16), 1e-12);
+}
+
 TEST(ScaleGrid, BadGridsAreNamed) {
     const auto field_of = [](const std::string& d, const std::vector<std::string>& s) {
         try {
@@ -104,6 +118,12 @@ TEST(ScaleGrid, BadGridsAreNamed) {
     EXPECT_EQ(field_of("2", {"16=4x4", "16=8x2"}), "--grid-shape");
     EXPECT_EQ(field_of("2", {"16=4xx4"}), "--grid-shape");
     EXPECT_EQ(field_of("2", {"99999999999=1x1"}), "--grid-shape");
+    try {
+        parse_grid("3", {}, "64x32");
+        FAIL() << "two extents for a 3-D grid were taken";
+    } catch (const roofcast::core::InputError& e) {
+        EXPECT_EQ(e.field(), "--grid-domain");
+    }
 }
 
 // A strong-scaled 2-D code whose halo is counted rank by rank, plus a per-rank start-up cost: from 1, 2,

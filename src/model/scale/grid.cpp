@@ -58,10 +58,18 @@ double Grid::cuts(double ranks) const {
     const auto k = shape(ranks);
     if (k.empty())
         return std::nan("");
-    double s = 0.0;
-    for (int v : k)
-        s += v - 1;
-    return s;
+    if (domain.empty()) {
+        double s = 0.0;
+        for (int v : k)
+            s += v - 1;
+        return s;
+    }
+    double s = 0.0, volume = 1.0;
+    for (std::size_t i = 0; i < k.size(); ++i) {
+        s += (k[i] - 1) / domain[i];
+        volume *= domain[i];
+    }
+    return s * std::pow(volume, 1.0 / static_cast<double>(k.size()));
 }
 
 double Grid::faces(double ranks) const {
@@ -79,7 +87,7 @@ std::string Grid::shape_text(double ranks) const {
     return k.empty() ? std::string("?") : fmt::format("{}", fmt::join(k, "x"));
 }
 
-Grid parse_grid(const std::string& dims, const std::vector<std::string>& shapes) {
+Grid parse_grid(const std::string& dims, const std::vector<std::string>& shapes, const std::string& domain) {
     Grid g;
     if (dims != "1" && dims != "2" && dims != "3")
         throw core::InputError("", "--grid",
@@ -113,6 +121,25 @@ Grid parse_grid(const std::string& dims, const std::vector<std::string>& shapes)
                                    fmt::format("expected one shape per rank count; {} is given twice", p));
         std::sort(k.rbegin(), k.rend());
         g.shapes[p] = k;
+    }
+    if (!domain.empty()) {
+        std::size_t from = 0;
+        while (true) {
+            const auto x = domain.find('x', from);
+            g.domain.push_back(
+                parse_count(domain.substr(from, x == std::string::npos ? std::string::npos : x - from),
+                            "--grid-domain", domain));
+            if (x == std::string::npos)
+                break;
+            from = x + 1;
+        }
+        if (static_cast<int>(g.domain.size()) != g.dims)
+            throw core::InputError("", "--grid-domain",
+                                   fmt::format("expected {} extents (e.g. {}) in '{}'", g.dims,
+                                               g.dims == 1   ? "64"
+                                               : g.dims == 2 ? "64x32"
+                                                             : "64x32x32",
+                                               domain));
     }
     return g;
 }
