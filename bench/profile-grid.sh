@@ -11,6 +11,7 @@
 # Each run's processor time is printed with the counts: the counts are simulated and do not depend on the
 # load.
 # Env: RANKS (default "1 2 4 8"), TARGET (16), GRID (3), GRID_SHAPES (e.g. "16=4x2x2", passed as --grid-shape),
+#      GRID_DOMAIN (e.g. "64x32x32", passed as --grid-domain),
 #      RANK_ARGS (arguments per rank count, replacing ARGS: "1:--nx=64 --ny=32;2:--nx=32 --ny=32", for a fixed
 #      global problem when the program takes its size per rank, as HPCG does),
 #      ROOFCAST_MACHINE (machine file for the cache geometry), OUT (keep the profiles there; REUSE=1 reuses them).
@@ -35,6 +36,7 @@ target=${TARGET:-16}
 grid=${GRID:-3}
 shape_opt=()
 for s in ${GRID_SHAPES:-}; do shape_opt+=(--grid-shape "$s"); done
+[[ -n "${GRID_DOMAIN:-}" ]] && shape_opt+=(--grid-domain "$GRID_DOMAIN")
 host_line
 echo "program: $program $*"
 
@@ -103,5 +105,5 @@ print(f"  {sys.argv[2]:>3} ranks: {run.get('cpu_seconds', float('nan')):.1f} CPU
 PY
 done
 summary "ranks ${ranks// /, } -> $target, smooth candidates" "$out/smooth.json"
-summary "ranks ${ranks// /, } -> $target, with --grid $grid ${GRID_SHAPES:-}" "$out/grid.json"
+summary "ranks ${ranks// /, } -> $target, with --grid $grid ${shape_opt[*]}" "$out/grid.json"
 echo "profiles and forecasts: $out"
