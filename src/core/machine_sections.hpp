@@ -14,6 +14,8 @@ namespace roofcast::core {
 
 // The string at `f`, which must be one of `allowed` (InputError listing them otherwise).
 std::string one_of(const YamlField& f, const std::set<std::string>& allowed);
+// An empty YAML sequence written inline ("[1, 2, 3]"), for short lists of numbers.
+YAML::Node flow_seq();
 
 std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq);
 YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb);
