@@ -5,7 +5,6 @@
 #include "core/io.hpp"
 #include "core/process.hpp"
 #include "core/profile.hpp"
-#include "model/formats/format.hpp"
 #include "model/profile_regions.hpp"
 #include "report/bandwidth.hpp"
 #include "report/profile_regions.hpp"
@@ -54,8 +53,7 @@ void render_png(const fs::path& svg_path, const fs::path& png_path) {
 }
 
 // A roofcast profile's regions as kernels of a results file under the machine's roofs (docs/profile.md).
-DataFile profile_as_results(const PlotOptions& o) {
-    const core::Profile profile = read_profile_file(o.file);
+DataFile profile_as_results(const PlotOptions& o, const core::Profile& profile) {
     const auto placement = model::place_profile(profile, machine_for_profile(o.machine, o.file));
     fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
     DataFile d;
@@ -64,9 +62,8 @@ DataFile profile_as_results(const PlotOptions& o) {
 }
 
 void run_plot(const PlotOptions& o) {
-    const auto* format = model::formats::detect(model::formats::Input::open(o.file));
-    const DataFile data =
-        format && format->name == "roofcast-profile" ? profile_as_results(o) : load_data_file(o.file);
+    const auto profile = profile_of(o.file);
+    const DataFile data = profile ? profile_as_results(o, *profile) : load_data_file(o.file);
     const core::Machine* machine = data.machine ? &*data.machine : nullptr;
     if (data.results) {
         if (!data.results->machine)

@@ -5,7 +5,6 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/profile.hpp"
-#include "model/formats/format.hpp"
 #include "model/profile_regions.hpp"
 #include "report/html.hpp"
 #include "report/profile_regions.hpp"
@@ -34,11 +33,9 @@ void add_report_command(CLI::App& app) {
             fmt::print("report written to {}/index.html\n", opts->dir);
             return;
         }
-        const auto* format = model::formats::detect(model::formats::Input::open(opts->file));
-        if (format && format->name == "roofcast-profile") {
+        if (const auto profile = profile_of(opts->file)) {
             // A profile: its regions with known flops and bytes as kernels under the machine's roofs.
-            const core::Profile profile = read_profile_file(opts->file);
-            auto placement = model::place_profile(profile, machine_for_profile(opts->machine, opts->file));
+            auto placement = model::place_profile(*profile, machine_for_profile(opts->machine, opts->file));
             fmt::print("{}", core::terminal_text(report::region_verdicts(placement)));
             placement.results.notes = placement.omitted;
             report::write_report_dir(opts->dir, placement.results);

@@ -59,6 +59,21 @@ core::Profile read_profile_file(const std::string& path) {
     return p;
 }
 
+std::optional<core::Profile> profile_of(const std::string& path) {
+    const auto in = model::formats::Input::open(path);
+    const model::formats::FormatReader* f = model::formats::detect(in);
+    if (!f || !f->dataset) // profiles carry scaling series; results, machine and kernel files do not
+        return std::nullopt;
+    if (f->name == "roofcast-profile")
+        return read_profile_file(path);
+    std::vector<std::string> unread;
+    model::formats::Document doc = f->read(in, &unread);
+    check_unread_keys(path, unread, false);
+    if (auto* p = std::get_if<core::Profile>(&doc))
+        return std::move(*p);
+    return std::nullopt;
+}
+
 core::Profile import_profile(std::string_view format, const std::string& path) {
     const model::formats::FormatReader* f = model::formats::find(format);
     return std::get<core::Profile>(f->read(model::formats::Input::open(path), nullptr));

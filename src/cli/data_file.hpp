@@ -34,6 +34,9 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
 core::Profile read_profile_file(const std::string& path);
+// The profile a file holds when its format's document is one run's profile (roofcast's own, or another
+// tool's: TAU, likwid, CUBE, callgrind); nullopt for any other file (results, machine files, scaling series).
+std::optional<core::Profile> profile_of(const std::string& path);
 // A profile of another tool (`profile --import-tau DIR` ...) read by the registry's format `format`.
 core::Profile import_profile(std::string_view format, const std::string& path);
 // The machine of a machine file or the one embedded in a results file (profile, plot and report place a

@@ -31,9 +31,12 @@
 // a malformed number, position or line is an InputError "line N: expected ...", never a crash.
 #pragma once
 
+#include "core/profile.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roofcast::measure::profile {
@@ -105,5 +108,14 @@ struct CallgrindLimits {
 
 CallgrindData parse_callgrind(const std::string& text, const std::string& label,
                               const CallgrindLimits& limits = {});
+
+// A callgrind file (valgrind's, or roofcast's --callgrind-out) as a profile of one run at ranks = 1: per
+// function its self cost, valgrind's events as the cachegrind backend's metrics (INS, L1_DCM, LL_MISS, ...)
+// and roofcast's own events as flops, flops_dp, flops_sp and bytes_<level>; a function of another object
+// than the command's program is kind "library". InputError as parse_callgrind, or when no function has costs.
+core::Profile profile_from_callgrind(const std::string& text, const std::string& file);
+// Whether text starts like a callgrind file (its "# callgrind format" line, a callgrind creator, or the
+// positions: and events: headers); cheap and never throws.
+bool looks_like_callgrind(std::string_view text);
 
 } // namespace roofcast::measure::profile

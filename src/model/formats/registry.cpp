@@ -16,6 +16,7 @@
     X(roofcast_profile)                                                                                      \
     X(extrap_json)                                                                                           \
     X(likwid)                                                                                                \
+    X(callgrind)                                                                                             \
     X(extrap_text)                                                                                           \
     X(csv)                                                                                                   \
     X(tau)                                                                                                   \

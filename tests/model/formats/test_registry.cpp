@@ -89,7 +89,8 @@ TEST(FormatRegistry, ScalingInputsOnly) {
     const std::string results = std::string(ROOFCAST_SOURCE_DIR) + "/tests/report/data/results.json";
     EXPECT_EQ(input_error_of([&] { (void)read_dataset(results); }),
               results + ": a results file, not a scaling input (expected roofcast profile, Extra-P JSON, "
-                        "likwid-perfctr marker CSV, Extra-P text, CSV profile, TAU profile directory, CUBE4 "
+                        "likwid-perfctr marker CSV, callgrind output, Extra-P text, CSV profile, TAU profile "
+                        "directory, CUBE4 "
                         "profile, Score-P experiment directory)");
     const std::string csv = std::string(ROOFCAST_SOURCE_DIR) + "/data/profiles/two-param.csv";
     EXPECT_EQ(read_dataset(csv).parameters.size(), 2u);
