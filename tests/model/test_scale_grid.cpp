@@ -138,7 +138,8 @@ TEST(ScaleGrid, HaloOfAChangingGridIsForecast) {
         y.push_back(1e5 + 30.0 * grid_halo_cells_2d(n, shapes[i][0], shapes[i][1]) + 2e3 * ranks[i]);
     const std::vector<double> small(ranks.begin(), ranks.begin() + 4), ys(y.begin(), y.begin() + 4);
     const Grid grid = parse_grid("2", {});
-    const Fit with = fit_series(grid_series(small, ys), 1, Selection::forecast, &grid);
+    const Fit with =
+        fit_series(grid_series(small, ys), 1, Selection::forecast, std::make_shared<const Grid>(grid));
     ASSERT_EQ(with.model.family, Family::grid) << with.model.formula({"ranks"});
     for (std::size_t i = 4; i < ranks.size(); ++i) {
         const Prediction p = predict(with, {ranks[i], 0.0}, 1);

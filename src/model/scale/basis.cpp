@@ -133,11 +133,16 @@ std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& te
                 compound_value(terms[static_cast<std::size_t>(t)], xs[static_cast<std::size_t>(idx[k])]);
         rhs(k) = y[idx[k]];
     }
+    return scaled_least_squares(std::move(a), rhs);
+}
+
+std::optional<std::vector<double>> scaled_least_squares(Eigen::MatrixXd a, const Eigen::VectorXd& rhs) {
+    const auto p = a.cols();
     if (!a.allFinite())
         return std::nullopt;
     // Scale columns so that x^3·log2(x)^2 and 1 share one numerical range before QR.
     Eigen::VectorXd scale = a.colwise().norm().transpose();
-    for (int t = 0; t < p; ++t)
+    for (Eigen::Index t = 0; t < p; ++t)
         if (scale(t) > 0.0)
             a.col(t) /= scale(t);
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
@@ -145,7 +150,7 @@ std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& te
         return std::nullopt;
     const Eigen::VectorXd sol = qr.solve(rhs);
     std::vector<double> c(static_cast<std::size_t>(p));
-    for (int t = 0; t < p; ++t)
+    for (Eigen::Index t = 0; t < p; ++t)
         c[static_cast<std::size_t>(t)] = sol(t) / scale(t);
     return c;
 }

@@ -158,7 +158,7 @@ public:
     void contend(const Contest& c, std::vector<Contender>& out) const override {
         if (!c.grid)
             return;
-        const auto grid = std::make_shared<const Grid>(*c.grid);
+        const std::shared_ptr<const Grid>& grid = c.grid;
         const int n = static_cast<int>(c.all.size());
         static const std::vector<std::vector<GridTerm>> k_term_sets = {{GridTerm::cuts},
                                                                        {GridTerm::faces},

@@ -108,14 +108,15 @@ class Basis;
 
 // Fits one series (parameters = number of parameters of its data set). A grid adds its candidates to a
 // one-parameter contest whose parameter is the rank count.
-Fit fit_series(const Series& s, std::size_t parameters, Selection sel, const Grid* grid = nullptr);
+Fit fit_series(const Series& s, std::size_t parameters, Selection sel,
+               const std::shared_ptr<const Grid>& grid = nullptr);
 
 // Fits one named family (linear, inverse, logarithmic, exponential) on all points, honouring its
 // constraints; nullopt when the family has no admissible fit (e.g. a decreasing logarithm).
 std::optional<Model> fit_family(Family family, const std::vector<double>& x, const std::vector<double>& y);
 
 // Fits every series of a data set (OpenMP over series, bases shared per distinct point set).
-std::vector<Fit> fit_all(const Dataset& d, Selection sel, const Grid* grid = nullptr);
+std::vector<Fit> fit_all(const Dataset& d, Selection sel, const std::shared_ptr<const Grid>& grid = nullptr);
 
 // Predicts at x with a 95 % interval: the wider of the residual-based prediction interval
 // (t-quantile · sqrt(s²·(1 + g^T (J^T J)^-1 g) + v_rep·ŷ²), Seber & Wild, "Nonlinear Regression",

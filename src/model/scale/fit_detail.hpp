@@ -9,6 +9,7 @@
 
 #include "model/scale/fit.hpp"
 
+#include <Eigen/Core>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -69,6 +70,9 @@ Line fit_line(const double* b, const double* y, const int* idx, int m, Family fa
 Model line_model(const Basis::Cand& c, const Line& l);
 Model constant_model(double c0);
 double mean_of(const double* y, const int* idx, int m);
+// Least squares a·c = rhs with a's columns scaled to one numerical range before a rank-revealing QR; the
+// coefficients c, or nullopt where a holds a non-finite value or its columns do not determine them.
+std::optional<std::vector<double>> scaled_least_squares(Eigen::MatrixXd a, const Eigen::VectorXd& rhs);
 // Generic linear least squares for two-parameter compounds (up to four coefficients).
 std::optional<std::vector<double>> fit_compounds(const std::vector<Compound>& terms,
                                                  const std::vector<Coord>& xs, const double* y,
@@ -162,8 +166,8 @@ struct Contest {
     const Basis& basis;
     Folds folds;
     Selection sel;
-    std::vector<int> all;       // 0 .. n-1, for fits on every point
-    const Grid* grid = nullptr; // the process grid of `--grid`, if any (GridFamily)
+    std::vector<int> all;             // 0 .. n-1, for fits on every point
+    std::shared_ptr<const Grid> grid; // the process grid of `--grid`, if any (GridFamily)
 };
 class CandidateFamily {
 public:

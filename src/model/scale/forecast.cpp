@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 
 namespace roofcast::model::scale {
@@ -23,7 +24,8 @@ ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets, st
     r.targets = std::move(targets);
     r.grid = std::move(grid);
     const auto t0 = std::chrono::steady_clock::now();
-    r.fits = fit_all(r.data, sel, r.grid ? &*r.grid : nullptr);
+    // One grid for every series' models to share.
+    r.fits = fit_all(r.data, sel, r.grid ? std::make_shared<const Grid>(*r.grid) : nullptr);
     r.fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.predictions.resize(r.fits.size());
     for (std::size_t i = 0; i < r.fits.size(); ++i)

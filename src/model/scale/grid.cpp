@@ -170,8 +170,6 @@ double grid_value(const Grid& g, GridTerm t, double ranks) {
 
 namespace detail {
 
-// c0 + sum_k c_k * term_k(ranks) by least squares on the points idx (columns scaled before QR, as
-// fit_compounds does); nullopt where the columns do not determine the coefficients.
 std::optional<Model> fit_grid_terms(const std::shared_ptr<const Grid>& grid,
                                     const std::vector<GridTerm>& terms, const Prepared& p, const int* idx,
                                     int m) {
@@ -187,22 +185,14 @@ std::optional<Model> fit_grid_terms(const std::shared_ptr<const Grid>& grid,
             a(r, t) = grid_value(*grid, terms[static_cast<std::size_t>(t - 1)], p.xs[i][0]);
         rhs(r) = p.ys[i];
     }
-    if (!a.allFinite())
+    auto coef = scaled_least_squares(std::move(a), rhs);
+    if (!coef)
         return std::nullopt;
-    const Eigen::VectorXd scale = a.colwise().norm().transpose();
-    for (int t = 0; t < cols; ++t)
-        if (scale(t) > 0.0)
-            a.col(t) /= scale(t);
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
-    if (qr.rank() < cols)
-        return std::nullopt;
-    const Eigen::VectorXd sol = qr.solve(rhs);
     Model mdl;
     mdl.family = Family::grid;
     mdl.grid = grid;
     mdl.grid_terms = terms;
-    for (int t = 0; t < cols; ++t)
-        mdl.coef.push_back(sol(t) / scale(t));
+    mdl.coef = std::move(*coef);
     return mdl;
 }
 

@@ -135,7 +135,8 @@ bool degenerate(Fit& f, const Prepared& p) {
 // The contest of one-parameter candidates. Each family of candidates (candidates.cpp) scores its
 // members on the validation folds and says how to fit each on all points; the contest picks the
 // winner and the near-best contenders from those scores alone.
-void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection sel, const Grid* grid) {
+void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection sel,
+                       const std::shared_ptr<const Grid>& grid) {
     const int n = static_cast<int>(p.ys.size());
     const double* y = p.ys.data();
     if (basis.skipped() > 0)
@@ -205,7 +206,7 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
 }
 
 Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const Basis* basis,
-                 const Grid* grid) {
+                 const std::shared_ptr<const Grid>& grid) {
     Fit f;
     f.selection = sel;
     f.notes = s.notes;
@@ -247,7 +248,8 @@ Fit fit_prepared(const Series& s, std::size_t parameters, Selection sel, const B
 
 } // namespace
 
-Fit fit_series(const Series& s, std::size_t parameters, Selection sel, const Grid* grid) {
+Fit fit_series(const Series& s, std::size_t parameters, Selection sel,
+               const std::shared_ptr<const Grid>& grid) {
     return fit_prepared(s, parameters, sel, nullptr, grid);
 }
 
@@ -276,7 +278,7 @@ std::optional<Model> fit_family(Family family, const std::vector<double>& x, con
     return std::nullopt;
 }
 
-std::vector<Fit> fit_all(const Dataset& d, Selection sel, const Grid* grid) {
+std::vector<Fit> fit_all(const Dataset& d, Selection sel, const std::shared_ptr<const Grid>& grid) {
     const std::size_t nparams = d.parameters.size();
     std::vector<const Basis*> basis_of(d.series.size(), nullptr);
     std::map<std::vector<double>, std::unique_ptr<Basis>> bases;
