@@ -14,6 +14,7 @@ packages=(
 )
 packages+=(binutils) # roofcast inspect and the kernel diagnosis read loops with objdump and nm
 packages+=(libarchive-dev libpugixml-dev zlib1g-dev) # Score-P's CUBE profiles: a tar of XML and data
+packages+=(libre2-dev) # threads --time-regex: matching linear in the output
 if [[ "${1:-}" == "--tests" ]]; then
   packages+=(chromium likwid jq binutils clang libclang-rt-14-dev libomp-dev clang-tidy)
   packages+=(iproute2) # scripts/netns-ranks.sh: ranks in network namespaces (bench/stencil-k.sh)

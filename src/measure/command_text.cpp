@@ -5,12 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
 #include <fmt/format.h>
-#include <functional>
-#include <pthread.h>
-#include <regex>
+#include <memory>
+#include <re2/re2.h>
 
 namespace roofcast::measure {
 
@@ -68,55 +65,23 @@ std::vector<std::string> substitute(const std::vector<std::string>& args, std::u
 
 namespace {
 
-// std::regex matches recursively, a few frames per character of the text (libstdc++'s executor): a line
-// of 50,000 digits overflowed the 8 MiB main stack. Lines are bounded and matched on a thread whose stack
-// holds the deepest match a bounded line and pattern can need (about 2 KiB a character for nested groups;
-// the pages are only reserved, touched as the recursion reaches them).
-constexpr std::size_t k_regex_stack_bytes = std::size_t{256} << 20;
+// RE2 (Cox, "Regular Expression Matching Can Be Simple And Fast", 2007): matching time linear in the text
+// and a compiled program bounded by k_time_regex_max_mem, so no pattern or output can hang or exhaust the
+// stack the way a backtracking engine (std::regex) did on a long line of digits.
+constexpr std::int64_t k_time_regex_max_mem = std::int64_t{8} << 20;
 
-void on_regex_stack(const std::function<void()>& f) {
-    struct Call {
-        const std::function<void()>* f;
-        std::exception_ptr error;
-    } call{&f, nullptr};
-    pthread_attr_t attr;
-    ::pthread_attr_init(&attr);
-    ::pthread_attr_setstacksize(&attr, k_regex_stack_bytes);
-    pthread_t thread{};
-    const int rc = ::pthread_create(
-        &thread, &attr,
-        [](void* p) -> void* {
-            auto* c = static_cast<Call*>(p);
-            try {
-                (*c->f)();
-            } catch (...) {
-                c->error = std::current_exception();
-            }
-            return nullptr;
-        },
-        &call);
-    ::pthread_attr_destroy(&attr);
-    if (rc != 0)
-        throw core::Error(
-            fmt::format("--time-regex: cannot start a thread to match it: {}", std::strerror(rc)));
-    ::pthread_join(thread, nullptr);
-    if (call.error)
-        std::rethrow_exception(call.error);
-}
-
-std::regex compile_time_regex(const std::string& regex) {
+std::unique_ptr<re2::RE2> compile_time_regex(const std::string& regex) {
     if (regex.size() > k_time_regex_max_chars)
         throw core::InputError("", "time_regex",
                                fmt::format("expected a regular expression of at most {} characters, got {}",
                                            k_time_regex_max_chars, regex.size()));
-    std::regex re;
-    on_regex_stack([&] {
-        try {
-            re.assign(regex);
-        } catch (const std::regex_error&) {
-            throw core::InputError("", "time_regex", "expected a valid ECMAScript regular expression");
-        }
-    });
+    re2::RE2::Options options;
+    options.set_log_errors(false);
+    options.set_max_mem(k_time_regex_max_mem);
+    auto re = std::make_unique<re2::RE2>(regex, options);
+    if (!re->ok())
+        throw core::InputError("", "time_regex",
+                               fmt::format("expected a valid RE2 regular expression: {}", re->error()));
     return re;
 }
 
@@ -129,33 +94,25 @@ void check_time_regex(const std::string& regex) {
 
 std::optional<double> parse_printed_time(const std::string& output, const std::string& regex,
                                          std::size_t* long_lines) {
-    const std::regex re = compile_time_regex(regex);
+    const auto re = compile_time_regex(regex);
+    const int groups = re->NumberOfCapturingGroups();
+    std::vector<re2::StringPiece> match(static_cast<std::size_t>(groups) + 1);
     std::string text;
     std::size_t skipped = 0;
-    on_regex_stack([&] {
-        for (std::size_t start = 0; start < output.size();) {
-            const std::size_t end = std::min(output.find('\n', start), output.size());
-            if (end - start > k_time_line_max_chars) {
-                ++skipped;
-            } else {
-                std::smatch m;
-                const auto first = output.begin() + static_cast<std::ptrdiff_t>(start);
-                const auto last = output.begin() + static_cast<std::ptrdiff_t>(end);
-                bool found = false;
-                try {
-                    found = std::regex_search(first, last, m, re);
-                } catch (const std::regex_error&) {
-                    throw core::InputError("", "time_regex",
-                                           "too complex to match against the program's output");
-                }
-                if (found) {
-                    text = m.size() > 1 ? m[1].str() : m[0].str();
-                    return;
-                }
+    for (std::size_t start = 0; start < output.size();) {
+        const std::size_t end = std::min(output.find('\n', start), output.size());
+        if (end - start > k_time_line_max_chars) {
+            ++skipped;
+        } else {
+            const re2::StringPiece line(output.data() + start, end - start);
+            if (re->Match(line, 0, line.size(), re2::RE2::UNANCHORED, match.data(), groups + 1)) {
+                const re2::StringPiece& m = groups > 0 ? match[1] : match[0];
+                text.assign(m.data() ? m.data() : "", m.size());
+                break;
             }
-            start = end + 1;
         }
-    });
+        start = end + 1;
+    }
     if (long_lines)
         *long_lines = skipped;
     if (text.empty())

@@ -4,6 +4,7 @@
 #include "core/process.hpp"
 #include "measure/thread_sweep.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
@@ -32,14 +33,14 @@ TEST(ThreadSweep, ParsesPrintedTimes) {
     EXPECT_FALSE(parse_printed_time("time: -1", "time: (\\S+)"));
 }
 
-// std::regex recurses per character: a printed time of 50,000 digits overflowed the stack (a crash).
-// Lines are bounded and matched on a large stack; a longer line is skipped and counted.
+// std::regex recursed per character: a printed time of 50,000 digits overflowed the stack (a crash).
+// Lines longer than the bound are skipped and counted.
 TEST(ThreadSweep, HugePrintedNumbersNeitherCrashNorMatch) {
     const std::string digits(50000, '1');
     std::size_t long_lines = 0;
     EXPECT_FALSE(parse_printed_time("time: " + digits + "\n", "time: ([0-9.]+)", &long_lines));
     EXPECT_EQ(long_lines, 1u);
-    // The longest line searched, with a nested pattern (about 2 KiB of stack a character).
+    // The longest line searched, with a nested pattern.
     const std::string line(k_time_line_max_chars - 6, '7');
     const auto t =
         parse_printed_time("junk " + digits + "\ntime: " + line + "\n", "time: ((\\d)|x|y)+", &long_lines);
@@ -57,6 +58,23 @@ TEST(ThreadSweep, TimeRegexesAreBoundedAndChecked) {
     // Nesting as deep as the length allows compiles without exhausting the stack.
     const std::size_t depth = k_time_regex_max_chars / 2;
     EXPECT_NO_THROW(check_time_regex(std::string(depth, '(') + std::string(depth, ')')));
+    // Repetitions that multiply into a program past the memory bound are refused, not compiled for minutes.
+    EXPECT_THROW(check_time_regex("((((a{100}){100}){100}){100})"), core::InputError);
+}
+
+// A backtracking engine spent time quadratic in a line's length on a run of digits that a realistic
+// pattern almost matches (a fuzz timeout: 4 lines of 1,500-3,100 digits took 2.5 s); RE2 is linear, so the
+// longest searchable lines are searched in milliseconds (the bound is wide for a loaded host).
+TEST(ThreadSweep, AlmostMatchingLinesCostTimeLinearInTheirLength) {
+    std::string output;
+    for (int i = 0; i < 64; ++i)
+        output += std::string(k_time_line_max_chars, '1') + "\n";
+    std::size_t long_lines = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_FALSE(parse_printed_time(output, "([0-9.]+) s", &long_lines));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(long_lines, 0u);
+    EXPECT_LT(seconds, 5.0) << "256 KiB of almost-matching lines";
 }
 
 // A size per element of inf or NaN made both bounds 0 and the sweep's loop endless.
