@@ -79,6 +79,56 @@ TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
     EXPECT_EQ(error("function,metric,x,value\nf,m,2\n"), "p.csv: field 'line 2': expected 4 columns, got 3");
 }
 
+// The CSV reader walks the text in place: blank lines, CRLF endings, blanks around cells, quoted cells with
+// commas and quotes, a '+' sign, rows of one series apart from each other, and errors that name the line
+// (counted with the blank lines) and the column.
+TEST(ScaleReaders, CsvLinesCellsAndOrder) {
+    const std::string text = "\n  \nfunction,metric,x,value\r\n"
+                             " f ,time, 2 , +1.5 \r\n"
+                             "\r\n"
+                             "\"g \"\"q\"\", h\",time,2,7\n"
+                             "f,time,4,2.5\n"
+                             "f,bytes,2,9\n"
+                             "f,time,2,3.5";
+    const Dataset d = read_csv(text, "p.csv");
+    ASSERT_EQ(d.series.size(), 3u);
+    EXPECT_EQ(d.series[0].function, "f");
+    EXPECT_EQ(d.series[0].metric, "time");
+    EXPECT_EQ(d.series[1].function, "g \"q\", h");
+    EXPECT_EQ(d.series[2].metric, "bytes");
+    ASSERT_EQ(d.series[0].points.size(), 2u);
+    EXPECT_EQ(d.series[0].points[0].values, (std::vector<double>{1.5, 3.5})); // rows of x = 2, in order
+    EXPECT_EQ(d.series[0].points[1].values, std::vector<double>{2.5});
+    const auto error = [](const std::string& csv) { return input_error_of([&] { read_csv(csv, "p.csv"); }); };
+    EXPECT_EQ(error("function,metric,x,value\n\nf,m,1,1\nf,m,2,x\n"),
+              "p.csv: field 'line 4 value': expected a number, got 'x'");
+    EXPECT_EQ(error("function,metric,x,value\n\"a,b\",m,1\n"),
+              "p.csv: field 'line 2': expected 4 columns, got 3");
+    EXPECT_EQ(error("function,metric,x,value\nf,m,1,2,3\n"),
+              "p.csv: field 'line 2': expected 4 columns, got 5");
+    EXPECT_EQ(error("function,metric,x,value\n\n"),
+              "p.csv: expected at least one data line after the header");
+}
+
+// Thousands of series, each row of a series far from the last: the series keep the order in which they
+// first appear, and a series' rows all reach it.
+TEST(ScaleReaders, CsvManySeriesInFirstSeenOrder) {
+    std::string text = "function,metric,x,value\n";
+    constexpr int k_series = 5000;
+    for (int x = 1; x <= 3; ++x)
+        for (int f = 0; f < k_series; ++f)
+            text += "main->f" + std::to_string((f * 7919) % k_series) + ",time," + std::to_string(x) + "," +
+                    std::to_string(f + x) + "\n";
+    const Dataset d = read_csv(text, "p.csv");
+    ASSERT_EQ(d.series.size(), static_cast<std::size_t>(k_series));
+    for (int f = 0; f < k_series; ++f) {
+        const Series& s = d.series[static_cast<std::size_t>(f)];
+        ASSERT_EQ(s.function, "main->f" + std::to_string((f * 7919) % k_series));
+        ASSERT_EQ(s.points.size(), 3u);
+        EXPECT_EQ(s.points[2].values, std::vector<double>{static_cast<double>(f + 3)});
+    }
+}
+
 TEST(ScaleReaders, ExtrapJsonNewAndOld) {
     const std::string fresh = R"({"parameters": ["x"], "measurements": {"main": {"time": [
         {"point": [2], "values": [1, 2, 3]}, {"point": [4], "values": [5]}]}}})";
