@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/scale/forecast.hpp"
+#include "report/chunks.hpp"
 
 #include <string>
 
@@ -14,6 +15,11 @@ namespace roofcast::report {
 std::string scale_text(const model::scale::ScaleResult& r);
 std::string scale_json(const model::scale::ScaleResult& r);
 std::string scale_csv(const model::scale::ScaleResult& r);
+// The same documents written piece by piece to `sink`, in order (report/chunks.hpp), the pieces formatted
+// on every OpenMP thread: a million series never stand in memory as one text. The JSON writer checks every
+// string before its first piece, so that invalid UTF-8 (nlohmann's error) leaves no half document.
+void write_scale_json(const model::scale::ScaleResult& r, const TextSink& sink);
+void write_scale_csv(const model::scale::ScaleResult& r, const TextSink& sink);
 
 // SVG of one series: measured means with min–max bars, the model curve, predictions with their
 // interval. Two-parameter series are drawn against the first parameter, with the model at the
