@@ -113,14 +113,18 @@ template <int N> void exp_project_n(const double* r, const ExpPoints& pts, ExpCo
             e.c = 0.0;
             e.a = s_ee > 0.0 ? s_ey / s_ee : 0.0;
         }
-        e.rss = 0.0;
+        // Locals, not e's fields: a store through res[j] could alias e and would keep the sum in memory.
+        const double a = e.a, c = e.c;
+        double* const rj = res ? res[j] : nullptr;
+        double rss = 0.0;
         for (int k = 0; k < m; ++k) {
-            const double d = y[k] - (e.a * evj[k] + e.c);
-            if (res && res[j])
-                res[j][k] = d;
-            e.rss += d * d;
+            const double d = y[k] - (a * evj[k] + c);
+            if (rj)
+                rj[k] = d;
+            rss += d * d;
         }
-        e.ok = std::isfinite(e.rss) && std::isfinite(e.a);
+        e.rss = rss;
+        e.ok = std::isfinite(rss) && std::isfinite(a);
     }
 }
 
