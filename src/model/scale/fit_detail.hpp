@@ -170,8 +170,10 @@ struct ColumnFold {
     std::vector<int> idx;                // training points
     int test = -1;                       // held-out point; -1 for the fit on all points
     std::vector<double> mb, sxx, sbb;    // per candidate: mean, centred sum of squares, sum of squares
-    std::vector<double> db;              // per candidate, idx.size() centred values
+    std::vector<double> db;              // centred values: db[k * candidates + c] for training point k
     std::vector<unsigned char> solvable; // fit_line's test on sxx passes (and two points or more)
+    std::vector<double> b_test;          // per candidate, its value at the held-out point
+    std::vector<unsigned char> plain;    // a column without constraints (not inverse, not logarithmic)
 };
 inline constexpr std::size_t k_max_fold_points = 64; // Basis::prepare_folds leaves larger sets alone
 struct ColumnFolds {
