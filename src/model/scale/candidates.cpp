@@ -17,13 +17,25 @@ enum Listing {
     k_list_polynomial = 4
 };
 
+// What the constant and exponential families' validation fits predict, as Model::evaluate computes it
+// for their Models, without building a Model (and its vectors) for each fold.
+struct Constant {
+    double c0;
+    double evaluate(const Coord&) const { return c0; }
+};
+struct Decay {
+    double a, b, c; // a·b^(-x) + c
+    explicit Decay(const ExpCoef& e) : a(e.a), b(std::exp(e.r)), c(e.c) {}
+    double evaluate(const Coord& x) const { return a * std::pow(b, -x[0]) + c; }
+};
+
 // The constant c0 (one coefficient).
 class ConstantFamily final : public CandidateFamily {
 public:
     void contend(const Contest& c, std::vector<Contender>& out) const override {
         const double* y = c.p.ys.data();
         const auto fit_on = [&](const int* idx, int m) {
-            return std::optional<Model>(constant_model(mean_of(y, idx, m)));
+            return std::optional<Constant>(Constant{mean_of(y, idx, m)});
         };
         out.push_back({score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 1), k_list_constant,
                        this, 0, nullptr});
@@ -113,13 +125,13 @@ public:
             m.coef = {e.a, std::exp(e.r), e.c};
             return m;
         };
-        const auto fit_on = [&](const int* idx, int m) -> std::optional<Model> {
+        const auto fit_on = [&](const int* idx, int m) -> std::optional<Decay> {
             if (m == n)
-                return to_model(full);
+                return Decay{full};
             const ExpCoef e = fit_exponential(x, y, idx, m, rho);
             if (!e.ok)
                 return std::nullopt;
-            return to_model(e);
+            return Decay{e};
         };
         out.push_back({score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 3),
                        k_list_exponential, this, 0, std::make_unique<const Model>(to_model(full))});

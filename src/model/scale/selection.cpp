@@ -194,6 +194,7 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
                 if (contenders[k].listing == listing && k != chosen &&
                     contenders[k].score <= 2.0 * best + 1e-12)
                     near.push_back(k);
+        f.alternatives.reserve(std::min(near.size(), k_max_alternatives));
         std::sort(near.begin(), near.end(),
                   [&](std::size_t u, std::size_t v) { return contenders[u].score < contenders[v].score; });
         for (std::size_t k : near) {
