@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <omp.h>
 #include <string>
 #include <utility>
 
@@ -127,6 +128,49 @@ TEST(ScaleReaders, CsvManySeriesInFirstSeenOrder) {
         ASSERT_EQ(s.points.size(), 3u);
         EXPECT_EQ(s.points[2].values, std::vector<double>{static_cast<double>(f + 3)});
     }
+}
+
+// A CSV of more than a few megabytes is read in parts, one per thread, joined in order: the data set must be
+// the one a single reader builds (series, points and values in the same order, rows of a series and of a
+// point far apart and on both sides of every part's edge), and a bad line must give the single reader's
+// error.
+TEST(ScaleReaders, CsvReadInPartsIsReadWhole) {
+    std::string text = "function,metric,x,value\n";
+    for (int row = 0; row < 240000; ++row) {
+        const int f = (row * 37) % 5003, x = 1 + row % 7;
+        text += (row % 11 == 0 ? "\"main->g" : "main->g") + std::to_string(f) +
+                (row % 11 == 0 ? ", q\"" : "") + (row % 3 == 0 ? ",bytes," : ",time,") + std::to_string(x) +
+                "," + std::to_string(row % 1000) + "\n";
+        if (row % 50000 == 7)
+            text += "\r\n"; // blank lines count in the line numbers: 1 + 240000 + 5 lines before the bad one
+    }
+    ASSERT_GT(text.size(), std::size_t{4} << 20);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const Dataset whole = read_csv(text, "p.csv");
+    const std::string bad = text + "main->g1,time,1,oops\n" + text;
+    const std::string whole_error = input_error_of([&] { read_csv(bad, "p.csv"); });
+    omp_set_num_threads(4);
+    const Dataset parts = read_csv(text, "p.csv");
+    const std::string parts_error = input_error_of([&] { read_csv(bad, "p.csv"); });
+    omp_set_num_threads(threads);
+    ASSERT_EQ(parts.series.size(), whole.series.size());
+    for (std::size_t i = 0; i < whole.series.size(); ++i) {
+        const Series& a = whole.series[i];
+        const Series& b = parts.series[i];
+        ASSERT_EQ(a.function, b.function) << i;
+        ASSERT_EQ(a.metric, b.metric) << i;
+        ASSERT_EQ(a.notes, b.notes) << i;
+        ASSERT_EQ(a.points.size(), b.points.size()) << i;
+        for (std::size_t k = 0; k < a.points.size(); ++k) {
+            EXPECT_EQ(a.points[k].x, b.points[k].x) << i;
+            EXPECT_EQ(a.points[k].values, b.points[k].values) << i;
+        }
+    }
+    EXPECT_NE(whole_error.find("p.csv: field 'line 240007 value': expected a number, got 'oops'"),
+              std::string::npos)
+        << whole_error;
+    EXPECT_EQ(parts_error, whole_error);
 }
 
 TEST(ScaleReaders, ExtrapJsonNewAndOld) {

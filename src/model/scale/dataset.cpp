@@ -113,6 +113,25 @@ void Builder::add(std::string_view function, std::string_view metric, const Coor
     pts.push_back(Point{x, std::move(values)});
 }
 
+void Builder::absorb(Dataset&& part) {
+    for (auto& s : part.series) {
+        const std::size_t before = m_d.series.size();
+        auto& pts = points_of(s.function, s.metric);
+        if (m_d.series.size() > before) {
+            pts = std::move(s.points);
+            continue;
+        }
+        for (auto& p : s.points) {
+            const auto same =
+                std::find_if(pts.begin(), pts.end(), [&](const Point& q) { return q.x == p.x; });
+            if (same != pts.end())
+                same->values.insert(same->values.end(), p.values.begin(), p.values.end());
+            else
+                pts.push_back(std::move(p));
+        }
+    }
+}
+
 void Builder::add(std::string_view function, std::string_view metric, const Coord& x, double value) {
     auto& pts = points_of(function, metric);
     for (auto& p : pts)

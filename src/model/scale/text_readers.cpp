@@ -6,9 +6,12 @@
 #include "model/scale/dataset.hpp"
 #include "model/scale/reader_detail.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <fmt/format.h>
+#include <omp.h>
 #include <string_view>
 
 namespace roofcast::model::scale {
@@ -22,7 +25,11 @@ namespace {
 // empty line.
 class Lines {
 public:
-    explicit Lines(std::string_view text) : m_text(text) {}
+    // `before`: the lines that precede the text (for a part of a file), so that numbers count from the
+    // file's.
+    explicit Lines(std::string_view text, std::size_t before = 0) : m_text(text), m_number(before) {}
+    // Where the next line starts.
+    std::size_t offset() const { return m_start; }
     // The next line and its number (from 1); false after the last.
     bool next(std::string_view& line, std::size_t& number) {
         if (m_start > m_text.size())
@@ -42,7 +49,7 @@ public:
 private:
     std::string_view m_text;
     std::size_t m_start = 0;
-    std::size_t m_number = 0;
+    std::size_t m_number;
 };
 
 std::string line_field(std::size_t number) {
@@ -135,10 +142,11 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
     std::size_t region_line = 0;
     Builder b(d);
     Lines lines(text);
-    auto finish_region = [&](const std::string& at) {
+    // `at`: the line that ends the region (0: the end of the file).
+    auto finish_region = [&](std::size_t at) {
         if (!region.empty() && data_index != 0 && data_index != points.size())
             throw InputError(
-                file, at,
+                file, at == 0 ? std::string("end of file") : line_field(at),
                 fmt::format("region '{}' (line {}) has {} DATA lines, expected one per point ({})", region,
                             region_line, data_index, points.size()));
     };
@@ -149,7 +157,11 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
         const std::string_view line = trim_view(raw);
         if (line.empty() || line[0] == '#')
             continue;
-        const auto sp = line.find_first_of(" \t");
+        std::size_t sp = 0; // the end of the tag (find_first_of calls memchr per character)
+        while (sp < line.size() && line[sp] != ' ' && line[sp] != '\t')
+            ++sp;
+        if (sp == line.size())
+            sp = std::string_view::npos;
         const std::string_view tag = line.substr(0, sp);
         const std::string_view rest =
             sp == std::string_view::npos ? std::string_view() : trim_view(line.substr(sp));
@@ -183,13 +195,13 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
             for (const auto& p : parse_points(rest, file, field))
                 points.push_back(to_coord(p, d.parameters.size(), file, field));
         } else if (tag == "METRIC") {
-            finish_region(line_field(ln));
+            finish_region(ln);
             if (rest.empty())
                 throw InputError(file, line_field(ln), "expected a metric name after METRIC");
             metric = rest;
             data_index = 0;
         } else if (tag == "REGION") {
-            finish_region(line_field(ln));
+            finish_region(ln);
             if (rest.empty())
                 throw InputError(file, line_field(ln), "expected a call path after REGION");
             region = rest;
@@ -201,31 +213,21 @@ Dataset read_extrap_text(const std::string& text, const std::string& file) {
                 fmt::format("expected PARAMETER, POINTS, REGION, METRIC or DATA, got '{}'", tag));
         }
     }
-    finish_region("end of file");
+    finish_region(0);
     if (d.parameters.empty() || points.empty() || d.series.empty())
         throw InputError(file, "", "expected PARAMETER, POINTS, REGION and DATA lines (Extra-P text format)");
     normalize(d);
     return d;
 }
 
-Dataset read_csv(const std::string& text, const std::string& file) {
-    Dataset d;
-    Lines lines(text);
+namespace {
+
+// The data rows of a CSV (whole lines of it, `before` lines into the file) into b.
+void csv_rows(std::string_view part, std::size_t before, const std::vector<std::string>& parameters,
+              std::size_t ncols, const std::string& file, Builder& b) {
+    Lines lines(part, before);
     std::string_view line;
     std::size_t ln = 0;
-    bool found = false;
-    while (!found && lines.next(line, ln))
-        found = !trim_view(line).empty();
-    if (!found)
-        throw InputError(file, "header", "expected a header line 'function,metric,<parameter>...,value'");
-    const auto header = split_csv(line);
-    if (header.size() < 4 || header[0] != "function" || header[1] != "metric" || header.back() != "value")
-        throw InputError(file, "header",
-                         "expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
-    d.parameters.assign(header.begin() + 2, header.end() - 1);
-    check_parameter_count(d.parameters.size(), file, "header");
-    const std::size_t ncols = header.size();
-    Builder b(d);
     std::string_view cells[k_max_parameters + 3];
     std::vector<std::string> quoted; // the cells of a line with double quotes
     while (lines.next(line, ln)) {
@@ -243,10 +245,10 @@ Dataset read_csv(const std::string& text, const std::string& file) {
         if (count != ncols)
             throw InputError(file, line_field(ln), fmt::format("expected {} columns, got {}", ncols, count));
         Coord c{};
-        for (std::size_t k = 0; k < d.parameters.size(); ++k) {
+        for (std::size_t k = 0; k < parameters.size(); ++k) {
             const auto v = to_number(cells[2 + k]);
             if (!v || !std::isfinite(*v))
-                throw InputError(file, line_field(ln) + " " + d.parameters[k],
+                throw InputError(file, line_field(ln) + " " + parameters[k],
                                  fmt::format("expected a finite number, got '{}'", cells[2 + k]));
             c[k] = *v;
         }
@@ -256,6 +258,81 @@ Dataset read_csv(const std::string& text, const std::string& file) {
                              fmt::format("expected a number, got '{}'", cells[ncols - 1]));
         b.add(cells[0], cells[1], c, *v);
     }
+}
+
+// Parts of a large text read at once: each OpenMP thread reads a run of whole lines into a data set of its
+// own, and the parts join the first in order (Builder::absorb), as if one reader had read them all: the
+// same series in the same order, the same points, the same values, the same first error.
+constexpr std::size_t k_parallel_bytes = std::size_t{4} << 20;
+
+void csv_rows_parallel(std::string_view data, std::size_t before, const std::vector<std::string>& parameters,
+                       std::size_t ncols, const std::string& file, Builder& b) {
+    const std::size_t parts = static_cast<std::size_t>(std::clamp(omp_get_max_threads(), 1, 16));
+    std::vector<std::size_t> bounds(parts + 1, data.size());
+    bounds[0] = 0;
+    for (std::size_t i = 1; i < parts; ++i) {
+        const std::size_t nl = data.find('\n', std::max(bounds[i - 1], i * data.size() / parts));
+        bounds[i] = nl == std::string_view::npos ? data.size() : nl + 1;
+    }
+    std::vector<std::size_t> lines_in(parts, 0);
+    std::vector<Dataset> own(parts);
+    std::vector<std::exception_ptr> error(parts);
+#pragma omp parallel for schedule(static, 1)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(parts); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        const std::string_view part = data.substr(bounds[k], bounds[k + 1] - bounds[k]);
+        lines_in[k] = static_cast<std::size_t>(std::count(part.begin(), part.end(), '\n'));
+    }
+#pragma omp parallel for schedule(static, 1)
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(parts); ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        const std::string_view part = data.substr(bounds[k], bounds[k + 1] - bounds[k]);
+        std::size_t first = before;
+        for (std::size_t j = 0; j < k; ++j)
+            first += lines_in[j];
+        try {
+            if (k == 0) {
+                csv_rows(part, first, parameters, ncols, file, b);
+            } else {
+                Builder mine(own[k]);
+                csv_rows(part, first, parameters, ncols, file, mine);
+            }
+        } catch (...) {
+            error[k] = std::current_exception();
+        }
+    }
+    for (const auto& e : error) // the first error in the file
+        if (e)
+            std::rethrow_exception(e);
+    for (std::size_t k = 1; k < parts; ++k)
+        b.absorb(std::move(own[k]));
+}
+
+} // namespace
+
+Dataset read_csv(const std::string& text, const std::string& file) {
+    Dataset d;
+    Lines lines(text);
+    std::string_view line;
+    std::size_t ln = 0;
+    bool found = false;
+    while (!found && lines.next(line, ln))
+        found = !trim_view(line).empty();
+    if (!found)
+        throw InputError(file, "header", "expected a header line 'function,metric,<parameter>...,value'");
+    const auto header = split_csv(line);
+    if (header.size() < 4 || header[0] != "function" || header[1] != "metric" || header.back() != "value")
+        throw InputError(file, "header",
+                         "expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
+    d.parameters.assign(header.begin() + 2, header.end() - 1);
+    check_parameter_count(d.parameters.size(), file, "header");
+    const std::string_view data =
+        lines.offset() < text.size() ? std::string_view(text).substr(lines.offset()) : std::string_view();
+    Builder b(d);
+    if (data.size() >= k_parallel_bytes && omp_get_max_threads() > 1)
+        csv_rows_parallel(data, ln, d.parameters, header.size(), file, b);
+    else
+        csv_rows(data, ln, d.parameters, header.size(), file, b);
     if (d.series.empty())
         throw InputError(file, "", "expected at least one data line after the header");
     normalize(d);
