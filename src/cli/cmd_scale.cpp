@@ -7,6 +7,7 @@
 #include "report/scale_report.hpp"
 #include "report/scale_roofline.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -136,7 +137,14 @@ void run_scale(const ScaleOptions& o) {
     if (o.json)
         report::write_scale_json(r, print);
     else if (o.csv)
-        report::write_scale_csv(r, [&](std::string_view piece) { print(core::terminal_text(piece)); });
+        report::write_scale_csv(r, [&](std::string_view piece) {
+            // Control characters (from names in the input) are escaped; most pieces have none to copy for.
+            const bool plain = std::none_of(piece.begin(), piece.end(), [](char c) {
+                const auto u = static_cast<unsigned char>(c);
+                return (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f;
+            });
+            plain ? print(piece) : print(core::terminal_text(piece));
+        });
     else
         print(core::terminal_text(report::scale_text(r)));
     if (std::fflush(stdout) != 0)

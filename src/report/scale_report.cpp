@@ -5,6 +5,7 @@
 #include "core/stats.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <iterator>
@@ -94,9 +95,14 @@ void append_csv_cell(std::string& out, std::string_view s) {
     out += '"';
 }
 
+// "{:.10g}" of a finite figure, written by std::to_chars with the same digits (printf's "%.10g", which fmt
+// follows) at a fraction of the cost: five figures a row, a row per series and target.
 void append_csv_num(std::string& out, std::optional<double> v) {
-    if (v && std::isfinite(*v))
-        fmt::format_to(std::back_inserter(out), "{:.10g}", *v);
+    if (!v || !std::isfinite(*v))
+        return;
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, *v, std::chars_format::general, 10);
+    out.append(buf, r.ptr);
 }
 
 // The CSV rows of series [begin, end): one per target (or one without a prediction when there is none).
