@@ -8,17 +8,37 @@
 #include "report/scale_report.hpp"
 #include "report/scale_roofline.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <omp.h>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace roofcast::cli {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string megabytes(double bytes) {
+    return fmt::format("{:.1f} MB", bytes / 1e6);
+}
+
+// The rate at which a phase read or wrote its bytes (for bench/scale-speed.sh and the curious).
+std::string rate(double bytes, double seconds) {
+    return seconds > 0.0 ? fmt::format("{:.0f} MB/s", bytes / 1e6 / seconds) : std::string("rate n/a");
+}
 
 struct ScaleOptions {
     std::vector<std::string> files;
@@ -55,13 +75,21 @@ void run_scale(const ScaleOptions& o) {
         core::check_output_writable(std::filesystem::path(o.plot_dir) / "chart.svg", "--plot-dir");
     }
     // Each file read on its own, so that a roofcast profile's unknown keys are named with its path.
+    const auto t_read = Clock::now();
     Dataset data;
     std::vector<std::string> unread;
+    std::uintmax_t bytes = 0;
     for (const auto& f : o.files) {
         Dataset more = model::formats::read_dataset(f, &unread, o.scaling);
         check_unread_keys(f, unread, false);
         merge(data, std::move(more), f);
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(f, ec);
+        bytes += ec ? 0 : size;
     }
+    const double read_s = seconds_since(t_read);
+    fmt::print(stderr, "roofcast scale: read {} series ({}) in {:.3f} s ({})\n", data.series.size(),
+               megabytes(static_cast<double>(bytes)), read_s, rate(static_cast<double>(bytes), read_s));
     if (!o.metric.empty()) {
         std::erase_if(data.series, [&](const Series& s) { return s.metric != o.metric; });
         if (data.series.empty())
@@ -111,12 +139,33 @@ void run_scale(const ScaleOptions& o) {
                                     report::scale_svg(r, i));
         fmt::print(stderr, "roofcast scale: wrote {} SVG chart(s) to {}\n", r.data.series.size(), o.plot_dir);
     }
+    const auto t_write = Clock::now();
+    double written = 0.0;
+    // The large documents go out piece by piece as they are formatted (report::write_scale_json/csv).
+    const auto print = [&](std::string_view piece) {
+        if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size())
+            throw std::system_error(errno, std::generic_category(), "cannot write to standard output");
+        written += static_cast<double>(piece.size());
+    };
     if (o.json)
-        fmt::print("{}", report::scale_json(r));
+        report::write_scale_json(r, print);
     else if (o.csv)
-        fmt::print("{}", core::terminal_text(report::scale_csv(r)));
+        report::write_scale_csv(r, [&](std::string_view piece) {
+            // Control characters (from names in the input) are escaped; most pieces have none to copy for.
+            const bool plain = std::none_of(piece.begin(), piece.end(), [](char c) {
+                const auto u = static_cast<unsigned char>(c);
+                return (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f;
+            });
+            plain ? print(piece) : print(core::terminal_text(piece));
+        });
     else
-        fmt::print("{}", core::terminal_text(report::scale_text(r)));
+        print(core::terminal_text(report::scale_text(r)));
+    if (std::fflush(stdout) != 0)
+        throw std::system_error(errno, std::generic_category(), "cannot write to standard output");
+    const double write_s = seconds_since(t_write);
+    if (o.json || o.csv)
+        fmt::print(stderr, "roofcast scale: wrote {} in {:.3f} s ({})\n", megabytes(written), write_s,
+                   rate(written, write_s));
     if (machine && !o.json && !o.csv)
         for (const Coord& t : r.targets)
             fmt::print("{}", core::terminal_text(report::roofline_forecast_text(

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/scale/forecast.hpp"
+#include "report/chunks.hpp"
 
 #include <string>
 
@@ -16,6 +17,15 @@ std::string scale_json(const model::scale::ScaleResult& r);
 std::string scale_csv(const model::scale::ScaleResult& r);
 // One line: the process grid's shape at every measured and target rank count (r.grid must be set).
 std::string process_grid_text(const model::scale::ScaleResult& r);
+// The rank counts of the measured points and the targets, ascending (a grid's data set has one parameter),
+// and one of them as the text and JSON documents print it.
+std::vector<double> grid_rank_counts(const model::scale::ScaleResult& r);
+std::string rank_count_text(double ranks);
+// The same documents written piece by piece to `sink`, in order (report/chunks.hpp), the pieces formatted
+// on every OpenMP thread: a million series never stand in memory as one text. The JSON writer checks every
+// string before its first piece, so that invalid UTF-8 (nlohmann's error) leaves no half document.
+void write_scale_json(const model::scale::ScaleResult& r, const TextSink& sink);
+void write_scale_csv(const model::scale::ScaleResult& r, const TextSink& sink);
 
 // SVG of one series: measured means with min–max bars, the model curve, predictions with their
 // interval. Two-parameter series are drawn against the first parameter, with the model at the

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <omp.h>
 #include <string>
 #include <utility>
 
@@ -77,6 +78,99 @@ TEST(ScaleReaders, CsvWithRepetitionsAndTwoParameters) {
     EXPECT_EQ(error("function,metric,x,value\nf,m,two,1\n"),
               "p.csv: field 'line 2 x': expected a finite number, got 'two'");
     EXPECT_EQ(error("function,metric,x,value\nf,m,2\n"), "p.csv: field 'line 2': expected 4 columns, got 3");
+}
+
+// The CSV reader walks the text in place: blank lines, CRLF endings, blanks around cells, quoted cells with
+// commas and quotes, a '+' sign, rows of one series apart from each other, and errors that name the line
+// (counted with the blank lines) and the column.
+TEST(ScaleReaders, CsvLinesCellsAndOrder) {
+    const std::string text = "\n  \nfunction,metric,x,value\r\n"
+                             " f ,time, 2 , +1.5 \r\n"
+                             "\r\n"
+                             "\"g \"\"q\"\", h\",time,2,7\n"
+                             "f,time,4,2.5\n"
+                             "f,bytes,2,9\n"
+                             "f,time,2,3.5";
+    const Dataset d = read_csv(text, "p.csv");
+    ASSERT_EQ(d.series.size(), 3u);
+    EXPECT_EQ(d.series[0].function, "f");
+    EXPECT_EQ(d.series[0].metric, "time");
+    EXPECT_EQ(d.series[1].function, "g \"q\", h");
+    EXPECT_EQ(d.series[2].metric, "bytes");
+    ASSERT_EQ(d.series[0].points.size(), 2u);
+    EXPECT_EQ(d.series[0].points[0].values, (std::vector<double>{1.5, 3.5})); // rows of x = 2, in order
+    EXPECT_EQ(d.series[0].points[1].values, std::vector<double>{2.5});
+    const auto error = [](const std::string& csv) { return input_error_of([&] { read_csv(csv, "p.csv"); }); };
+    EXPECT_EQ(error("function,metric,x,value\n\nf,m,1,1\nf,m,2,x\n"),
+              "p.csv: field 'line 4 value': expected a number, got 'x'");
+    EXPECT_EQ(error("function,metric,x,value\n\"a,b\",m,1\n"),
+              "p.csv: field 'line 2': expected 4 columns, got 3");
+    EXPECT_EQ(error("function,metric,x,value\nf,m,1,2,3\n"),
+              "p.csv: field 'line 2': expected 4 columns, got 5");
+    EXPECT_EQ(error("function,metric,x,value\n\n"),
+              "p.csv: expected at least one data line after the header");
+}
+
+// Thousands of series, each row of a series far from the last: the series keep the order in which they
+// first appear, and a series' rows all reach it.
+TEST(ScaleReaders, CsvManySeriesInFirstSeenOrder) {
+    std::string text = "function,metric,x,value\n";
+    constexpr int k_series = 5000;
+    for (int x = 1; x <= 3; ++x)
+        for (int f = 0; f < k_series; ++f)
+            text += "main->f" + std::to_string((f * 7919) % k_series) + ",time," + std::to_string(x) + "," +
+                    std::to_string(f + x) + "\n";
+    const Dataset d = read_csv(text, "p.csv");
+    ASSERT_EQ(d.series.size(), static_cast<std::size_t>(k_series));
+    for (int f = 0; f < k_series; ++f) {
+        const Series& s = d.series[static_cast<std::size_t>(f)];
+        ASSERT_EQ(s.function, "main->f" + std::to_string((f * 7919) % k_series));
+        ASSERT_EQ(s.points.size(), 3u);
+        EXPECT_EQ(s.points[2].values, std::vector<double>{static_cast<double>(f + 3)});
+    }
+}
+
+// A CSV of more than a few megabytes is read in parts, one per thread, joined in order: the data set must be
+// the one a single reader builds (series, points and values in the same order, rows of a series and of a
+// point far apart and on both sides of every part's edge), and a bad line must give the single reader's
+// error.
+TEST(ScaleReaders, CsvReadInPartsIsReadWhole) {
+    std::string text = "function,metric,x,value\n";
+    for (int row = 0; row < 240000; ++row) {
+        const int f = (row * 37) % 5003, x = 1 + row % 7;
+        text += (row % 11 == 0 ? "\"main->g" : "main->g") + std::to_string(f) +
+                (row % 11 == 0 ? ", q\"" : "") + (row % 3 == 0 ? ",bytes," : ",time,") + std::to_string(x) +
+                "," + std::to_string(row % 1000) + "\n";
+        if (row % 50000 == 7)
+            text += "\r\n"; // blank lines count in the line numbers: 1 + 240000 + 5 lines before the bad one
+    }
+    ASSERT_GT(text.size(), std::size_t{4} << 20);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const Dataset whole = read_csv(text, "p.csv");
+    const std::string bad = text + "main->g1,time,1,oops\n" + text;
+    const std::string whole_error = input_error_of([&] { read_csv(bad, "p.csv"); });
+    omp_set_num_threads(4);
+    const Dataset parts = read_csv(text, "p.csv");
+    const std::string parts_error = input_error_of([&] { read_csv(bad, "p.csv"); });
+    omp_set_num_threads(threads);
+    ASSERT_EQ(parts.series.size(), whole.series.size());
+    for (std::size_t i = 0; i < whole.series.size(); ++i) {
+        const Series& a = whole.series[i];
+        const Series& b = parts.series[i];
+        ASSERT_EQ(a.function, b.function) << i;
+        ASSERT_EQ(a.metric, b.metric) << i;
+        ASSERT_EQ(a.notes, b.notes) << i;
+        ASSERT_EQ(a.points.size(), b.points.size()) << i;
+        for (std::size_t k = 0; k < a.points.size(); ++k) {
+            EXPECT_EQ(a.points[k].x, b.points[k].x) << i;
+            EXPECT_EQ(a.points[k].values, b.points[k].values) << i;
+        }
+    }
+    EXPECT_NE(whole_error.find("p.csv: field 'line 240007 value': expected a number, got 'oops'"),
+              std::string::npos)
+        << whole_error;
+    EXPECT_EQ(parts_error, whole_error);
 }
 
 TEST(ScaleReaders, ExtrapJsonNewAndOld) {

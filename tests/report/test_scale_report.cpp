@@ -1,9 +1,13 @@
 #include "report/scale_report.hpp"
 #include "xml.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
 using namespace roofcast::model::scale;
 using namespace roofcast::report;
@@ -82,4 +86,69 @@ TEST(ScaleReport, SvgIsWellFormedWithPointsModelAndPrediction) {
     EXPECT_EQ(count_scale_class(*root, "prediction"), 1u);
     EXPECT_EQ(count_scale_class(*root, "interval"), 1u);
     EXPECT_EQ(scale_svg_name(r, 0), "0000-main-_lin-time.svg");
+}
+
+// The JSON document is written piece by piece (report/json_out.hpp) in nlohmann's dump(2) layout: parsed
+// and dumped again by nlohmann it must come back byte for byte, whatever it holds: two parameters named
+// out of sorted order, an evaluation, non-finite figures (null), strings with quotes, backslashes, control
+// characters and UTF-8, series without points' repetitions and a prediction at each of two targets.
+TEST(ScaleReport, StreamedJsonIsNlohmannsLayout) {
+    Dataset d;
+    d.parameters = {"size", "cores"};
+    Series a{"main->\"quoted\" \\ tab\there", "time µs", {}, {}};
+    Series b{"ctl\x01\x1f", "bytes", {}, {}};
+    for (double c : {8.0, 16.0, 32.0, 64.0})
+        for (double n : {1e3, 2e3, 4e3}) {
+            a.points.push_back(Point{{n, c}, {1 + c * n / 1000, 1.1 + c * n / 1000}});
+            b.points.push_back(Point{{n, c}, {5 + std::log2(c)}});
+        }
+    d.series = {a, b};
+    d.warnings = {"a warning with a newline\nin it"};
+    ScaleResult r = forecast(d, Selection::forecast, {{1e4, 256}, {8e3, 128}});
+    Dataset measured;
+    measured.parameters = d.parameters;
+    measured.series = {Series{a.function, a.metric, {Point{{1e4, 256}, {2600}}}, {}},
+                       Series{"absent", "time", {Point{{1e4, 256}, {1}}}, {}}};
+    r.evaluation = evaluate(r, measured, "target.json");
+    r.fits[1].mape = std::nan(""); // non-finite figures are written as null
+    r.fits[1].notes.push_back("note with \"quotes\" and a tab\t");
+
+    std::vector<std::string> pieces;
+    write_scale_json(r, [&](std::string_view p) { pieces.emplace_back(p); });
+    EXPECT_GT(pieces.size(), 2u); // head, the functions, tail
+    std::string text;
+    for (const auto& p : pieces)
+        text += p;
+    EXPECT_EQ(text, scale_json(r));
+    const auto j = nlohmann::json::parse(text);
+    EXPECT_EQ(j.dump(2) + "\n", text);
+    EXPECT_EQ(j["functions"][0]["function"], a.function);
+    EXPECT_EQ(j["functions"][1]["function"], b.function);
+    EXPECT_TRUE(j["functions"][1]["fit"]["mape_percent"].is_null());
+    EXPECT_EQ(j["functions"][0]["predictions"][1]["x"]["size"], 8e3);
+    EXPECT_EQ(j["evaluation"]["unmatched"][0], "absent time");
+    EXPECT_EQ(j["parameters"][0], "size");
+
+    // No series at all: empty arrays, and the same layout.
+    ScaleResult empty = forecast(Dataset{{"cores"}, {}, {}, {}}, Selection::forecast, {});
+    const std::string e = scale_json(empty);
+    EXPECT_EQ(nlohmann::json::parse(e).dump(2) + "\n", e);
+}
+
+// A string nlohmann refuses (invalid UTF-8) stops the document before its first piece: no half document.
+TEST(ScaleReport, StreamedJsonRefusesInvalidUtf8BeforeWriting) {
+    ScaleResult r = scale_example({{256, 0}});
+    r.data.series[1].function = "bad\xff";
+    std::string written;
+    EXPECT_THROW(write_scale_json(r, [&](std::string_view p) { written += p; }), nlohmann::json::type_error);
+    EXPECT_EQ(written, "");
+}
+
+// The CSV written in pieces is the one document.
+TEST(ScaleReport, StreamedCsvIsTheDocument) {
+    const ScaleResult r = scale_example({{256, 0}, {512, 0}});
+    std::string pieces;
+    write_scale_csv(r, [&](std::string_view p) { pieces += p; });
+    EXPECT_EQ(pieces, scale_csv(r));
+    EXPECT_NE(pieces.find("main->noisy,time,constant,105,5,"), std::string::npos) << pieces;
 }

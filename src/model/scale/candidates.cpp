@@ -18,57 +18,92 @@ enum Listing {
     k_list_grid = 5
 };
 
+// What the constant and exponential families' validation fits predict, as Model::evaluate computes it
+// for their Models, without building a Model (and its vectors) for each fold.
+struct Constant {
+    double c0;
+    double evaluate(const Coord&) const { return c0; }
+};
+struct Decay {
+    double a, b, c; // a·b^(-x) + c
+    explicit Decay(const ExpCoef& e) : a(e.a), b(std::exp(e.r)), c(e.c) {}
+    double evaluate(const Coord& x) const { return a * std::pow(b, -x[0]) + c; }
+};
+
 // The constant c0 (one coefficient).
 class ConstantFamily final : public CandidateFamily {
 public:
     void contend(const Contest& c, std::vector<Contender>& out) const override {
         const double* y = c.p.ys.data();
         const auto fit_on = [&](const int* idx, int m) {
-            return std::optional<Model>(constant_model(mean_of(y, idx, m)));
+            return std::optional<Constant>(Constant{mean_of(y, idx, m)});
         };
-        const int n = static_cast<int>(c.all.size());
-        out.push_back(
-            {score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 1), k_list_constant,
-             [y, &c, n] { return std::optional<Model>(constant_model(mean_of(y, c.all.data(), n))); }});
+        out.push_back({score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 1), k_list_constant,
+                       this, 0, nullptr});
+    }
+    std::optional<Model> fit_all(const Contest& c, const Contender&) const override {
+        return constant_model(mean_of(c.p.ys.data(), c.all.data(), static_cast<int>(c.all.size())));
     }
 };
 
 // Every two-coefficient column of the basis: the PMNF terms and the linear, inverse and logarithmic
-// families. Scored straight from the precomputed column (no Model per fold): the hot loop.
+// families. Scored straight from the precomputed column (no Model per fold): the hot loop. With the basis's
+// precomputed folds (column_folds.cpp) each column costs one cross product per fold; without them (points
+// measured by few series) fit_line does the same arithmetic whole.
 class ColumnFamily final : public CandidateFamily {
 public:
     void contend(const Contest& c, std::vector<Contender>& out) const override {
         const int n = static_cast<int>(c.all.size());
         const double* y = c.p.ys.data();
-        for (const auto& cand : c.basis.candidates()) {
-            const double* b = c.basis.column(cand);
+        const auto& cands = c.basis.candidates();
+        const bool on_all = c.sel == Selection::mape || c.folds.test.empty();
+        const std::size_t first = out.size();
+        out.resize(first + cands.size());
+        for (std::size_t k = 0; k < cands.size(); ++k) {
+            out[first + k].listing = k_list_columns;
+            out[first + k].family = this;
+            out[first + k].member = k;
+        }
+        if (c.columns) {
+            constexpr std::size_t k_stack = 256;
+            double stack[k_stack];
+            std::vector<double> heap(cands.size() > k_stack ? cands.size() : 0);
+            double* scores = cands.size() > k_stack ? heap.data() : stack;
+            score_columns(c.basis, *c.columns, y, c.p.scale, on_all, scores);
+            for (std::size_t k = 0; k < cands.size(); ++k)
+                out[first + k].score = scores[k];
+            return;
+        }
+        for (std::size_t k = 0; k < cands.size(); ++k) {
+            const double* b = c.basis.column(cands[k]);
             double s = 0.0;
             bool ok = true;
-            if (c.sel == Selection::mape || c.folds.test.empty()) {
-                const Line l = fit_line(b, y, c.all.data(), n, cand.family);
+            if (on_all) {
+                const Line l = fit_line(b, y, c.all.data(), n, cands[k].family);
                 ok = l.ok;
                 for (int i = 0; ok && i < n; ++i)
                     s += relative_error(l.c0 + l.c1 * b[i], y[i], c.p.scale);
                 s /= n;
             } else {
-                for (std::size_t k = 0; ok && k < c.folds.test.size(); ++k) {
-                    const auto& tr = c.folds.train[k];
-                    const Line l = fit_line(b, y, tr.data(), static_cast<int>(tr.size()), cand.family);
+                for (std::size_t f = 0; ok && f < c.folds.test.size(); ++f) {
+                    const auto& tr = c.folds.train[f];
+                    const Line l = fit_line(b, y, tr.data(), static_cast<int>(tr.size()), cands[k].family);
                     ok = l.ok;
-                    const int t = c.folds.test[k];
+                    const int t = c.folds.test[f];
                     s += relative_error(l.c0 + l.c1 * b[t], y[t], c.p.scale);
                 }
                 s /= static_cast<double>(c.folds.test.size());
             }
-            const Basis::Cand* member = &cand;
-            out.push_back({ok && std::isfinite(s) ? s : k_inf, k_list_columns,
-                           [member, b, y, &c, n]() -> std::optional<Model> {
-                               const Line full = fit_line(b, y, c.all.data(), n, member->family);
-                               if (!full.ok)
-                                   return std::nullopt;
-                               return line_model(*member, full);
-                           }});
+            out[first + k].score = ok && std::isfinite(s) ? s : k_inf;
         }
+    }
+    std::optional<Model> fit_all(const Contest& c, const Contender& member) const override {
+        const Basis::Cand& cand = c.basis.candidates()[member.member];
+        const Line full = fit_line(c.basis.column(cand), c.p.ys.data(), c.all.data(),
+                                   static_cast<int>(c.all.size()), cand.family);
+        if (!full.ok)
+            return std::nullopt;
+        return line_model(cand, full);
     }
 };
 
@@ -91,17 +126,19 @@ public:
             m.coef = {e.a, std::exp(e.r), e.c};
             return m;
         };
-        const auto fit_on = [&](const int* idx, int m) -> std::optional<Model> {
+        const auto fit_on = [&](const int* idx, int m) -> std::optional<Decay> {
             if (m == n)
-                return to_model(full);
+                return Decay{full};
             const ExpCoef e = fit_exponential(x, y, idx, m, rho);
             if (!e.ok)
                 return std::nullopt;
-            return to_model(e);
+            return Decay{e};
         };
-        const Model whole = to_model(full);
         out.push_back({score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 3),
-                       k_list_exponential, [whole] { return std::optional<Model>(whole); }});
+                       k_list_exponential, this, 0, std::make_unique<const Model>(to_model(full))});
+    }
+    std::optional<Model> fit_all(const Contest&, const Contender& member) const override {
+        return member.model ? std::optional<Model>(*member.model) : std::nullopt;
     }
 };
 
@@ -119,17 +156,25 @@ public:
         const int n = static_cast<int>(c.all.size());
         if (n < 4 || c.sel == Selection::mape || c.folds.test.empty())
             return;
-        for (const double k : k_polynomial_degrees) {
-            const std::vector<Compound> terms = polynomial_compounds(k, 0);
-            const auto fit_on = [&c, terms](const int* idx, int m) -> std::optional<Model> {
-                auto mdl = fit_pmnf_model(terms, c.p.xs, c.p.ys.data(), idx, m);
-                if (!mdl || !on_asymptotic_branch(mdl->coef, terms, 0, c.p.xs, idx, m))
-                    return std::nullopt;
-                return mdl;
-            };
+        for (std::size_t d = 0; d < k_polynomial_degrees.size(); ++d) {
+            const std::vector<Compound> terms = polynomial_compounds(k_polynomial_degrees[d], 0);
+            const auto fit_on = [&c, &terms](const int* idx, int m) { return fit(c, terms, idx, m); };
             const double score = score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, 3);
-            out.push_back({score, k_list_polynomial, [fit_on, &c, n] { return fit_on(c.all.data(), n); }});
+            out.push_back({score, k_list_polynomial, this, d, nullptr});
         }
+    }
+    std::optional<Model> fit_all(const Contest& c, const Contender& member) const override {
+        const std::vector<Compound> terms = polynomial_compounds(k_polynomial_degrees[member.member], 0);
+        return fit(c, terms, c.all.data(), static_cast<int>(c.all.size()));
+    }
+
+private:
+    static std::optional<Model> fit(const Contest& c, const std::vector<Compound>& terms, const int* idx,
+                                    int m) {
+        auto mdl = fit_pmnf_model(terms, c.p.xs, c.p.ys.data(), idx, m);
+        if (!mdl || !on_asymptotic_branch(mdl->coef, terms, 0, c.p.xs, idx, m))
+            return std::nullopt;
+        return mdl;
     }
 };
 
@@ -146,7 +191,11 @@ public:
         std::optional<Model> whole =
             fit_piecewise(c.basis, c.p.ys.data(), c.all.data(), static_cast<int>(c.all.size()));
         const double score = whole ? s : k_inf; // no fit on all points: not a contender
-        out.push_back({score, k_list_piecewise, [whole] { return whole; }});
+        out.push_back({score, k_list_piecewise, this, 0,
+                       whole ? std::make_unique<const Model>(std::move(*whole)) : nullptr});
+    }
+    std::optional<Model> fit_all(const Contest&, const Contender& member) const override {
+        return member.model ? std::optional<Model>(*member.model) : std::nullopt;
     }
 };
 
@@ -159,20 +208,24 @@ public:
         if (!c.grid)
             return;
         const std::shared_ptr<const Grid>& grid = c.grid;
-        const int n = static_cast<int>(c.all.size());
-        static const std::vector<std::vector<GridTerm>> k_term_sets = {{GridTerm::cuts},
-                                                                       {GridTerm::faces},
-                                                                       {GridTerm::ranks, GridTerm::cuts},
-                                                                       {GridTerm::ranks, GridTerm::faces}};
-        for (const auto& terms : k_term_sets) {
-            const auto fit_on = [&c, grid, &terms](const int* idx, int m) {
+        for (std::size_t member = 0; member < k_term_sets.size(); ++member) {
+            const auto& terms = k_term_sets[member];
+            const auto fit_on = [&c, &grid, &terms](const int* idx, int m) {
                 return fit_grid_terms(grid, terms, c.p, idx, m);
             };
             const double score =
                 score_candidate(fit_on, c.folds, c.sel, c.p.xs, c.p.ys, c.p.scale, terms.size() + 1);
-            out.push_back({score, k_list_grid, [fit_on, &c, n] { return fit_on(c.all.data(), n); }});
+            out.push_back({score, k_list_grid, this, member, nullptr});
         }
     }
+    std::optional<Model> fit_all(const Contest& c, const Contender& member) const override {
+        return fit_grid_terms(c.grid, k_term_sets[member.member], c.p, c.all.data(),
+                              static_cast<int>(c.all.size()));
+    }
+
+private:
+    static inline const std::vector<std::vector<GridTerm>> k_term_sets = {
+        {GridTerm::cuts}, {GridTerm::faces}, {GridTerm::ranks, GridTerm::cuts}, {GridTerm::ranks, GridTerm::faces}};
 };
 
 } // namespace

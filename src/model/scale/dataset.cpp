@@ -1,4 +1,5 @@
 #include "model/scale/dataset.hpp"
+#include "model/scale/reader_detail.hpp"
 
 #include "core/error.hpp"
 #include "core/json_keys.hpp"
@@ -11,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -34,7 +36,7 @@ std::size_t Dataset::point_count() const {
     return all.size();
 }
 
-namespace {
+namespace reading {
 
 std::optional<double> to_number(std::string_view text) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '+'))
@@ -52,114 +54,120 @@ std::optional<double> to_number(std::string_view text) {
     return v;
 }
 
-// Collects values per (function, metric) while a reader runs; keeps first-seen order.
-class Builder {
-public:
-    explicit Builder(Dataset& d) : m_d(d) {}
-    Series& add(const std::string& function, const std::string& metric, const Coord& x,
-                std::vector<double> values) {
-        const std::string key = function + '\x1f' + metric;
-        auto [it, inserted] = m_index.try_emplace(key, m_d.series.size());
-        if (inserted)
-            m_d.series.push_back(Series{function, metric, {}, {}});
-        // Rows for a point already seen in this file are further repetitions of it.
-        auto& pts = m_d.series[it->second].points;
-        for (auto& p : pts)
-            if (p.x == x) {
-                p.values.insert(p.values.end(), values.begin(), values.end());
-                return m_d.series[it->second];
-            }
+bool Builder::is_key_of(std::size_t series) const {
+    const Series& s = m_d.series[series];
+    const std::string_view key = m_key;
+    return key.size() == s.function.size() + 1 + s.metric.size() && key.starts_with(s.function) &&
+           key[s.function.size()] == '\x1f' && key.substr(s.function.size() + 1) == s.metric;
+}
+
+void Builder::grow() {
+    std::vector<Slot> old(m_slots.empty() ? 64 : 2 * m_slots.size());
+    old.swap(m_slots);
+    const std::size_t mask = m_slots.size() - 1;
+    for (const Slot& slot : old)
+        if (slot.series != k_empty) {
+            std::size_t i = slot.hash & mask;
+            while (m_slots[i].series != k_empty)
+                i = (i + 1) & mask;
+            m_slots[i] = slot;
+        }
+}
+
+std::vector<Point>& Builder::points_of(std::string_view function, std::string_view metric) {
+    if (m_has_last && m_d.series[m_last].function == function && m_d.series[m_last].metric == metric)
+        return m_d.series[m_last].points;
+    m_key.assign(function);
+    m_key += '\x1f';
+    m_key += metric;
+    if (2 * (m_used + 1) > m_slots.size())
+        grow();
+    const std::size_t hash = std::hash<std::string_view>{}(m_key);
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t i = hash & mask;
+    while (m_slots[i].series != k_empty && !(m_slots[i].hash == hash && is_key_of(m_slots[i].series)))
+        i = (i + 1) & mask;
+    if (m_slots[i].series == k_empty) {
+        m_slots[i] = Slot{hash, m_d.series.size()};
+        ++m_used;
+        m_d.series.push_back(Series{std::string(function), std::string(metric), {}, {}});
+        // Room for as many points as the series before has: series mostly share their points.
+        if (m_d.series.size() > 1)
+            m_d.series.back().points.reserve(m_d.series[m_d.series.size() - 2].points.size());
+    }
+    m_last = m_slots[i].series;
+    m_has_last = true;
+    return m_d.series[m_last].points;
+}
+
+Series& Builder::add(std::string_view function, std::string_view metric, const Coord& x,
+                     std::vector<double> values) {
+    auto& pts = points_of(function, metric);
+    // Rows for a point already seen in this file are further repetitions of it.
+    const auto same = std::find_if(pts.begin(), pts.end(), [&](const Point& p) { return p.x == x; });
+    if (same != pts.end())
+        same->values.insert(same->values.end(), values.begin(), values.end());
+    else
         pts.push_back(Point{x, std::move(values)});
-        return m_d.series[it->second];
-    }
-
-private:
-    Dataset& m_d;
-    std::unordered_map<std::string, std::size_t> m_index;
-};
-
-std::vector<std::string_view> split_ws(std::string_view line) {
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-            ++i;
-        std::size_t j = i;
-        while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j])))
-            ++j;
-        if (j > i)
-            out.push_back(line.substr(i, j - i));
-        i = j;
-    }
-    return out;
+    return m_d.series[m_last];
 }
 
-std::vector<std::string_view> lines_of(const std::string& text) {
-    std::vector<std::string_view> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string_view l(text.data() + start, end - start);
-        if (!l.empty() && l.back() == '\r')
-            l.remove_suffix(1);
-        out.push_back(l);
-        start = end + 1;
-    }
-    return out;
-}
-
-std::string trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return std::string(s);
-}
-
-// Extra-P POINTS: "( 20 )", "20 30", "( 20 1 ) ( 30 2 )", "((20) (1)) ((30) (2))". A parenthesised
-// group at depth 0 is one point; bare numbers at depth 0 are one-parameter points.
-std::vector<std::vector<double>> parse_points(std::string_view rest, const std::string& file,
-                                              const std::string& field) {
-    std::vector<std::vector<double>> points;
-    std::vector<double> current;
-    int depth = 0;
-    std::size_t i = 0;
-    while (i < rest.size()) {
-        const char c = rest[i];
-        if (c == '(') {
-            ++depth;
-            ++i;
-        } else if (c == ')') {
-            if (--depth < 0)
-                throw InputError(file, field, "unbalanced ')' in POINTS");
-            if (depth == 0) {
-                points.push_back(current);
-                current.clear();
-            }
-            ++i;
-        } else if (std::isspace(static_cast<unsigned char>(c))) {
-            ++i;
-        } else {
-            std::size_t j = i;
-            while (j < rest.size() && rest[j] != '(' && rest[j] != ')' &&
-                   !std::isspace(static_cast<unsigned char>(rest[j])))
-                ++j;
-            const auto v = to_number(rest.substr(i, j - i));
-            if (!v || !std::isfinite(*v))
-                throw InputError(file, field,
-                                 fmt::format("expected a number, got '{}'", rest.substr(i, j - i)));
-            if (depth == 0)
-                points.push_back({*v});
+void Builder::absorb(Dataset&& part) {
+    for (auto& s : part.series) {
+        const std::size_t before = m_d.series.size();
+        auto& pts = points_of(s.function, s.metric);
+        if (m_d.series.size() > before) {
+            pts = std::move(s.points);
+            m_d.series[m_last].kind = std::move(s.kind);
+            continue;
+        }
+        for (auto& p : s.points) {
+            const auto same =
+                std::find_if(pts.begin(), pts.end(), [&](const Point& q) { return q.x == p.x; });
+            if (same != pts.end())
+                same->values.insert(same->values.end(), p.values.begin(), p.values.end());
             else
-                current.push_back(*v);
-            i = j;
+                pts.push_back(std::move(p));
         }
     }
-    if (depth != 0)
-        throw InputError(file, field, "unbalanced '(' in POINTS");
-    return points;
+}
+
+void Builder::add(std::string_view function, std::string_view metric, const Coord& x, double value) {
+    auto& pts = points_of(function, metric);
+    for (auto& p : pts)
+        if (p.x == x) {
+            p.values.push_back(value);
+            return;
+        }
+    pts.push_back(Point{x, {value}});
+}
+
+std::vector<std::string> split_csv(std::string_view line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.push_back(trim(cur));
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(trim(cur));
+    return out;
 }
 
 Coord to_coord(const std::vector<double>& v, std::size_t nparams, const std::string& file,
@@ -178,6 +186,12 @@ void check_parameter_count(std::size_t n, const std::string& file, const std::st
     if (n == 0 || n > k_max_parameters)
         throw InputError(file, field, fmt::format("expected 1 or 2 parameters, got {}", n));
 }
+
+} // namespace reading
+
+using namespace reading;
+
+namespace {
 
 double json_number(const json& j, const std::string& file, const std::string& field) {
     if (j.is_number())
@@ -317,34 +331,6 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
     return d;
 }
 
-std::vector<std::string> split_csv(std::string_view line) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                cur += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                cur += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.push_back(trim(cur));
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    out.push_back(trim(cur));
-    return out;
-}
-
 // One repetition's ranks reduced with `how` (already checked against core::k_rank_aggregates).
 double aggregate(const std::vector<double>& ranks, const std::string& how, const std::string& file,
                  const std::string& field) {
@@ -355,128 +341,9 @@ double aggregate(const std::vector<double>& ranks, const std::string& how, const
 
 } // namespace
 
-Dataset read_extrap_text(const std::string& text, const std::string& file) {
-    Dataset d;
-    std::vector<Coord> points;
-    std::string metric = "metric";
-    std::string region;
-    std::size_t data_index = 0;
-    std::size_t region_line = 0;
-    Builder b(d);
-    const auto lines = lines_of(text);
-    auto finish_region = [&](const std::string& at) {
-        if (!region.empty() && data_index != 0 && data_index != points.size())
-            throw InputError(
-                file, at,
-                fmt::format("region '{}' (line {}) has {} DATA lines, expected one per point ({})", region,
-                            region_line, data_index, points.size()));
-    };
-    for (std::size_t ln = 0; ln < lines.size(); ++ln) {
-        const std::string field = fmt::format("line {}", ln + 1);
-        const std::string line = trim(lines[ln]);
-        if (line.empty() || line[0] == '#')
-            continue;
-        const auto sp = line.find_first_of(" \t");
-        const std::string tag = line.substr(0, sp);
-        const std::string rest = sp == std::string::npos ? "" : trim(std::string_view(line).substr(sp));
-        if (tag == "PARAMETER") {
-            for (auto n : split_ws(rest))
-                d.parameters.emplace_back(n);
-            check_parameter_count(d.parameters.size(), file, field);
-        } else if (tag == "POINTS") {
-            if (d.parameters.empty())
-                throw InputError(file, field, "expected PARAMETER before POINTS");
-            for (const auto& p : parse_points(rest, file, field))
-                points.push_back(to_coord(p, d.parameters.size(), file, field));
-        } else if (tag == "METRIC") {
-            finish_region(field);
-            if (rest.empty())
-                throw InputError(file, field, "expected a metric name after METRIC");
-            metric = rest;
-            data_index = 0;
-        } else if (tag == "REGION") {
-            finish_region(field);
-            if (rest.empty())
-                throw InputError(file, field, "expected a call path after REGION");
-            region = rest;
-            region_line = ln + 1;
-            data_index = 0;
-        } else if (tag == "DATA") {
-            if (region.empty())
-                throw InputError(file, field, "expected REGION before DATA");
-            if (data_index >= points.size())
-                throw InputError(
-                    file, field,
-                    fmt::format("more DATA lines than POINTS ({}) for region '{}'", points.size(), region));
-            std::vector<double> vals;
-            for (auto tok : split_ws(rest)) {
-                const auto v = to_number(tok);
-                if (!v)
-                    throw InputError(file, field, fmt::format("expected a number, got '{}'", tok));
-                vals.push_back(*v);
-            }
-            if (vals.empty())
-                throw InputError(file, field, "expected at least one value after DATA");
-            b.add(region, metric, points[data_index++], std::move(vals));
-        } else {
-            throw InputError(
-                file, field,
-                fmt::format("expected PARAMETER, POINTS, REGION, METRIC or DATA, got '{}'", tag));
-        }
-    }
-    finish_region("end of file");
-    if (d.parameters.empty() || points.empty() || d.series.empty())
-        throw InputError(file, "", "expected PARAMETER, POINTS, REGION and DATA lines (Extra-P text format)");
-    normalize(d);
-    return d;
-}
-
 Dataset read_extrap_json(const std::string& text, const std::string& file) {
     const json root = parse_json(text, file);
     Dataset d = root.contains("callpaths") ? extrap_json_old(root, file) : extrap_json_new(root, file);
-    normalize(d);
-    return d;
-}
-
-Dataset read_csv(const std::string& text, const std::string& file) {
-    Dataset d;
-    const auto lines = lines_of(text);
-    std::size_t ln = 0;
-    while (ln < lines.size() && trim(lines[ln]).empty())
-        ++ln;
-    if (ln == lines.size())
-        throw InputError(file, "header", "expected a header line 'function,metric,<parameter>...,value'");
-    const auto header = split_csv(lines[ln]);
-    if (header.size() < 4 || header[0] != "function" || header[1] != "metric" || header.back() != "value")
-        throw InputError(file, "header",
-                         "expected 'function,metric,<parameter>...,value' (1 or 2 parameters)");
-    d.parameters.assign(header.begin() + 2, header.end() - 1);
-    check_parameter_count(d.parameters.size(), file, "header");
-    Builder b(d);
-    for (++ln; ln < lines.size(); ++ln) {
-        if (trim(lines[ln]).empty())
-            continue;
-        const std::string field = fmt::format("line {}", ln + 1);
-        const auto cells = split_csv(lines[ln]);
-        if (cells.size() != header.size())
-            throw InputError(file, field,
-                             fmt::format("expected {} columns, got {}", header.size(), cells.size()));
-        Coord c{};
-        for (std::size_t k = 0; k < d.parameters.size(); ++k) {
-            const auto v = to_number(cells[2 + k]);
-            if (!v || !std::isfinite(*v))
-                throw InputError(file, field + " " + d.parameters[k],
-                                 fmt::format("expected a finite number, got '{}'", cells[2 + k]));
-            c[k] = *v;
-        }
-        const auto v = to_number(cells.back());
-        if (!v)
-            throw InputError(file, field + " value",
-                             fmt::format("expected a number, got '{}'", cells.back()));
-        b.add(cells[0], cells[1], c, {*v});
-    }
-    if (d.series.empty())
-        throw InputError(file, "", "expected at least one data line after the header");
     normalize(d);
     return d;
 }
@@ -622,8 +489,6 @@ void merge(Dataset& into, Dataset more, const std::string& file) {
             into.series.push_back(std::move(s));
         } else {
             auto& dst = into.series[it->second];
-            if (dst.kind.empty())
-                dst.kind = s.kind;
             dst.points.insert(dst.points.end(), s.points.begin(), s.points.end());
             dst.notes.insert(dst.notes.end(), s.notes.begin(), s.notes.end());
         }

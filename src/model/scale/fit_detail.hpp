@@ -14,6 +14,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -21,10 +22,17 @@
 
 namespace roofcast::model::scale {
 
+namespace detail {
+struct ColumnFolds;
+}
+
 // Precomputed PMNF/family basis columns for one set of one-parameter points (basis.cpp).
 class Basis {
 public:
     explicit Basis(std::vector<double> xs);
+    ~Basis();
+    Basis(const Basis&) = delete;
+    Basis& operator=(const Basis&) = delete;
     struct Cand {
         Term term;
         Family family;
@@ -34,12 +42,17 @@ public:
     const std::vector<Cand>& candidates() const { return m_cands; }
     const double* column(const Cand& c) const { return m_cols.data() + c.offset; }
     std::size_t skipped() const { return m_skipped; }
+    // The columns' share of every fit under `sel` (column_folds.cpp), computed once for the many series
+    // measured at these points; folds() is null until then, or for another selection.
+    void prepare_folds(Selection sel);
+    const detail::ColumnFolds* folds(Selection sel) const;
 
 private:
     std::vector<double> m_x;
     std::vector<Cand> m_cands;
     std::vector<double> m_cols;
     std::size_t m_skipped = 0;
+    std::unique_ptr<detail::ColumnFolds> m_folds;
 };
 
 namespace detail {
@@ -153,27 +166,62 @@ double score_candidate(const FitFn& fit_on, const Folds& folds, Selection sel, c
     return s / static_cast<double>(folds.test.size());
 }
 
+// column_folds.cpp: the part of fit_line that depends only on a column and a fold, not on the values y:
+// the column's mean over the fold's training points, its centred values and their sum of squares. Each
+// series then forms only the cross products with its own centred values, with the same operations in the
+// same order as fit_line, so the scores are those of fit_line bit for bit.
+struct ColumnFold {
+    std::vector<int> idx;                // training points
+    int test = -1;                       // held-out point; -1 for the fit on all points
+    std::vector<double> mb, sxx, sbb;    // per candidate: mean, centred sum of squares, sum of squares
+    std::vector<double> db;              // centred values: db[k * candidates + c] for training point k
+    std::vector<unsigned char> solvable; // fit_line's test on sxx passes (and two points or more)
+    std::vector<double> b_test;          // per candidate, its value at the held-out point
+    std::vector<unsigned char> plain;    // a column without constraints (not inverse, not logarithmic)
+};
+inline constexpr std::size_t k_max_fold_points = 64; // Basis::prepare_folds leaves larger sets alone
+struct ColumnFolds {
+    Selection sel = Selection::forecast;
+    Folds folds;
+    std::vector<ColumnFold> fold; // one per validation fold
+    ColumnFold all;               // all points (MAPE selection, or too few points to validate)
+};
+ColumnFolds make_column_folds(const Basis& basis, Selection sel);
+// Every candidate column's selection score for the values y (k_inf where it has none), as ColumnFamily
+// scores a column with fit_line: the mean relative error over the folds, or over all points when
+// `on_all_points`.
+void score_columns(const Basis& basis, const ColumnFolds& cf, const double* y, double scale,
+                   bool on_all_points, double* scores);
+
 // candidates.cpp: the candidate families of the one-parameter contest behind one interface.
-// One member of the contest: its selection score (k_inf when it has none) and its fit on all points.
+class CandidateFamily;
+// One member of the contest: its selection score (k_inf when it has none), and what its family needs to fit
+// it on all points (CandidateFamily::fit_all), when it is asked to: which member it is, or the fit already
+// made for the score.
 struct Contender {
     double score = k_inf;
     int listing = 0; // the family's place in the near-best list (ties of the score keep this order)
-    std::function<std::optional<Model>()> fit_all;
+    const CandidateFamily* family = nullptr;
+    std::size_t member = 0;
+    std::unique_ptr<const Model> model; // small beside a Model: a contest holds over a hundred members
 };
 // What every family is scored on: the points, their basis columns, the validation folds.
 struct Contest {
     const Prepared& p;
     const Basis& basis;
-    Folds folds;
+    const Folds& folds;
     Selection sel;
     std::vector<int> all;             // 0 .. n-1, for fits on every point
     std::shared_ptr<const Grid> grid; // the process grid of `--grid`, if any (GridFamily)
+    const ColumnFolds* columns;       // the basis's precomputed folds under sel, or null
 };
 class CandidateFamily {
 public:
     virtual ~CandidateFamily() = default;
     // Appends this family's members, scored, in evaluation order.
     virtual void contend(const Contest& c, std::vector<Contender>& out) const = 0;
+    // The member's fit on all points (nullopt where it has none).
+    virtual std::optional<Model> fit_all(const Contest& c, const Contender& member) const = 0;
 };
 // The families in evaluation order (constant first: it wins ties; then the PMNF and constrained
 // linear-in-coefficients columns, the exponential family and the piecewise models).

@@ -28,9 +28,14 @@ ScaleResult forecast(Dataset data, Selection sel, std::vector<Coord> targets, st
     r.fits = fit_all(r.data, sel, r.grid ? std::make_shared<const Grid>(*r.grid) : nullptr);
     r.fit_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.predictions.resize(r.fits.size());
-    for (std::size_t i = 0; i < r.fits.size(); ++i)
+    const auto n = static_cast<std::ptrdiff_t>(r.fits.size());
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::ptrdiff_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        r.predictions[k].reserve(r.targets.size());
         for (const auto& x : r.targets)
-            r.predictions[i].push_back(predict(r.fits[i], x, r.data.parameters.size()));
+            r.predictions[k].push_back(predict(r.fits[k], x, r.data.parameters.size()));
+    }
     return r;
 }
 

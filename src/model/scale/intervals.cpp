@@ -74,23 +74,28 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     // Residual-based interval on the points the predicting model was fitted to (for a piecewise
     // model: the segment that predicts x).
     const Model* m = &f.model;
-    std::vector<Coord> xs = f.xs;
-    std::vector<double> ys = f.ys;
+    // The fitting points, or for a piecewise model the segment's (copied only then).
+    std::vector<Coord> segment_xs;
+    std::vector<double> segment_ys;
+    const std::vector<Coord>* pxs = &f.xs;
+    const std::vector<double>* pys = &f.ys;
     if (m->family == Family::piecewise) {
         std::size_t k = 0;
         while (k < m->breaks.size() && x[0] >= m->breaks[k])
             ++k;
         const double lo = k == 0 ? -k_inf : m->breaks[k - 1];
         const double hi = k < m->breaks.size() ? m->breaks[k] : k_inf;
-        xs.clear();
-        ys.clear();
         for (std::size_t i = 0; i < f.xs.size(); ++i)
             if (f.xs[i][0] >= lo && f.xs[i][0] < hi) {
-                xs.push_back(f.xs[i]);
-                ys.push_back(f.ys[i]);
+                segment_xs.push_back(f.xs[i]);
+                segment_ys.push_back(f.ys[i]);
             }
+        pxs = &segment_xs;
+        pys = &segment_ys;
         m = &f.model.segments[k];
     }
+    const std::vector<Coord>& xs = *pxs;
+    const std::vector<double>& ys = *pys;
     std::optional<double> half;
     const std::size_t p = m->coef.size();
     if (xs.size() > p) {
@@ -103,8 +108,8 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
         // Jacobian of the model in its coefficients by central differences (exact for the models
         // that are linear in their coefficients, first-order for the exponential family).
         Model probe = *m;
-        auto gradient = [&](const Coord& at) {
-            Eigen::VectorXd g(static_cast<Eigen::Index>(p));
+        // Writes the gradient at `at` into out(0, c), c < p (a row of j, or g).
+        auto gradient = [&](const Coord& at, auto&& out) {
             for (std::size_t c = 0; c < p; ++c) {
                 const double h = 1e-6 * std::max(std::abs(m->coef[c]), 1e-6);
                 probe.coef[c] = m->coef[c] + h;
@@ -112,14 +117,14 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
                 probe.coef[c] = m->coef[c] - h;
                 const double down = probe.evaluate(at);
                 probe.coef[c] = m->coef[c];
-                g(static_cast<Eigen::Index>(c)) = (up - down) / (2.0 * h);
+                out(static_cast<Eigen::Index>(c)) = (up - down) / (2.0 * h);
             }
-            return g;
         };
         Eigen::MatrixXd j(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(p));
         for (std::size_t i = 0; i < xs.size(); ++i)
-            j.row(static_cast<Eigen::Index>(i)) = gradient(xs[i]).transpose();
-        const Eigen::VectorXd g = gradient(x);
+            gradient(xs[i], j.row(static_cast<Eigen::Index>(i)));
+        Eigen::VectorXd g(static_cast<Eigen::Index>(p));
+        gradient(x, g);
         if (j.allFinite() && g.allFinite()) {
             const Eigen::MatrixXd jtj = j.transpose() * j;
             const Eigen::VectorXd sol = jtj.completeOrthogonalDecomposition().solve(g);

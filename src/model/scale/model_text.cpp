@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -11,7 +12,13 @@ namespace roofcast::model::scale {
 namespace detail {
 
 std::string num(double v) {
-    return fmt::format("{:.8g}", v);
+    if (!std::isfinite(v))
+        return fmt::format("{:.8g}", v);
+    // std::to_chars with a precision writes what printf("%.8g") writes (C++17 [charconv.to.chars]), as
+    // fmt's "{:.8g}" does, at a fraction of the cost: formulas are written for every series.
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 8);
+    return std::string(buf, r.ptr);
 }
 
 } // namespace detail

@@ -13,9 +13,39 @@
 
 namespace roofcast::model::scale {
 
+namespace {
+
+// Points already sorted, distinct, with only finite values: what the merge below would leave unchanged. The
+// readers produce these for nearly every series; they keep their points as they are.
+bool points_are_tidy(const std::vector<Point>& points) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (points[i].values.empty() || (i > 0 && !(points[i - 1].x < points[i].x)))
+            return false;
+        for (double v : points[i].values)
+            if (!std::isfinite(v))
+                return false;
+    }
+    return true;
+}
+
+bool same_coordinates(const std::vector<Point>& a, const std::vector<Point>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](const Point& p, const Point& q) { return p.x == q.x; });
+}
+
+} // namespace
+
 void normalize(Dataset& d) {
     std::set<Coord> all;
+    const std::vector<Point>* last = nullptr; // the last tidy series's points, all already in `all`
     for (auto& s : d.series) {
+        if (points_are_tidy(s.points)) {
+            if (!last || !same_coordinates(*last, s.points))
+                for (const auto& p : s.points)
+                    all.insert(p.x);
+            last = &s.points;
+            continue;
+        }
         std::map<Coord, std::vector<double>> by_point;
         std::size_t dropped = 0;
         bool duplicate = false;
@@ -65,6 +95,8 @@ void normalize(Dataset& d) {
         }
     }
     for (auto& s : d.series) {
+        if (s.notes.size() < 2)
+            continue;
         std::vector<std::string> uniq;
         for (auto& n : s.notes)
             if (std::find(uniq.begin(), uniq.end(), n) == uniq.end())

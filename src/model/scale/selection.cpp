@@ -154,21 +154,27 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
                 return;
             }
     }
-    Contest contest{p, basis, make_folds(n, sel), sel, std::vector<int>(static_cast<std::size_t>(n)), grid};
+    // The folds depend only on the number of points: the basis holds them when it is shared.
+    const ColumnFolds* columns = basis.folds(sel);
+    const Folds own = columns ? Folds{} : make_folds(n, sel);
+    Contest contest{p,    basis,   columns ? columns->folds : own, sel, std::vector<int>(static_cast<std::size_t>(n)),
+                    grid, columns};
     std::iota(contest.all.begin(), contest.all.end(), 0);
     std::vector<Contender> contenders;
+    contenders.reserve(basis.candidates().size() + 8);
     for (const CandidateFamily* family : candidate_families())
         family->contend(contest, contenders);
     f.candidates = contenders.size();
+    const auto fit_all = [&](std::size_t k) { return contenders[k].family->fit_all(contest, contenders[k]); };
     // The first contender (the constant) is the default and wins ties; a later one must be better and
     // have a fit on all points.
     std::size_t chosen = 0;
     double best = contenders.front().score;
-    f.model = *contenders.front().fit_all();
+    f.model = *fit_all(0);
     for (std::size_t k = 1; k < contenders.size(); ++k) {
         if (!better(contenders[k].score, best))
             continue;
-        auto m = contenders[k].fit_all();
+        auto m = fit_all(k);
         if (!m)
             continue;
         best = contenders[k].score;
@@ -176,24 +182,25 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
         f.model = std::move(*m);
     }
     // Near-best contenders: score within twice the best (plus rounding), up to k_max_alternatives,
-    // listed in family listing order before sorting by score.
+    // listed in family listing order (a stable order: by listing, then by place) before sorting by score.
     constexpr std::size_t k_max_alternatives = 4;
     if (std::isfinite(best)) {
-        std::vector<std::size_t> listed(contenders.size());
-        std::iota(listed.begin(), listed.end(), 0);
-        std::stable_sort(listed.begin(), listed.end(), [&](std::size_t u, std::size_t v) {
-            return contenders[u].listing < contenders[v].listing;
-        });
+        int last_listing = 0;
+        for (const auto& c : contenders)
+            last_listing = std::max(last_listing, c.listing);
         std::vector<std::size_t> near;
-        for (std::size_t k : listed)
-            if (k != chosen && contenders[k].score <= 2.0 * best + 1e-12)
-                near.push_back(k);
+        for (int listing = 0; listing <= last_listing; ++listing)
+            for (std::size_t k = 0; k < contenders.size(); ++k)
+                if (contenders[k].listing == listing && k != chosen &&
+                    contenders[k].score <= 2.0 * best + 1e-12)
+                    near.push_back(k);
+        f.alternatives.reserve(std::min(near.size(), k_max_alternatives));
         std::sort(near.begin(), near.end(),
                   [&](std::size_t u, std::size_t v) { return contenders[u].score < contenders[v].score; });
         for (std::size_t k : near) {
             if (f.alternatives.size() == k_max_alternatives)
                 break;
-            if (auto m = contenders[k].fit_all())
+            if (auto m = fit_all(k))
                 f.alternatives.push_back(std::move(*m));
         }
     }
@@ -280,19 +287,41 @@ std::optional<Model> fit_family(Family family, const std::vector<double>& x, con
 
 std::vector<Fit> fit_all(const Dataset& d, Selection sel, const std::shared_ptr<const Grid>& grid) {
     const std::size_t nparams = d.parameters.size();
+    std::vector<std::unique_ptr<Basis>> owned;
     std::vector<const Basis*> basis_of(d.series.size(), nullptr);
-    std::map<std::vector<double>, std::unique_ptr<Basis>> bases;
     if (nparams == 1) {
+        struct Shared {
+            std::unique_ptr<Basis> basis;
+            std::size_t series = 0;
+        };
+        std::map<std::vector<double>, Shared> bases;
+        std::vector<double> key;
+        Shared* last = nullptr;
         for (std::size_t i = 0; i < d.series.size(); ++i) {
-            std::vector<double> key;
-            key.reserve(d.series[i].points.size());
-            for (const auto& p : d.series[i].points)
-                key.push_back(p.x[0]);
-            auto& slot = bases[key];
-            if (!slot)
-                slot = std::make_unique<Basis>(key);
-            basis_of[i] = slot.get();
+            const auto& pts = d.series[i].points;
+            // Neighbouring series are mostly measured at the same points: the last basis, without a lookup.
+            const bool same = last && key.size() == pts.size() &&
+                              std::equal(pts.begin(), pts.end(), key.begin(),
+                                         [](const Point& p, double x) { return p.x[0] == x; });
+            if (!same) {
+                key.clear();
+                for (const auto& p : pts)
+                    key.push_back(p.x[0]);
+                last = &bases[key];
+                if (!last->basis)
+                    last->basis = std::make_unique<Basis>(key);
+            }
+            ++last->series;
+            basis_of[i] = last->basis.get();
         }
+        // The columns' share of the validation fits, once per set of points that several series share.
+        constexpr std::size_t k_min_shared = 4;
+        for (auto& [x, shared] : bases)
+            if (shared.series >= k_min_shared)
+                shared.basis->prepare_folds(sel);
+        owned.reserve(bases.size());
+        for (auto& [x, shared] : bases)
+            owned.push_back(std::move(shared.basis));
     }
     std::vector<Fit> out(d.series.size());
     const auto n = static_cast<std::ptrdiff_t>(d.series.size());
