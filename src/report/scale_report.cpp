@@ -9,8 +9,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <set>
 #include <iterator>
+#include <set>
 
 namespace roofcast::report {
 

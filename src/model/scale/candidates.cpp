@@ -224,8 +224,10 @@ public:
     }
 
 private:
-    static inline const std::vector<std::vector<GridTerm>> k_term_sets = {
-        {GridTerm::cuts}, {GridTerm::faces}, {GridTerm::ranks, GridTerm::cuts}, {GridTerm::ranks, GridTerm::faces}};
+    static inline const std::vector<std::vector<GridTerm>> k_term_sets = {{GridTerm::cuts},
+                                                                          {GridTerm::faces},
+                                                                          {GridTerm::ranks, GridTerm::cuts},
+                                                                          {GridTerm::ranks, GridTerm::faces}};
 };
 
 } // namespace

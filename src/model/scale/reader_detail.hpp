@@ -41,7 +41,8 @@ class Builder {
 public:
     explicit Builder(Dataset& d) : m_d(d) {}
     // The series the values went to.
-    Series& add(std::string_view function, std::string_view metric, const Coord& x, std::vector<double> values);
+    Series& add(std::string_view function, std::string_view metric, const Coord& x,
+                std::vector<double> values);
     void add(std::string_view function, std::string_view metric, const Coord& x, double value);
     // Adds the series of a data set read (by another Builder) from the text that follows this one's, as add()
     // would have added its rows: new series in their order, further points and values after these.

@@ -157,8 +157,9 @@ void fit_one_parameter(Fit& f, const Prepared& p, const Basis& basis, Selection 
     // The folds depend only on the number of points: the basis holds them when it is shared.
     const ColumnFolds* columns = basis.folds(sel);
     const Folds own = columns ? Folds{} : make_folds(n, sel);
-    Contest contest{p,    basis,   columns ? columns->folds : own, sel, std::vector<int>(static_cast<std::size_t>(n)),
-                    grid, columns};
+    Contest contest{
+        p,    basis,  columns ? columns->folds : own, sel, std::vector<int>(static_cast<std::size_t>(n)),
+        grid, columns};
     std::iota(contest.all.begin(), contest.all.end(), 0);
     std::vector<Contender> contenders;
     contenders.reserve(basis.candidates().size() + 8);
