@@ -17,12 +17,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // "main => solve => dot" -> "main->solve->dot"
-std::string call_path(std::string name) {
-    for (std::size_t p; (p = name.find(" => ")) != std::string::npos;)
-        name.replace(p, 4, "->");
-    while (!name.empty() && name.back() == ' ')
-        name.pop_back();
-    return name;
+std::string call_path(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (std::size_t p; (p = name.find(" => ")) != std::string_view::npos; name.remove_prefix(p + 4))
+        out.append(name.substr(0, p)).append("->");
+    out.append(name);
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
 }
 
 } // namespace
@@ -63,7 +66,7 @@ TauFile parse_tau_profile(const std::string& text, const std::string& file) {
         if (close == std::string_view::npos)
             throw core::InputError(file, field, "expected the closing quote of the function name");
         TauFunction f;
-        f.name = call_path(std::string(line.substr(1, close - 1)));
+        f.name = call_path(line.substr(1, close - 1));
         std::string_view rest = line.substr(close + 1);
         double subrs = 0;
         if (!text::parse_number(text::next_word(rest), f.calls) ||
