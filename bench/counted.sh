@@ -5,7 +5,8 @@
 # (AVX2+FMA), profiles every kernel with `roofcast profile --backend callgrind` and prints, per kernel, the
 # counted FLOPs, core-side bytes and memory bytes against the known counts; then the profiling cost of a
 # memory-bound triad (arrays 8x the simulated last level): the profile's wall time over one native run of
-# the same command, `runs` (3) times each in turn, min / median / max. Prints figures; not a test.
+# the same command, `runs` (3) times each in turn, min / median / max, with the simulated passes one after
+# another and all at once (`--passes-at-once 0`: one per core). Prints figures; not a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib/host.sh
@@ -58,14 +59,17 @@ PY
 exe=$tmp/ck-${variants[-1]%%:*}
 echo
 echo "triad, n = $big (3 arrays, 8x the simulated last level), 2 calls: memory bytes and the cost of profiling"
-native=() profiled=()
+native=() profiled=() together=()
 for ((i = 0; i < runs; i++)); do
     t0=$(date +%s%N); "$exe" triad "$big" 2 >/dev/null; t1=$(date +%s%N)
     "$bin" profile --backend callgrind --machine "$machine" -o "$tmp/big.json" -- "$exe" triad "$big" 2 >/dev/null 2>&1
     t2=$(date +%s%N)
-    native+=($(((t1 - t0) / 1000000))) profiled+=($(((t2 - t1) / 1000000)))
+    "$bin" profile --backend callgrind --machine "$machine" --passes-at-once 0 -o "$tmp/big0.json" -- \
+        "$exe" triad "$big" 2 >/dev/null 2>&1
+    t3=$(date +%s%N)
+    native+=($(((t1 - t0) / 1000000))) profiled+=($(((t2 - t1) / 1000000))) together+=($(((t3 - t2) / 1000000)))
 done
-python3 - "$tmp/big.json" "$big" "${native[*]}" "${profiled[*]}" <<'PY'
+python3 - "$tmp/big.json" "$big" "${native[*]}" "${profiled[*]}" "${together[*]}" "$tmp/big0.json" <<'PY'
 import json, sys, statistics as st
 d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
 native = [int(x) for x in sys.argv[3].split()]; prof = [int(x) for x in sys.argv[4].split()]
@@ -76,4 +80,9 @@ ratios = sorted(p / q for p, q in zip(prof, native))
 print(f"native run ms {min(native)} / {st.median(native)} / {max(native)}; profile ms {min(prof)} / {st.median(prof)} / {max(prof)}")
 print(f"cost (profile / native, each run in turn) min / median / max: {ratios[0]:.1f} / {st.median(ratios):.1f} / {ratios[-1]:.1f}x")
 print("passes:", d["settings"].get("pass_seconds", "?"))
+both = [int(x) for x in sys.argv[5].split()]
+r0 = sorted(p / q for p, q in zip(both, native))
+print(f"with --passes-at-once 0: profile ms {min(both)} / {st.median(both)} / {max(both)}; cost {r0[0]:.1f} / {st.median(r0):.1f} / {r0[-1]:.1f}x")
+d0 = json.load(open(sys.argv[6]))
+print("passes at once:", d0["settings"].get("pass_seconds", "?"))
 PY

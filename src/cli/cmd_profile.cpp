@@ -32,6 +32,7 @@ struct ProfileOptions {
     // A day: ten times the longest run of the shipped examples under valgrind's 50x slow-down would still
     // fit, while a program that hangs is stopped within a batch job's usual limit (docs/design.md).
     double timeout = 86400;
+    int passes_at_once = 1;
     std::vector<std::string> command;
     bool ranks_given = false; // --ranks '' is refused, not taken for one plain process
 };
@@ -130,6 +131,7 @@ void run_profile_command(const ProfileOptions& o) {
                                    "expected at most two parameters (roofcast scale fits 1 or 2)");
         req.repeat = o.repeat;
         req.timeout_s = o.timeout;
+        req.passes_at_once = o.passes_at_once;
         req.command = o.command;
         if (!o.callgrind_out.empty()) {
             if (o.backend != "callgrind")
@@ -183,6 +185,10 @@ void add_profile_command(CLI::App& app) {
                     "callgrind backend: also write rank 0's counts per source line in callgrind's format "
                     "(KCachegrind, callgrind_annotate)");
     add_timeout_option(cmd, o->timeout, "a run of the program (each pass of a backend)");
+    cmd->add_option(
+        "--passes-at-once", o->passes_at_once,
+        "run N of a backend's simulated passes (callgrind's one per cache level) at once; 0: one per "
+        "core (default 1: the program's copies would share its working directory)");
     cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
     cmd->callback([o, ranks] {
         o->ranks_given = ranks->count() > 0;

@@ -8,7 +8,7 @@ namespace roofcast::cli {
 namespace {
 
 // Option fields of the library layers and the flags that set them.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_flags{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 19> k_flags{{
     {"threads", "--threads"},
     {"kernels", "--kernels"},
     {"kernel", "--kernel"},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> k_flags{
     {"sizes_threads", "--sizes/--threads"},
     {"backend", "--backend"},
     {"repeat", "--repeat"},
+    {"passes_at_once", "--passes-at-once"},
     {"predict", "--predict"},
 }};
 

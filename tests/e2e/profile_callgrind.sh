@@ -86,6 +86,19 @@ for calls in 1 3; do
     "$bin" profile --backend callgrind --machine "$machine" -o "$tmp/big$calls.json" -- "$tmp/ck-sse2" triad $big $calls \
         > "$tmp/big.log" 2>&1 || fail "big: $(tail -3 "$tmp/big.log")"
 done
+# The simulated passes run at once give the same counts and simulated bytes as one after another.
+"$bin" profile --backend callgrind --machine "$machine" --passes-at-once 3 -o "$tmp/big1-at-once.json" -- \
+    "$tmp/ck-sse2" triad $big 1 > "$tmp/big.log" 2>&1 || fail "at once: $(tail -3 "$tmp/big.log")"
+python3 - "$tmp/big1.json" "$tmp/big1-at-once.json" <<'PY' || fail "passes at once"
+import json, sys
+def counts(path):
+    d = json.load(open(path))
+    return {(f["name"], m): v["per_rank"] for f in d["functions"] for m, v in f["metrics"].items()
+            if v.get("origin") in ("counted", "simulated")}
+one, together = counts(sys.argv[1]), counts(sys.argv[2])
+assert any(m == "bytes_MEM" for _, m in one), "no simulated metric"
+assert one == together, [k for k in one if one[k] != together.get(k)][:5]
+PY
 python3 - "$tmp/big1.json" "$tmp/big3.json" $big <<'PY' || fail "memory bytes"
 import json, sys
 mem = []

@@ -25,6 +25,9 @@ namespace roofcast::measure::profile {
 
 using Say = std::function<void(const std::string&)>;
 
+// The most simulated passes `profile --passes-at-once` runs together.
+inline constexpr int k_max_passes_at_once = 64;
+
 struct ProfileRequest {
     std::string backend = "auto";                           // a registry name, or auto
     int ranks = 0;                                          // 0: a plain process; N: mpirun -np N
@@ -34,6 +37,9 @@ struct ProfileRequest {
     std::vector<std::string> command;     // program and arguments
     std::string callgrind_out;            // callgrind backend: also write its counts in callgrind's format
     double timeout_s = 0; // > 0: a run (each pass) still going after this is killed with its process group
+    // Simulated passes (a backend's runs under valgrind) run this many at once; 0: one launch per core.
+    // The program's copies then share its working directory and any file it writes there.
+    int passes_at_once = 1;
 };
 
 // Collects values per function, metric, repetition and rank; first-seen order of functions.

@@ -14,8 +14,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fmt/format.h>
+#include <memory>
 #include <thread>
 #include <unistd.h>
 
@@ -267,6 +269,45 @@ PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t
     return out;
 }
 
+// How many simulated passes run at once: as requested, or for 0 one launch of `nranks` processes per core of
+// this machine, at least one. A simulated pass times nothing, so sharing the machine changes none of its
+// counts.
+std::size_t passes_at_once(int requested, int nranks) {
+    if (requested > 0)
+        return static_cast<std::size_t>(requested);
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    return std::max<std::size_t>(1, cores / static_cast<unsigned>(std::max(nranks, 1)));
+}
+
+// Runs passes [first, end) at once, each in its directory; the first failure in pass order is thrown once
+// all have ended (each is bounded by --timeout and stopped by a caught signal).
+std::vector<PassRun> run_passes(const RunContext& c, const ProfileBackend& backend,
+                                const std::vector<Pass>& passes, std::size_t first, std::size_t end,
+                                const std::vector<std::string>& launch,
+                                const std::vector<std::unique_ptr<TempDir>>& dirs) {
+    std::vector<PassRun> runs(end - first);
+    if (end - first == 1) {
+        runs[0] = run_pass(c, backend, first, passes[first], launch, dirs[0]->path());
+        return runs;
+    }
+    std::vector<std::exception_ptr> errors(end - first);
+    std::vector<std::thread> threads;
+    for (std::size_t k = first; k < end; ++k)
+        threads.emplace_back([&, k] {
+            try {
+                runs[k - first] = run_pass(c, backend, k, passes[k], launch, dirs[k - first]->path());
+            } catch (...) {
+                errors[k - first] = std::current_exception();
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    for (const auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
+    return runs;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
@@ -282,6 +323,10 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
         throw core::InputError("", "PROGRAM", "expected a program to profile after --");
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
         throw core::InputError("", "repeat", fmt::format("expected 1..{}", core::k_profile_max_repetitions));
+    if (req.passes_at_once < 0 || req.passes_at_once > k_max_passes_at_once)
+        throw core::InputError("", "passes_at_once",
+                               fmt::format("expected 0 (one per core) .. {}, got {}", k_max_passes_at_once,
+                                           req.passes_at_once));
     const std::string program = resolve_program(req.command.front());
     const BackendChoice choice = choose_backend(req.backend, program);
     say(fmt::format("backend: {} ({})", choice.backend, req.backend == "auto" ? choice.reason : "requested"));
@@ -314,22 +359,37 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     Gather gather(req.repeat, nranks);
     std::vector<std::string> warnings;
     int threads = 1;
+    const std::size_t at_once = simulated ? 1 : passes_at_once(req.passes_at_once, nranks);
     for (int rep = 0; rep < req.repeat; ++rep) {
-        for (std::size_t i = 0; i < passes.size(); ++i) {
-            TempDir tmp;
-            core::make_directories(tmp.path() / "marker");
-            if (passes.size() > 1)
-                say(fmt::format("pass {} of {}: {}", i + 1, passes.size(), passes[i].label));
-            const PassRun run = run_pass(ctx, *backend, i, passes[i], launch, tmp.path());
-            const bool timed = i == timing_pass;
-            if (timed) {
-                walls.push_back(run.wall);
-                cpus.push_back(run.cpu);
+        for (std::size_t i = 0; i < passes.size();) {
+            // The pass at full speed alone; the simulated passes after it in groups that run at once.
+            std::size_t end = i + 1;
+            while (!passes[i].full_speed && end < passes.size() && end - i < at_once &&
+                   !passes[end].full_speed)
+                ++end;
+            std::vector<std::unique_ptr<TempDir>> dirs;
+            for (std::size_t k = i; k < end; ++k) {
+                dirs.push_back(std::make_unique<TempDir>());
+                core::make_directories(dirs.back()->path() / "marker");
+                if (passes.size() > 1)
+                    say(fmt::format("pass {} of {}: {}", k + 1, passes.size(), passes[k].label));
             }
-            pass_seconds[i] += run.wall / req.repeat;
-            gather_markers(tmp.path() / "marker", *backend, i == 0, timed && passes[i].full_speed, rep,
-                           nranks, run.wall, gather, warnings, threads);
-            backend->collect(ctx, i, rep, tmp.path(), gather, warnings);
+            const std::vector<PassRun> runs = run_passes(ctx, *backend, passes, i, end, launch, dirs);
+            // Collected in pass order, as if the passes had run one after another.
+            for (std::size_t k = i; k < end; ++k) {
+                const PassRun& run = runs[k - i];
+                const fs::path& dir = dirs[k - i]->path();
+                const bool timed = k == timing_pass;
+                if (timed) {
+                    walls.push_back(run.wall);
+                    cpus.push_back(run.cpu);
+                }
+                pass_seconds[k] += run.wall / req.repeat;
+                gather_markers(dir / "marker", *backend, k == 0, timed && passes[k].full_speed, rep, nranks,
+                               run.wall, gather, warnings, threads);
+                backend->collect(ctx, k, rep, dir, gather, warnings);
+            }
+            i = end;
         }
     }
     if (passes.size() > 1) {
