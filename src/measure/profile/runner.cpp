@@ -324,9 +324,9 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
         throw core::InputError("", "repeat", fmt::format("expected 1..{}", core::k_profile_max_repetitions));
     if (req.passes_at_once < 0 || req.passes_at_once > k_max_passes_at_once)
-        throw core::InputError("", "passes_at_once",
-                               fmt::format("expected 0 (one per core) .. {}, got {}", k_max_passes_at_once,
-                                           req.passes_at_once));
+        throw core::InputError(
+            "", "passes_at_once",
+            fmt::format("expected 0 (one per core) .. {}, got {}", k_max_passes_at_once, req.passes_at_once));
     const std::string program = resolve_program(req.command.front());
     const BackendChoice choice = choose_backend(req.backend, program);
     say(fmt::format("backend: {} ({})", choice.backend, req.backend == "auto" ? choice.reason : "requested"));
