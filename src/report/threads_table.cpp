@@ -53,6 +53,7 @@ json model_json(const ModelReport& m) {
            {"max_error", m.max_error},
            {"max_error_steady", json_or_null(m.max_error_steady)},
            {"within_range", m.within_range},
+           {"within_tolerance", m.within_tolerance},
            {"max_beyond_range", m.max_beyond_range},
            {"evaluated", m.evaluated},
            {"regimes", regimes},
@@ -162,10 +163,12 @@ std::string threads_text(const ThreadsAnalysis& a) {
             s.held_out > 0 ? fmt::format("{} held-out points", s.held_out) : "the fitted points");
         for (const auto& m : s.models) {
             out += fmt::format("  {:<12} mean {:>7}  max {:>7} (steady points {:>7}; inside the point's own "
-                               "min-max at {} of {}, at most {} outside it)  {}\n",
+                               "min-max at {} of {}, inside or at most 10 % beyond it at {}, at most {} "
+                               "outside it)  {}\n",
                                m.name, percent_text(m.mean_error), percent_text(m.max_error),
                                m.max_error_steady ? percent_text(*m.max_error_steady) : std::string("n/a"),
-                               m.within_range, m.evaluated, percent_text(m.max_beyond_range), m.formula);
+                               m.within_range, m.evaluated, m.within_tolerance,
+                               percent_text(m.max_beyond_range), m.formula);
             out += fmt::format("  {:<12} ({})\n", "", m.citation);
             if (m.model)
                 for (const auto& r : m.model->regimes) {

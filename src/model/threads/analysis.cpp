@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "model/scale/forecast.hpp"
+#include "model/shared_host.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,7 @@ void score(ModelReport& m, const std::vector<Measurement>& pts) {
     double sum = 0.0, worst = 0.0;
     m.max_error_steady.reset();
     m.within_range = 0;
+    m.within_tolerance = 0;
     m.max_beyond_range = 0.0;
     for (const auto& p : pts) {
         const double v = m.evaluate(p.n, p.s);
@@ -43,6 +45,7 @@ void score(ModelReport& m, const std::vector<Measurement>& pts) {
         // How far the prediction lies outside the point's own samples (0 inside [min, max]).
         const double beyond = std::max({0.0, v / p.seconds.max - 1.0, 1.0 - v / p.seconds.min});
         m.within_range += beyond <= 1e-9; // inside, up to rounding
+        m.within_tolerance += beyond <= k_beyond_tolerance + 1e-9;
         m.max_beyond_range = std::max(m.max_beyond_range, beyond);
     }
     m.evaluated = pts.size();

@@ -51,6 +51,9 @@ struct ModelReport {
     // repeats of one point spread by tens of per cent, the part of the error the measurement can resolve.
     std::size_t within_range = 0;
     double max_beyond_range = 0.0;
+    // Evaluation points whose range holds the prediction or lies at most k_beyond_tolerance (10 %) from it:
+    // the shared-host criterion the suite's models are judged by (model/shared_host.hpp).
+    std::size_t within_tolerance = 0;
     std::size_t evaluated = 0;
     std::vector<PredictionRow> predictions;
     std::vector<std::string> notes;
