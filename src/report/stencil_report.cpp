@@ -3,6 +3,7 @@
 #include "core/machine.hpp"
 #include "report/format.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace roofcast::report {
@@ -24,6 +25,12 @@ std::string header_text(const StencilHeader& h) {
     for (const auto& m : h.model_sources)
         s += "model: " + m + "\n";
     return s;
+}
+
+// The measured repetitions of k (a k of the comparison's rows).
+const core::Summary& seconds_of_k(const model::stencil::KComparison& c, int k) {
+    return std::find_if(c.rows.begin(), c.rows.end(), [k](const auto& r) { return r.k == k; })
+        ->measured.seconds_per_step;
 }
 
 std::string us(double s) {
@@ -105,6 +112,12 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
                          : *c.hit                                 ? "within 5 % of the measured best"
                                                                   : "MISSED (more than 5 % slower)",
                          100 * *c.predicted_best_excess);
+    if (c.hit_within_interval && *c.best_predicted_k != c.best_measured_k)
+        s += fmt::format(
+            "; its fastest {} against the best's repetitions {} .. {}: {}",
+            us(seconds_of_k(c, *c.best_predicted_k).min), us(seconds_of_k(c, c.best_measured_k).min),
+            us(seconds_of_k(c, c.best_measured_k).max),
+            *c.hit_within_interval ? "inside or at most 10 % beyond them" : "more than 10 % beyond them");
     s += "\n";
     return s;
 }
@@ -169,6 +182,8 @@ nlohmann::json stencil_sweep_json(const StencilHeader& h, const model::stencil::
     j["best_predicted_k"] =
         c.best_predicted_k ? nlohmann::json(*c.best_predicted_k) : nlohmann::json(nullptr);
     j["predicted_best_hit"] = c.hit ? nlohmann::json(*c.hit) : nlohmann::json(nullptr);
+    j["predicted_best_within_interval"] =
+        c.hit_within_interval ? nlohmann::json(*c.hit_within_interval) : nlohmann::json(nullptr);
     j["predicted_best_excess"] =
         c.predicted_best_excess ? nlohmann::json(*c.predicted_best_excess) : nlohmann::json(nullptr);
     return j;

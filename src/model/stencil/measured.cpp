@@ -1,6 +1,7 @@
 #include "model/stencil/measured.hpp"
 
 #include "core/error.hpp"
+#include "model/shared_host.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -204,6 +205,9 @@ KComparison compare(const MeasuredStencil& m, const std::vector<KPrediction>& pr
         const double t = c.rows[*best_p].measured.seconds_per_step.min;
         c.predicted_best_excess = best_time > 0 ? t / best_time - 1 : 0.0;
         c.hit = *c.best_predicted_k == c.best_measured_k || *c.predicted_best_excess <= k_hit_tolerance;
+        c.hit_within_interval =
+            *c.best_predicted_k == c.best_measured_k ||
+            t <= (1.0 + k_beyond_tolerance) * m.runs[best_m].seconds_per_step.max * (1.0 + 1e-12);
     }
     return c;
 }

@@ -92,6 +92,10 @@ struct KComparison {
     // Measured time of the predicted best over the measured best (fastest repetitions), minus one.
     std::optional<double> predicted_best_excess;
     std::optional<bool> hit; // predicted best == measured best, or within k_hit_tolerance of its time
+    // The shared-host criterion (model/shared_host.hpp): the predicted best's fastest repetition inside the
+    // measured best's repetitions [min, max] or at most k_beyond_tolerance (10 %) beyond their slowest, so
+    // that the run's own spread cannot tell the two apart by more than the tolerance.
+    std::optional<bool> hit_within_interval;
 };
 
 // Predictions may be empty (no machine file): then only the measured side is filled.

@@ -166,6 +166,32 @@ TEST(StencilModel, CompareCountsAHitWithinFivePercent) {
     EXPECT_FALSE(ms::compare(m, {}).hit.has_value());
 }
 
+// The shared-host criterion: the predicted best's fastest repetition against the measured best's slowest.
+TEST(StencilModel, CompareJudgesThePredictedBestAgainstTheBestsRepetitions) {
+    ms::MeasuredStencil m;
+    for (int k = 1; k <= 2; ++k) {
+        ms::MeasuredK r;
+        r.k = k;
+        r.seconds_per_step.min = k == 1 ? 9 : 11;
+        r.seconds_per_step.max = k == 1 ? 10 : 12;
+        m.runs.push_back(r);
+    }
+    std::vector<ms::KPrediction> pred(2);
+    pred[0].k = 1;
+    pred[0].seconds = 2;
+    pred[1].k = 2;
+    pred[1].seconds = 1; // the model prefers k = 2, measured 22 % slower at its fastest
+    auto c = ms::compare(m, pred);
+    EXPECT_FALSE(*c.hit);
+    EXPECT_TRUE(*c.hit_within_interval); // 11 <= 1.1 x 10, the best's slowest
+    m.runs[1].seconds_per_step.min = 11.2;
+    c = ms::compare(m, pred);
+    EXPECT_FALSE(*c.hit_within_interval);
+    pred[1].seconds = 3; // the model now prefers the measured best
+    EXPECT_TRUE(*ms::compare(m, pred).hit_within_interval);
+    EXPECT_FALSE(ms::compare(m, {}).hit_within_interval.has_value());
+}
+
 TEST(StencilModel, RunnerOutputIsChecked) {
     EXPECT_THROW(ms::stencil_run_from_json(nlohmann::json::array(), "x.json"), roofcast::core::InputError);
     nlohmann::json j{{"kernel", "jacobi7"},
