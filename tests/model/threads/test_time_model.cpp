@@ -307,35 +307,50 @@ TEST(ThreadsAnalysis, HoldoutScoresOnPointsNotFitted) {
     EXPECT_LT(s.models[0].max_beyond_range, 1e-6);
 }
 
-// A prediction inside a point's own [min, max] is no error the measurement can resolve; outside, the distance
-// to the nearer end counts. The fitted points are exact (the model recovers the truth t); of the held-out
-// points (every third of the checkerboard), those at even sizes repeat 0.9t, t, 1.1t (inside) and the others
-// 1.2t, 1.3t, 1.4t: the model's t lies 1 - 1/1.2 = 16.7 % below their minimum.
-TEST(ThreadsAnalysis, ErrorsBeyondThePointsOwnRange) {
+// Exact points from the truth t, but every third of the checkerboard (the held-out points) repeats
+// `even` x t at even sizes and `odd` x t at the others; the roofcast model of the analysis, and how many
+// held-out points there were and how many of them at even sizes.
+namespace {
+struct HeldOutCase {
+    ModelReport model;
+    std::size_t held = 0, even = 0;
+};
+HeldOutCase held_out_case(const std::vector<double>& even, const std::vector<double>& odd) {
     ThreadsData d;
     d.context = context();
     const std::vector<double> ns = sizes();
     std::vector<Measurement> pts;
-    std::size_t inside = 0, held = 0;
+    HeldOutCase c;
     for (std::size_t i = 0; i < ns.size(); ++i)
         for (int s = 1; s <= 8; ++s) {
             const double t = truth(ns[i], s);
             Measurement m = point(ns[i], s, t);
             if ((i + static_cast<std::size_t>(s - 1)) % 3 == 2) {
-                ++held;
-                const bool in = i % 2 == 0;
-                inside += in;
-                m.seconds = in ? *core::summarize({0.9 * t, t, 1.1 * t})
-                               : *core::summarize({1.2 * t, 1.3 * t, 1.4 * t});
+                ++c.held;
+                c.even += i % 2 == 0;
+                std::vector<double> reps = i % 2 == 0 ? even : odd;
+                for (double& r : reps)
+                    r *= t;
+                m.seconds = *core::summarize(reps);
             }
             pts.push_back(m);
         }
     d.series.push_back({"omp", pts, {}, {}});
-    const ThreadsAnalysis a = analyse(d, {}, 3);
-    const ModelReport& r = a.series.front().models.front();
-    ASSERT_EQ(r.evaluated, held);
-    EXPECT_EQ(r.within_range, inside);
-    EXPECT_EQ(r.within_tolerance, inside); // the others lie 16.7 % beyond: past the 10 % tolerance
+    c.model = analyse(d, {}, 3).series.front().models.front();
+    return c;
+}
+} // namespace
+
+// A prediction inside a point's own [min, max] is no error the measurement can resolve; outside, the distance
+// to the nearer end counts. The fitted points are exact (the model recovers the truth t); of the held-out
+// points those at even sizes repeat 0.9t, t, 1.1t (inside) and the others 1.2t, 1.3t, 1.4t: the model's t
+// lies 1 - 1/1.2 = 16.7 % below their minimum.
+TEST(ThreadsAnalysis, ErrorsBeyondThePointsOwnRange) {
+    const HeldOutCase c = held_out_case({0.9, 1.0, 1.1}, {1.2, 1.3, 1.4});
+    const ModelReport& r = c.model;
+    ASSERT_EQ(r.evaluated, c.held);
+    EXPECT_EQ(r.within_range, c.even);
+    EXPECT_EQ(r.within_tolerance, c.even); // the others lie 16.7 % beyond: past the 10 % tolerance
     EXPECT_NEAR(r.max_beyond_range, 1.0 - 1.0 / 1.2, 1e-6);
     EXPECT_NEAR(r.max_error, 0.3 / 1.3, 1e-6); // against the median 1.3t
 }
@@ -343,31 +358,12 @@ TEST(ThreadsAnalysis, ErrorsBeyondThePointsOwnRange) {
 // The shared-host criterion: held-out points repeating 1.08t..1.12t lie 1 - 1/1.08 = 7.4 % beyond the model's
 // t (within the 10 % tolerance, though outside their range); those repeating 1.2t..1.4t lie 16.7 % beyond.
 TEST(ThreadsAnalysis, PointsWithinTheToleranceBeyondTheirRange) {
-    ThreadsData d;
-    d.context = context();
-    const std::vector<double> ns = sizes();
-    std::vector<Measurement> pts;
-    std::size_t near = 0, held = 0;
-    for (std::size_t i = 0; i < ns.size(); ++i)
-        for (int s = 1; s <= 8; ++s) {
-            const double t = truth(ns[i], s);
-            Measurement m = point(ns[i], s, t);
-            if ((i + static_cast<std::size_t>(s - 1)) % 3 == 2) {
-                ++held;
-                const bool close = i % 2 == 0;
-                near += close;
-                m.seconds = close ? *core::summarize({1.08 * t, 1.1 * t, 1.12 * t})
-                                  : *core::summarize({1.2 * t, 1.3 * t, 1.4 * t});
-            }
-            pts.push_back(m);
-        }
-    d.series.push_back({"omp", pts, {}, {}});
-    const ModelReport& r = analyse(d, {}, 3).series.front().models.front();
-    ASSERT_EQ(r.evaluated, held);
-    EXPECT_EQ(r.within_range, 0u);
-    EXPECT_EQ(r.within_tolerance, near);
-    EXPECT_GT(near, 0u);
-    EXPECT_LT(near, held);
+    const HeldOutCase c = held_out_case({1.08, 1.1, 1.12}, {1.2, 1.3, 1.4});
+    ASSERT_EQ(c.model.evaluated, c.held);
+    EXPECT_EQ(c.model.within_range, 0u);
+    EXPECT_EQ(c.model.within_tolerance, c.even);
+    EXPECT_GT(c.even, 0u);
+    EXPECT_LT(c.even, c.held);
 }
 
 TEST(ThreadsAnalysis, NoisyMeansAnOutlierAmongTheSeriesSpreads) {
