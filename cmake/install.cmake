@@ -1,5 +1,5 @@
-# Install rules: the roofcast command (and the MPI probe it launches, found beside it), the marker library
-# with its header, and a CMake package so that a user's project can write
+# Install rules: the roofcast command (and the MPI probe and stencil runner it launches, found beside it), the
+# marker library with its header, and a CMake package so that a user's project can write
 #   find_package(roofcast REQUIRED)
 #   target_link_libraries(app PRIVATE roofcast::marker)
 include(CMakePackageConfigHelpers)
@@ -7,6 +7,9 @@ include(CMakePackageConfigHelpers)
 install(TARGETS roofcast RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET roofcast-mpi-probe)
   install(TARGETS roofcast-mpi-probe RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET roofcast-stencil)
+  install(TARGETS roofcast-stencil RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 install(TARGETS roofcast-marker EXPORT roofcastTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

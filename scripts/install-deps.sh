@@ -22,6 +22,9 @@ if [[ "${1:-}" == "--tests" ]]; then
   # (libxml2-utils) checks every chart is well-formed XML, gfortran builds the marker library's Fortran
   # consumer, and GNU time (/usr/bin/time) reports the processor time of bench/scale-speed.sh.
   packages+=(python3 python3-yaml libxml2-utils gfortran time)
+  # The Debian package (cmake/package.cmake, tests/e2e/package.sh): help2man writes the man pages from
+  # --help, dpkg-shlibdeps (dpkg-dev) computes its Depends.
+  packages+=(help2man dpkg-dev)
 fi
 
 missing=()

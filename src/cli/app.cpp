@@ -13,8 +13,9 @@
 
 namespace roofcast::cli {
 
-int run(int argc, char** argv) {
-    CLI::App app{"roofcast: how fast your code can run on this machine, what limits it, and how it scales"};
+void define_app(CLI::App& app) {
+    app.description(
+        "roofcast: how fast your code can run on this machine, what limits it, and how it scales");
     app.set_version_flag("--version", std::string("roofcast ") + k_version);
     app.require_subcommand(1);
     app.fallthrough();
@@ -33,6 +34,11 @@ int run(int argc, char** argv) {
     add_profile_command(app);
     add_inspect_command(app);
     add_convert_command(app);
+}
+
+int run(int argc, char** argv) {
+    CLI::App app;
+    define_app(app);
     // A caught SIGINT, SIGTERM or SIGHUP (core/interrupt.hpp) ends the command however it unwinds: one
     // line and the status a shell gives a process the signal ended (130, 143, 129).
     const auto stopped = [] {

@@ -6,6 +6,10 @@
 
 namespace roofcast::cli {
 
+// The whole command line: description, --version and every subcommand below. run() parses with it; the
+// man pages and the bash completion are generated from it (cli/completion.hpp), so they cannot drift.
+void define_app(CLI::App& app);
+
 void add_validate_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_scale_command(CLI::App& app);
