@@ -184,6 +184,130 @@ std::optional<double> fraction_of_bound(const core::KernelResult& k) {
     return p->seconds_per_iteration / (k.measured_seconds->min / k.iterations); // best epoch, as the errors
 }
 
+namespace {
+
+// The in-core ceiling a kernel sits under: the lowest ceiling above its measured rate, when that is a
+// compute ceiling below the top one. Only for a kernel no bandwidth ceiling holds: near a level's
+// bandwidth, a compute ceiling of similar height is a coincidence, not a cause.
+void under_ceiling_evidence(DiagnosisEvidence& e, const std::vector<core::Ceiling>& ceilings,
+                            std::optional<double> gflops) {
+    const core::Ceiling* lowest = nullptr;
+    double top_compute = 0;
+    for (const auto& c : ceilings) {
+        if (c.kind == "compute")
+            top_compute = std::max(top_compute, c.gflops);
+        if (c.above && (!lowest || c.gflops < lowest->gflops))
+            lowest = &c;
+    }
+    double lowest_bandwidth = std::numeric_limits<double>::infinity();
+    for (const auto& c : ceilings)
+        if (c.kind == "bandwidth")
+            lowest_bandwidth = std::min(lowest_bandwidth, c.gflops);
+    if (lowest && gflops && lowest->kind == "compute" && lowest->gflops < top_compute &&
+        *gflops < k_in_core_share * lowest_bandwidth) {
+        e.under_ceiling = lowest->name;
+        e.under_share = *gflops / lowest->gflops;
+    }
+}
+
+// Streams against the capacity of the level the prediction says bounds the kernel (MEM when that is
+// compute or a level without a capacity curve): reads against the read curve, else writes against the
+// write curve.
+void stream_capacity_evidence(DiagnosisEvidence& e, const StreamSummary& s, const core::Machine& m,
+                              const core::Prediction& p) {
+    std::string level = p.bottleneck;
+    if (!m.stream_capacity_of(level, "read") && !m.stream_capacity_of(level, "write"))
+        level = "MEM";
+    for (const auto& [access, count] : {std::pair<std::string, int>{"read", s.reads}, {"write", s.writes}}) {
+        const core::StreamCapacity* c = m.stream_capacity_of(level, access);
+        if (!c || !c->capacity || count <= 0)
+            continue;
+        // The first access past its capacity; else the access at the lowest fraction of its best.
+        const auto f = c->fraction_at(count);
+        const bool over = count > *c->capacity;
+        if (!e.streams || over || (f && (!e.capacity_fraction || *f < *e.capacity_fraction))) {
+            e.streams = count;
+            e.stream_capacity = *c->capacity;
+            e.capacity_level = level + " (" + access + " streams)";
+            e.capacity_fraction = f;
+            e.capacity_upper_fraction = c->upper_fraction_at(count);
+        }
+        if (over)
+            break;
+    }
+}
+
+// The machine's page and set limits the loop's streams meet: the 4 KiB L1 TLB, the huge-page setting, and
+// the streams that fall in one set of L1 and L2.
+void cache_evidence(DiagnosisEvidence& e, const StreamSummary& s, const core::Machine& m) {
+    if (!m.topology)
+        return;
+    for (const auto& t : m.topology->tlb)
+        if (t.level == "L1d" && t.page_bytes == 4096 && t.entries > 0)
+            e.tlb_entries = t.entries;
+    e.huge_pages = m.topology->huge_pages;
+    for (const auto& c : m.topology->caches)
+        if (c.associativity && *c.associativity > 0 && (c.name == "L1" || c.name == "L2"))
+            e.sets.push_back({c.name,
+                              max_streams_per_set(s, static_cast<double>(c.size_bytes), *c.associativity,
+                                                  static_cast<double>(c.line_bytes)),
+                              *c.associativity, static_cast<double>(c.size_bytes) / *c.associativity});
+}
+
+// What the kernel's loop nest says about its streams: pages in flight, stream capacity, TLB and sets.
+void loop_evidence(DiagnosisEvidence& e, const KernelSpec& spec, const core::Machine& m,
+                   const core::Prediction& p) {
+    if (!spec.loop)
+        return;
+    const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
+    e.pages = pages_in_flight(s);
+    stream_capacity_evidence(e, s, m, p);
+    cache_evidence(e, s, m);
+}
+
+// L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
+// (the mixed model leaves L1 untimed, docs/models.md).
+void l1_share_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Prediction& p,
+                       double t) {
+    for (const core::Prediction* q : {&p, core::find_prediction(k, "hierarchical")})
+        if (q && !e.l1_share)
+            for (const auto& term : q->terms)
+                if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
+                    e.l1_share = *term.seconds_per_iteration / t;
+}
+
+// FP issue at the ceiling of the width and operation mix the compiled loop uses (Williams et al. §4:
+// the in-core ceilings below the peak).
+void fp_issue_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Machine& m,
+                       const CodeEvidence& code, double t) {
+    if (k.flops_per_iteration <= 0)
+        return;
+    const int bits = std::max(64, code.vector_bits);
+    const std::string isa = bits >= 512 ? "avx512" : bits >= 256 ? "avx2" : bits >= 128 ? "sse" : "scalar";
+    const std::string op = code.fma > 0 ? "fma" : "addmul";
+    // Accumulators that hide the FMA latency: the one-thread FMA ceiling over the one-chain ceiling.
+    const core::ComputeCeiling *fma = nullptr, *chain = nullptr;
+    for (const auto& c : m.ceilings) {
+        if (c.isa != isa || c.precision != k.precision || c.threads != 1)
+            continue;
+        if (c.op == "fma")
+            fma = &c;
+        else if (c.op == "chain")
+            chain = &c;
+    }
+    if (fma && chain && chain->gflops.median > 0 && fma->gflops.median > 0)
+        e.fma_chains_needed =
+            std::max(1, static_cast<int>(std::lround(fma->gflops.median / chain->gflops.median)));
+    for (const auto& c : k.ceilings)
+        if (c.kind == "compute" && c.name == core::isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") &&
+            c.gflops > 0) {
+            e.fp_share = k.flops_per_iteration / (c.gflops * 1e9) / t;
+            e.fp_ceiling = c.name;
+        }
+}
+
+} // namespace
+
 void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::Machine& m,
                      const std::optional<CodeEvidence>& code) {
     k.bound_fraction = fraction_of_bound(k);
@@ -195,107 +319,16 @@ void diagnose_kernel(core::KernelResult& k, const KernelSpec& spec, const core::
     if (k.flops_per_iteration > 0)
         gflops = k.flops_per_iteration / t / 1e9;
     k.ceilings = kernel_ceilings(k, m, gflops);
-    const core::Ceiling* lowest = nullptr;
-    double top_compute = 0;
-    for (const auto& c : k.ceilings) {
-        if (c.kind == "compute")
-            top_compute = std::max(top_compute, c.gflops);
-        if (c.above && (!lowest || c.gflops < lowest->gflops))
-            lowest = &c;
-    }
     DiagnosisEvidence e;
     e.fraction = *k.bound_fraction;
     e.machine_vector_bits = machine_vector_bits(m);
     e.code = code;
     e.imbalance = k.thread_imbalance;
-    // Only for a kernel no bandwidth ceiling holds: near a level's bandwidth, a compute ceiling of similar
-    // height is a coincidence, not a cause.
-    double lowest_bandwidth = std::numeric_limits<double>::infinity();
-    for (const auto& c : k.ceilings)
-        if (c.kind == "bandwidth")
-            lowest_bandwidth = std::min(lowest_bandwidth, c.gflops);
-    if (lowest && gflops && lowest->kind == "compute" && lowest->gflops < top_compute &&
-        *gflops < k_in_core_share * lowest_bandwidth) {
-        e.under_ceiling = lowest->name;
-        e.under_share = *gflops / lowest->gflops;
-    }
-    if (spec.loop) {
-        const StreamSummary s = innermost_streams(*spec.loop, spec.source_file);
-        e.pages = pages_in_flight(s);
-        // Streams against the capacity of the level the prediction says bounds the kernel (MEM when that
-        // is compute or a level without a capacity curve): reads against the read curve, else writes
-        // against the write curve.
-        std::string level = p->bottleneck;
-        if (!m.stream_capacity_of(level, "read") && !m.stream_capacity_of(level, "write"))
-            level = "MEM";
-        for (const auto& [access, count] :
-             {std::pair<std::string, int>{"read", s.reads}, {"write", s.writes}}) {
-            const core::StreamCapacity* c = m.stream_capacity_of(level, access);
-            if (!c || !c->capacity || count <= 0)
-                continue;
-            // The first access past its capacity; else the access at the lowest fraction of its best.
-            const auto f = c->fraction_at(count);
-            const bool over = count > *c->capacity;
-            if (!e.streams || over || (f && (!e.capacity_fraction || *f < *e.capacity_fraction))) {
-                e.streams = count;
-                e.stream_capacity = *c->capacity;
-                e.capacity_level = level + " (" + access + " streams)";
-                e.capacity_fraction = f;
-                e.capacity_upper_fraction = c->upper_fraction_at(count);
-            }
-            if (over)
-                break;
-        }
-        if (m.topology) {
-            for (const auto& t : m.topology->tlb)
-                if (t.level == "L1d" && t.page_bytes == 4096 && t.entries > 0)
-                    e.tlb_entries = t.entries;
-            e.huge_pages = m.topology->huge_pages;
-            for (const auto& c : m.topology->caches)
-                if (c.associativity && *c.associativity > 0 && (c.name == "L1" || c.name == "L2"))
-                    e.sets.push_back(
-                        {c.name,
-                         max_streams_per_set(s, static_cast<double>(c.size_bytes), *c.associativity,
-                                             static_cast<double>(c.line_bytes)),
-                         *c.associativity, static_cast<double>(c.size_bytes) / *c.associativity});
-        }
-    }
-    // L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
-    // (the mixed model leaves L1 untimed, docs/models.md).
-    for (const core::Prediction* q : {p, core::find_prediction(k, "hierarchical")})
-        if (q && !e.l1_share)
-            for (const auto& term : q->terms)
-                if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
-                    e.l1_share = *term.seconds_per_iteration / t;
-    // FP issue at the ceiling of the width and operation mix the compiled loop uses (Williams et al. §4:
-    // the in-core ceilings below the peak).
-    if (code && k.flops_per_iteration > 0) {
-        const int bits = std::max(64, code->vector_bits);
-        const std::string isa = bits >= 512   ? "avx512"
-                                : bits >= 256 ? "avx2"
-                                : bits >= 128 ? "sse"
-                                              : "scalar";
-        const std::string op = code->fma > 0 ? "fma" : "addmul";
-        // Accumulators that hide the FMA latency: the one-thread FMA ceiling over the one-chain ceiling.
-        const core::ComputeCeiling *fma = nullptr, *chain = nullptr;
-        for (const auto& c : m.ceilings) {
-            if (c.isa != isa || c.precision != k.precision || c.threads != 1)
-                continue;
-            if (c.op == "fma")
-                fma = &c;
-            else if (c.op == "chain")
-                chain = &c;
-        }
-        if (fma && chain && chain->gflops.median > 0 && fma->gflops.median > 0)
-            e.fma_chains_needed =
-                std::max(1, static_cast<int>(std::lround(fma->gflops.median / chain->gflops.median)));
-        for (const auto& c : k.ceilings)
-            if (c.kind == "compute" &&
-                c.name == core::isa_label(isa) + (op == "fma" ? " FMA" : " without FMA") && c.gflops > 0) {
-                e.fp_share = k.flops_per_iteration / (c.gflops * 1e9) / t;
-                e.fp_ceiling = c.name;
-            }
-    }
+    under_ceiling_evidence(e, k.ceilings, gflops);
+    loop_evidence(e, spec, m, *p);
+    l1_share_evidence(e, k, *p, t);
+    if (code)
+        fp_issue_evidence(e, k, m, *code, t);
     e.measured_seconds = t;
     e.in_cache_seconds = k.in_cache_seconds;
     if (const core::LevelTerm* mem = memory_term(*p); mem && mem->seconds_per_iteration) {
