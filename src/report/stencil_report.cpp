@@ -112,12 +112,14 @@ std::string format_stencil_sweep(const StencilHeader& h, const model::stencil::M
                          : *c.hit                                 ? "within 5 % of the measured best"
                                                                   : "MISSED (more than 5 % slower)",
                          100 * *c.predicted_best_excess);
-    if (c.hit_within_interval && *c.best_predicted_k != c.best_measured_k)
-        s += fmt::format(
-            "; its fastest {} against the best's repetitions {} .. {}: {}",
-            us(seconds_of_k(c, *c.best_predicted_k).min), us(seconds_of_k(c, c.best_measured_k).min),
-            us(seconds_of_k(c, c.best_measured_k).max),
-            *c.hit_within_interval ? "inside or at most 10 % beyond them" : "more than 10 % beyond them");
+    if (c.hit_within_interval && *c.best_predicted_k != c.best_measured_k) {
+        const core::Summary& predicted = seconds_of_k(c, *c.best_predicted_k);
+        const core::Summary& best = seconds_of_k(c, c.best_measured_k);
+        s += fmt::format("; its fastest {} against the best's repetitions {} .. {}: {}", us(predicted.min),
+                         us(best.min), us(best.max),
+                         *c.hit_within_interval ? "inside or at most 10 % beyond them"
+                                                : "more than 10 % beyond them");
+    }
     s += "\n";
     return s;
 }
