@@ -127,6 +127,9 @@ std::string last_line(const std::string& text);
 std::pair<int, std::string> capture_tool(const std::vector<std::string>& args);
 // Whether `perf stat -e EVENT -- true` counts here.
 bool perf_event_works(const std::string& perf, const std::string& event);
+// Options every `perf record` of roofcast's passes adds where this perf knows them (empty or ending in a
+// space).
+std::string perf_record_options(const std::string& perf);
 // `perf report` of the file perf.<rank>.data under `dir` into per-function sampled time (and the hardware
 // events recorded beside cpu-clock).
 void collect_perf_samples(const std::string& perf, const std::filesystem::path& dir, int rank, int rep,

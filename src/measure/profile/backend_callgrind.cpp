@@ -21,18 +21,16 @@
 #include "measure/profile/runner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
 #include <set>
+#include <thread>
 
 namespace roofcast::measure::profile {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Executed addresses further apart than this are disassembled by separate objdump calls.
-constexpr std::uint64_t k_disassembly_gap = 64 * 1024;
-constexpr std::size_t k_max_disassembly_ranges = 256;
 
 struct Level {
     std::string name;       // the level LL simulates ("L1", "L2", "L3")
@@ -73,39 +71,68 @@ bool uses_avx512(const std::string& program) {
     return out.output.find("%zmm") != std::string::npos;
 }
 
-// What every executed instruction of `object` does: objdump over the ranges that ran.
-WorkTable disassemble(const std::string& object, std::vector<std::uint64_t> addresses, std::string& note) {
-    WorkTable table;
-    if (addresses.empty() || object.empty() || object == "???" || !fs::exists(object))
-        return table;
-    std::sort(addresses.begin(), addresses.end());
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{{addresses.front(), addresses.front()}};
-    for (const std::uint64_t a : addresses) {
-        if (a - ranges.back().second > k_disassembly_gap)
-            ranges.emplace_back(a, a);
-        ranges.back().second = a;
-    }
-    if (ranges.size() > k_max_disassembly_ranges)
-        ranges = {{addresses.front(), addresses.back()}};
+// One objdump call: the work of every instruction in [lo, hi] of `object`, or why objdump failed.
+struct DisassemblyJob {
+    const std::string* object = nullptr;
+    std::uint64_t lo = 0, hi = 0;
+    std::vector<std::pair<std::uint64_t, InstructionWork>> work = {};
+    std::string failure = {};
+};
+
+void run_disassembly_job(DisassemblyJob& job) {
     core::CaptureOptions o;
     o.max_bytes = std::size_t{512} << 20;
     o.timeout_s = 120;
-    for (const auto& [lo, hi] : ranges) {
-        const auto out = core::capture_program({"objdump", "-d", "--no-show-raw-insn", "-C",
-                                                fmt::format("--start-address={:#x}", lo),
-                                                fmt::format("--stop-address={:#x}", hi + 16), object},
-                                               o);
-        if (out.status != 0 || out.truncated || out.timed_out) {
-            note = fmt::format("objdump could not read {} (status {}{})", object, out.status,
-                               out.truncated   ? ", output cut"
-                               : out.timed_out ? ", timed out"
-                                               : "");
-            continue;
-        }
-        for (const DecodedInstruction& ins : parse_objdump_instructions(out.output))
-            table.emplace(ins.address, instruction_work(ins));
+    const auto out = core::capture_program({"objdump", "-d", "--no-show-raw-insn", "-C",
+                                            fmt::format("--start-address={:#x}", job.lo),
+                                            fmt::format("--stop-address={:#x}", job.hi + 16), *job.object},
+                                           o);
+    if (out.status != 0 || out.truncated || out.timed_out) {
+        job.failure = fmt::format("objdump could not read {} (status {}{})", *job.object, out.status,
+                                  out.truncated   ? ", output cut"
+                                  : out.timed_out ? ", timed out"
+                                                  : "");
+        return;
     }
-    return table;
+    for (const DecodedInstruction& ins : parse_objdump_instructions(out.output))
+        job.work.emplace_back(ins.address, instruction_work(ins));
+}
+
+// What every executed instruction of each object does: objdump over the ranges that ran, the calls spread
+// over the hardware threads (each is a separate process; their outputs are read and parsed in the thread
+// that started it). Objects already in `into` are not read again; failures are added to `notes`.
+void disassemble(std::map<std::string, std::vector<std::uint64_t>> executed,
+                 std::map<std::string, WorkTable>& into, std::set<std::string>& notes) {
+    std::vector<DisassemblyJob> jobs;
+    for (auto& [object, addresses] : executed) {
+        if (into.count(object))
+            continue;
+        into[object]; // an object that cannot be read has an empty table
+        if (addresses.empty() || object.empty() || object == "???" || !fs::exists(object))
+            continue;
+        for (const auto& [lo, hi] : disassembly_ranges(std::move(addresses)))
+            jobs.push_back(DisassemblyJob{&object, lo, hi});
+    }
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t k = next++; k < jobs.size(); k = next++)
+            run_disassembly_job(jobs[k]);
+    };
+    const std::size_t threads =
+        std::min<std::size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool)
+        t.join();
+    for (DisassemblyJob& job : jobs) {
+        if (!job.failure.empty())
+            notes.insert(job.failure);
+        WorkTable& table = into[*job.object];
+        for (auto& [address, w] : job.work)
+            table.emplace(address, std::move(w));
+    }
 }
 
 class CallgrindBackend final : public ProfileBackend {
@@ -181,7 +208,8 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
     if (const auto perf = core::find_in_path("perf"); perf && perf_event_works(perf->string(), "cpu-clock")) {
         m_perf = perf->string();
         native.tool = fmt::format(
-            "exec {} record -q -e cpu-clock -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"", m_perf);
+            "exec {} record -q {}-e cpu-clock -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"", m_perf,
+            perf_record_options(m_perf));
         p.settings["time"] = "perf cpu-clock sampling of a native run";
     } else {
         p.settings["time"] = "a native run (no per-function time: perf cannot sample here)";
@@ -192,12 +220,14 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
         Pass pass;
         pass.label = fmt::format("callgrind, LL = {} ({} traffic)", l.name, l.serves);
         pass.full_speed = false;
+        // The jumps (loops' back edges, hence trip counts) are read from the first simulation only (collect);
+        // the others skip collecting them, which costs about a tenth of a pass.
         pass.tool = fmt::format(
-            "exec {} --tool=callgrind --dump-instr=yes --collect-jumps=yes --cache-sim=yes --simulate-wb=yes "
+            "exec {} --tool=callgrind --dump-instr=yes --collect-jumps={} --cache-sim=yes --simulate-wb=yes "
             "--trace-children=yes --I1=32768,8,64 --D1={} --LL={} "
             "--callgrind-out-file=\"$ROOFCAST_PROFILE_DIR/callgrind.$r.%p.out\" "
             "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.log\" \"$@\"",
-            vg, d1.valgrind_arg(), l.geometry.valgrind_arg());
+            vg, passes.size() == 1 ? "yes" : "no", d1.valgrind_arg(), l.geometry.valgrind_arg());
         passes.push_back(pass);
     }
     p.settings["traffic"] = "bytes_L1: executed memory instructions x operand bytes; each further level: (LL "
@@ -273,13 +303,7 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
             for (const CallgrindFunction& f : data.functions)
                 for (const CallgrindInstruction& i : f.instructions)
                     executed[f.object].push_back(i.address);
-            for (auto& [object, addresses] : executed)
-                if (!m_work.count(object)) {
-                    std::string note;
-                    m_work.emplace(object, disassemble(object, std::move(addresses), note));
-                    if (!note.empty())
-                        m_notes.insert(note);
-                }
+            disassemble(std::move(executed), m_work, m_notes);
             m_counted[r] = count_work(data, m_work);
         }
         add_simulated_events(m_counted[r], data, level.name + ".");

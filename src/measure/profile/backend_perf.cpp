@@ -37,8 +37,9 @@ public:
         p.settings["events"] = fmt::format("{}", fmt::join(m_events, ","));
         Pass pass;
         pass.label = "native";
-        pass.tool = fmt::format("exec {} record -q -e {} -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"",
-                                m_perf, fmt::join(m_events, ","));
+        pass.tool =
+            fmt::format("exec {} record -q {}-e {} -o \"$ROOFCAST_PROFILE_DIR/perf.$r.data\" -- \"$@\"",
+                        m_perf, perf_record_options(m_perf), fmt::join(m_events, ","));
         return {pass};
     }
     void collect(const RunContext& c, std::size_t, int rep, const fs::path& dir, Gather& g,

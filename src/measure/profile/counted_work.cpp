@@ -292,4 +292,38 @@ loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>
     return seconds;
 }
 
+namespace {
+// Executed addresses further apart than this are disassembled by separate objdump calls: one call costs about
+// as much as disassembling and reading a few KiB of code, so a wider gap of code that never ran is skipped.
+constexpr std::uint64_t k_disassembly_gap_bytes = 4 * 1024;
+// At most this many calls per object: beyond it, the narrowest gaps are disassembled through.
+constexpr std::size_t k_max_disassembly_ranges = 64;
+} // namespace
+
+// The address ranges objdump reads for these executed addresses: split at every gap wider than
+// k_disassembly_gap_bytes, the widest k_max_disassembly_ranges - 1 of them where there are more.
+std::vector<std::pair<std::uint64_t, std::uint64_t>>
+disassembly_ranges(std::vector<std::uint64_t> addresses) {
+    if (addresses.empty())
+        return {};
+    std::sort(addresses.begin(), addresses.end());
+    addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+    std::vector<std::uint64_t> gaps; // widths of the gaps that would split
+    for (std::size_t i = 1; i < addresses.size(); ++i)
+        if (addresses[i] - addresses[i - 1] > k_disassembly_gap_bytes)
+            gaps.push_back(addresses[i] - addresses[i - 1]);
+    std::uint64_t split_above = k_disassembly_gap_bytes;
+    if (gaps.size() >= k_max_disassembly_ranges) {
+        std::nth_element(gaps.begin(), gaps.end() - k_max_disassembly_ranges, gaps.end());
+        split_above = gaps[gaps.size() - k_max_disassembly_ranges]; // the widest 63 are strictly wider
+    }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges{{addresses.front(), addresses.front()}};
+    for (const std::uint64_t a : addresses) {
+        if (a - ranges.back().second > split_above)
+            ranges.emplace_back(a, a);
+        ranges.back().second = a;
+    }
+    return ranges;
+}
+
 } // namespace roofcast::measure::profile

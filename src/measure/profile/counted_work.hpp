@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace roofcast::measure::profile {
@@ -100,5 +101,10 @@ loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>
 std::string callgrind_text(const CountedProgram& p,
                            const std::vector<std::pair<std::string, std::string>>& levels, double line_bytes,
                            const std::string& command);
+
+// The address ranges [first, last] objdump reads for these executed addresses: one call per run of
+// addresses, split where code that never ran is wide enough to cost more to read than a call does, and at
+// most a bounded number of calls per object (the narrowest gaps are read through).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> disassembly_ranges(std::vector<std::uint64_t> addresses);
 
 } // namespace roofcast::measure::profile

@@ -147,5 +147,30 @@ TEST(LoopTime, PlacesSamplesInTheLoopHoldingTheirAddress) {
     EXPECT_DOUBLE_EQ(s[0], 0.4);
 }
 
+TEST(DisassemblyRanges, SplitsWhereUnexecutedCodeIsWideAndBoundsTheCalls) {
+    EXPECT_TRUE(disassembly_ranges({}).empty());
+    // Unsorted, repeated addresses; a gap of exactly 4 KiB stays inside one range, a wider one splits it.
+    using R = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+    EXPECT_EQ(disassembly_ranges({0x2000, 0x1000, 0x1010, 0x1010, 0x3001, 0x9000}),
+              (R{{0x1000, 0x2000}, {0x3001, 0x3001}, {0x9000, 0x9000}}));
+    // 100 runs of code, the gap after run i (i + 1) pages wide: the 63 widest gaps split, the 36 narrowest
+    // are read through, so the first range holds the first 37 runs.
+    std::vector<std::uint64_t> a;
+    std::uint64_t at = 0x10000;
+    for (int i = 0; i < 100; ++i) {
+        a.push_back(at);
+        a.push_back(at + 0x40);
+        at += 0x40 + 0x1000 * static_cast<std::uint64_t>(i + 2);
+    }
+    const R r = disassembly_ranges(a);
+    ASSERT_EQ(r.size(), 64u);
+    EXPECT_EQ(r.front().first, a.front());
+    EXPECT_EQ(r.front().second, a[2 * 36 + 1]);
+    EXPECT_EQ(r[1].first, a[2 * 37]);
+    EXPECT_EQ(r.back().second, a.back());
+    for (std::size_t k = 1; k < r.size(); ++k)
+        EXPECT_GT(r[k].first, r[k - 1].second);
+}
+
 } // namespace
 } // namespace roofcast::measure::profile
