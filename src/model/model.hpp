@@ -48,12 +48,17 @@ struct Model {
     std::string_view caption;
     int summary_rank = 0;
     ModelDetail (*analyse)(const ModelContext& c) = nullptr;
+    // Its derivation in words for `predict --explain`: the lines between the model's heading and its
+    // result, each indented by two spaces and ending in a newline, from what analyse() recorded.
+    std::string (*explain)(const ModelDetail& d, double flops_per_iteration) = nullptr;
 };
 
 // Every model, in table order (roofline, hierarchical, cache-aware, mixed).
 const std::vector<const Model*>& model_registry();
 // The model of a name, or nullptr.
 const Model* find_model(std::string_view name);
+// Every model in summary order (summary_rank, lower first): the order one-model summaries prefer.
+std::vector<const Model*> summary_order();
 
 // Helpers shared by the models.
 std::string thread_text(int n); // "1 thread", "4 threads"
@@ -69,5 +74,14 @@ void finish(ModelDetail& d, const ModelContext& c);
 ComputeRoof compute_roof(const ModelContext& c, bool effective);
 // A model's detail before its terms: its name, the peak and its compute roof (effective or peak).
 ModelDetail start_detail(const ModelContext& c, std::string_view model, bool effective_compute);
+
+// Text of the explanations: a figure to four significant digits, bytes, a fraction as a percentage.
+std::string explain_number(double v);
+std::string explain_bytes(double b);
+std::string explain_percent(double fraction);
+// The peak line the bound models start with: "  P_peak = ... GFLOP/s (source)".
+std::string explain_peak(const ModelDetail& d);
+// The explanation of a bound model whose terms are B x I roofs (roofline, hierarchical).
+std::string explain_roofs(const ModelDetail& d, double flops_per_iteration);
 
 } // namespace roofcast::model

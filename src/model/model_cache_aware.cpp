@@ -43,10 +43,27 @@ ModelDetail cache_aware(const ModelContext& c) {
     return d;
 }
 
+std::string explain_cache_aware(const ModelDetail& d, double f) {
+    const core::Prediction& p = d.prediction;
+    std::string out = explain_peak(d);
+    if (d.core_intensity)
+        out += fmt::format("  core-side intensity I_core = {:g} flop / {} = {} flop/B (all bytes the core "
+                           "loads and stores)\n",
+                           f, explain_bytes(p.terms.front().bytes_per_iteration),
+                           explain_number(*d.core_intensity));
+    for (std::size_t i = 0; i < d.residency.size() && i < p.terms.size(); ++i)
+        out += fmt::format("  data in {}: min(P_peak, {} GB/s x I_core) = {} GFLOP/s\n", d.residency[i].first,
+                           explain_number(*p.terms[i].bandwidth_gbs), explain_number(d.residency[i].second));
+    return out;
+}
+
 } // namespace
 
 extern const Model k_cache_aware_model{"cache-aware",
                                        "P = min(P_peak, B_level x I_core), data resident in one level",
-                                       "Ilic, Pratas & Sousa, IEEE CAL 2014", 2, cache_aware};
+                                       "Ilic, Pratas & Sousa, IEEE CAL 2014",
+                                       2,
+                                       cache_aware,
+                                       explain_cache_aware};
 
 } // namespace roofcast::model

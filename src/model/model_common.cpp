@@ -96,4 +96,44 @@ ModelDetail start_detail(const ModelContext& c, std::string_view model, bool eff
     return d;
 }
 
+std::string explain_number(double v) {
+    return fmt::format("{:.4g}", v);
+}
+
+std::string explain_bytes(double b) {
+    return fmt::format("{:.4g} B", b);
+}
+
+std::string explain_percent(double fraction) {
+    return fmt::format("{:.1f} %", fraction * 100);
+}
+
+std::string explain_peak(const ModelDetail& d) {
+    return fmt::format("  P_peak = {} GFLOP/s ({})\n", explain_number(d.peak_gflops), d.compute.source);
+}
+
+std::string explain_roofs(const ModelDetail& d, double f) {
+    const core::Prediction& p = d.prediction;
+    std::string out = explain_peak(d);
+    for (const auto& t : p.terms) {
+        if (!t.intensity) {
+            out += fmt::format("  {}: no traffic, no limit\n", t.level);
+            continue;
+        }
+        out += fmt::format("  {}: I = {:g} flop / {} = {} flop/B; B x I = {} GB/s ({}) x {} = {} GFLOP/s\n",
+                           t.level, f, explain_bytes(t.bytes_per_iteration), explain_number(*t.intensity),
+                           explain_number(*t.bandwidth_gbs), t.bandwidth_source, explain_number(*t.intensity),
+                           explain_number(*t.bandwidth_gbs * *t.intensity));
+    }
+    std::string roofs = explain_number(d.peak_gflops);
+    for (const auto& t : p.terms)
+        if (t.intensity)
+            roofs += ", " + explain_number(*t.bandwidth_gbs * *t.intensity);
+    out += fmt::format("  P = min({}) = {} GFLOP/s\n", roofs, explain_number(p.gflops));
+    if (d.ridge_intensity)
+        out +=
+            fmt::format("  ridge point I = P_peak / B_MEM = {} flop/B\n", explain_number(*d.ridge_intensity));
+    return out;
+}
+
 } // namespace roofcast::model

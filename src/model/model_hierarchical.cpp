@@ -23,6 +23,9 @@ ModelDetail hierarchical(const ModelContext& c) {
 
 extern const Model k_hierarchical_model{"hierarchical",
                                         "P = min(P_peak, min over levels of B_level x I_level)",
-                                        "one roof per memory level", 1, hierarchical};
+                                        "one roof per memory level",
+                                        1,
+                                        hierarchical,
+                                        explain_roofs};
 
 } // namespace roofcast::model

@@ -208,10 +208,81 @@ ModelDetail mixed(const ModelContext& c) {
     return d;
 }
 
+// How the terms combine, as the model combines them: max; one p-norm with t_C; or the data terms' p-norm
+// combined with t_C by q (model/overlap.hpp, mixed_time). With a cache/cache exponent pc the caches' terms
+// form one pc-norm first ("t_MEM^p + (t_L2^pc + t_L3^pc)^(p/pc)"; CacheOverlap).
+std::string combination_text(const ModelDetail& d) {
+    std::string names = "t_C";
+    std::string data_powers;  // "t_L2^p + t_MEM^p"
+    std::string cache_powers; // "t_L2^pc + t_L3^pc"
+    for (const auto& t : d.prediction.terms)
+        if (t.seconds_per_iteration) {
+            names += ", t_" + t.level;
+            if (d.cache_overlap_exponent && t.level != "MEM")
+                cache_powers += (cache_powers.empty() ? "" : " + ") + ("t_" + t.level + "^pc");
+            else
+                data_powers += (data_powers.empty() ? "" : " + ") + ("t_" + t.level + "^p");
+        }
+    std::string pc_text;
+    if (d.cache_overlap_exponent) {
+        data_powers += (data_powers.empty() ? "" : " + ") + ("(" + cache_powers + ")^(p/pc)");
+        pc_text = ", pc = " + explain_number(*d.cache_overlap_exponent);
+    }
+    const std::string p_text = d.overlap_exponent ? explain_number(*d.overlap_exponent) : std::string("max");
+    if (d.compute_overlap_exponent)
+        return fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}{}, q = {}", data_powers, p_text, pc_text,
+                           explain_number(*d.compute_overlap_exponent));
+    if (d.overlap_exponent || d.cache_overlap_exponent)
+        return fmt::format("(t_C^p{}{})^(1/p) with p = {}{}", data_powers.empty() ? "" : " + ", data_powers,
+                           p_text, pc_text);
+    return fmt::format("max({})", names);
+}
+
+std::string explain_mixed(const ModelDetail& d, double f) {
+    const core::Prediction& p = d.prediction;
+    std::string out = fmt::format("  t_C = flops / P_eff = {:g} / {} GFLOP/s ({}) = {}\n", f,
+                                  explain_number(d.compute.gflops), d.compute.source,
+                                  core::format_seconds(d.compute.seconds_per_iteration));
+    for (const auto& t : p.terms) {
+        if (!t.seconds_per_iteration) {
+            out += fmt::format("  {}: not timed ({} moved; L1 reuse is judged by the validity limits)\n",
+                               t.level, explain_bytes(t.bytes_per_iteration));
+            continue;
+        }
+        out += fmt::format("  t_{} = D / B = {} / {} GB/s ({}) = {}\n", t.level,
+                           explain_bytes(t.bytes_per_iteration), explain_number(*t.bandwidth_gbs),
+                           t.bandwidth_source, core::format_seconds(*t.seconds_per_iteration));
+    }
+    out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
+                       "{:g} / ({} x {} GFLOP/s) = {}\n",
+                       combination_text(d), core::format_seconds(p.seconds_per_iteration), p.bottleneck,
+                       explain_number(p.gflops), f, core::format_seconds(p.seconds_per_iteration),
+                       explain_number(d.peak_gflops), explain_percent(p.peak_fraction));
+    for (const auto& th : d.thresholds) {
+        out +=
+            fmt::format("  {} becomes the bottleneck instead of MEM when D_{} > (B_{} / B_MEM) x D_MEM = {} "
+                        "x D_MEM = {}",
+                        th.level, th.level, th.level, explain_number(th.bandwidth_ratio),
+                        explain_bytes(th.bytes_threshold));
+        if (th.n_threshold)
+            out += fmt::format("; in accesses: n_cache > (B_{} / B_MEM - 1) x n_MEM = {} (kernel: {:g})",
+                               th.level, explain_number(*th.n_threshold), *th.n_actual);
+        out += "\n";
+    }
+    for (const auto& v : d.validity)
+        out += fmt::format("  validity: {} -> {:g} {} {:g}: {}\n", v.rule, v.value,
+                           v.ok ? "<" : ">=", v.limit, v.ok ? "inside" : "outside validity");
+    return out;
+}
+
 } // namespace
 
 extern const Model k_mixed_model{
-    "mixed", "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff",
-    "memory and cache access mixed in one loop", 0, mixed};
+    "mixed",
+    "t = max(t_MEM, t_caches, t_C), t_level = D_level / B_level, t_C = flops / P_eff",
+    "memory and cache access mixed in one loop",
+    0,
+    mixed,
+    explain_mixed};
 
 } // namespace roofcast::model

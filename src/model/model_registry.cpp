@@ -20,6 +20,13 @@ const Model* find_model(std::string_view name) {
     return it == all.end() ? nullptr : *it;
 }
 
+std::vector<const Model*> summary_order() {
+    std::vector<const Model*> ms = model_registry();
+    std::stable_sort(ms.begin(), ms.end(),
+                     [](const Model* a, const Model* b) { return a->summary_rank < b->summary_rank; });
+    return ms;
+}
+
 const std::vector<std::string>& model_names() {
     static const std::vector<std::string> k_names = [] {
         std::vector<std::string> names;

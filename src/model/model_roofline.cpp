@@ -81,7 +81,8 @@ ModelDetail roofline(const ModelContext& c) {
 
 } // namespace
 
-extern const Model k_roofline_model{"roofline", "P = min(P_peak, B_MEM x I_MEM)",
-                                    "Williams, Waterman & Patterson, CACM 2009", 3, roofline};
+extern const Model k_roofline_model{
+    "roofline",   "P = min(P_peak, B_MEM x I_MEM)", "Williams, Waterman & Patterson, CACM 2009", 3, roofline,
+    explain_roofs};
 
 } // namespace roofcast::model

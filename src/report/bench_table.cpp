@@ -1,5 +1,6 @@
 #include "report/bench_table.hpp"
 
+#include "model/model.hpp"
 #include "model/predict.hpp"
 #include "report/diagnosis_text.hpp"
 #include "report/noise_text.hpp"
@@ -44,9 +45,10 @@ std::string format_bench_table(const model::BenchReport& r) {
                            noisy ? "NOISY" : "");
         for (const auto& m : model::model_names())
             out += fmt::format(" {:>16}", prediction_cell(core::find_prediction(k, m)));
-        const core::Prediction* b = core::find_prediction(k, "mixed");
-        if (!b)
-            b = core::find_prediction(k, "hierarchical");
+        const core::Prediction* b = nullptr; // the prediction one-model summaries prefer
+        for (const model::Model* m : model::summary_order())
+            if (!b)
+                b = core::find_prediction(k, std::string(m->name));
         out += fmt::format("  {}\n", b ? b->bottleneck : "-");
     }
     out += "(predictions in GFLOP/s; error = (predicted - measured) / measured; * outside the model's "

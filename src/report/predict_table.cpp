@@ -36,12 +36,13 @@ std::string bound_text(const std::string& bottleneck) {
     return bottleneck == "compute" ? "compute bound" : bottleneck + "-bandwidth bound";
 }
 
+// The analysis's model that one-line summaries prefer (the registry's summary order).
 const model::ModelDetail* verdict_model(const model::Analysis& a) {
     if (a.models.empty())
         return nullptr;
-    for (const char* pref : {"mixed", "hierarchical"})
+    for (const model::Model* m : model::summary_order())
         for (const auto& d : a.models)
-            if (d.prediction.model == pref)
+            if (d.prediction.model == m->name)
                 return &d;
     return &a.models.front();
 }
@@ -134,102 +135,8 @@ std::string format_explanation(const model::Analysis& a) {
     for (const auto& d : a.models) {
         const auto& p = d.prediction;
         out += fmt::format("\n{}\n", model_heading(p.model));
-        const std::string peak =
-            fmt::format("P_peak = {} GFLOP/s ({})", num(d.peak_gflops), d.compute.source);
-        if (p.model == "roofline" || p.model == "hierarchical") {
-            out += "  " + peak + "\n";
-            for (const auto& t : p.terms) {
-                if (!t.intensity) {
-                    out += fmt::format("  {}: no traffic, no limit\n", t.level);
-                    continue;
-                }
-                out += fmt::format(
-                    "  {}: I = {:g} flop / {} = {} flop/B; B x I = {} GB/s ({}) x {} = {} GFLOP/s\n", t.level,
-                    f, bytes_text(t.bytes_per_iteration), num(*t.intensity), num(*t.bandwidth_gbs),
-                    t.bandwidth_source, num(*t.intensity), num(*t.bandwidth_gbs * *t.intensity));
-            }
-            std::string roofs = num(d.peak_gflops);
-            for (const auto& t : p.terms)
-                if (t.intensity)
-                    roofs += ", " + num(*t.bandwidth_gbs * *t.intensity);
-            out += fmt::format("  P = min({}) = {} GFLOP/s\n", roofs, num(p.gflops));
-            if (d.ridge_intensity)
-                out += fmt::format("  ridge point I = P_peak / B_MEM = {} flop/B\n", num(*d.ridge_intensity));
-        } else if (p.model == "cache-aware") {
-            out += "  " + peak + "\n";
-            if (d.core_intensity)
-                out += fmt::format(
-                    "  core-side intensity I_core = {:g} flop / {} = {} flop/B (all bytes the core "
-                    "loads and stores)\n",
-                    f, bytes_text(p.terms.front().bytes_per_iteration), num(*d.core_intensity));
-            for (std::size_t i = 0; i < d.residency.size() && i < p.terms.size(); ++i)
-                out += fmt::format("  data in {}: min(P_peak, {} GB/s x I_core) = {} GFLOP/s\n",
-                                   d.residency[i].first, num(*p.terms[i].bandwidth_gbs),
-                                   num(d.residency[i].second));
-        } else {
-            out +=
-                fmt::format("  t_C = flops / P_eff = {:g} / {} GFLOP/s ({}) = {}\n", f, num(d.compute.gflops),
-                            d.compute.source, core::format_seconds(d.compute.seconds_per_iteration));
-            for (const auto& t : p.terms) {
-                if (!t.seconds_per_iteration) {
-                    out +=
-                        fmt::format("  {}: not timed ({} moved; L1 reuse is judged by the validity limits)\n",
-                                    t.level, bytes_text(t.bytes_per_iteration));
-                    continue;
-                }
-                out += fmt::format("  t_{} = D / B = {} / {} GB/s ({}) = {}\n", t.level,
-                                   bytes_text(t.bytes_per_iteration), num(*t.bandwidth_gbs),
-                                   t.bandwidth_source, core::format_seconds(*t.seconds_per_iteration));
-            }
-            // The terms as the model combines them: max; one p-norm with t_C; or the data terms' p-norm
-            // combined with t_C by q (model/overlap.hpp, mixed_time).
-            // With a cache/cache exponent pc the caches' terms form one pc-norm first ("t_MEM^p + (t_L2^pc +
-            // t_L3^pc)^(p/pc)"; CacheOverlap).
-            std::string names = "t_C";
-            std::string data_powers;  // "t_L2^p + t_MEM^p"
-            std::string cache_powers; // "t_L2^pc + t_L3^pc"
-            for (const auto& t : p.terms)
-                if (t.seconds_per_iteration) {
-                    names += ", t_" + t.level;
-                    if (d.cache_overlap_exponent && t.level != "MEM")
-                        cache_powers += (cache_powers.empty() ? "" : " + ") + ("t_" + t.level + "^pc");
-                    else
-                        data_powers += (data_powers.empty() ? "" : " + ") + ("t_" + t.level + "^p");
-                }
-            std::string pc_text;
-            if (d.cache_overlap_exponent) {
-                data_powers += (data_powers.empty() ? "" : " + ") + ("(" + cache_powers + ")^(p/pc)");
-                pc_text = ", pc = " + num(*d.cache_overlap_exponent);
-            }
-            std::string combine = fmt::format("max({})", names);
-            if (d.compute_overlap_exponent)
-                combine = fmt::format("(({})^(q/p) + t_C^q)^(1/q) with p = {}{}, q = {}", data_powers,
-                                      d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"),
-                                      pc_text, num(*d.compute_overlap_exponent));
-            else if (d.overlap_exponent || d.cache_overlap_exponent)
-                combine = fmt::format(
-                    "(t_C^p{}{})^(1/p) with p = {}{}", data_powers.empty() ? "" : " + ", data_powers,
-                    d.overlap_exponent ? num(*d.overlap_exponent) : std::string("max"), pc_text);
-            out += fmt::format("  t = {} = {} ({}); P = flops / t = {} GFLOP/s; C_p = flops / (t x P_peak) = "
-                               "{:g} / ({} x {} GFLOP/s) = {}\n",
-                               combine, core::format_seconds(p.seconds_per_iteration), p.bottleneck,
-                               num(p.gflops), f, core::format_seconds(p.seconds_per_iteration),
-                               num(d.peak_gflops), percent_text(p.peak_fraction));
-            for (const auto& th : d.thresholds) {
-                out += fmt::format(
-                    "  {} becomes the bottleneck instead of MEM when D_{} > (B_{} / B_MEM) x D_MEM = {} "
-                    "x D_MEM = {}",
-                    th.level, th.level, th.level, num(th.bandwidth_ratio), bytes_text(th.bytes_threshold));
-                if (th.n_threshold)
-                    out +=
-                        fmt::format("; in accesses: n_cache > (B_{} / B_MEM - 1) x n_MEM = {} (kernel: {:g})",
-                                    th.level, num(*th.n_threshold), *th.n_actual);
-                out += "\n";
-            }
-            for (const auto& v : d.validity)
-                out += fmt::format("  validity: {} -> {:g} {} {:g}: {}\n", v.rule, v.value,
-                                   v.ok ? "<" : ">=", v.limit, v.ok ? "inside" : "outside validity");
-        }
+        if (const model::Model* m = model::find_model(p.model); m != nullptr && m->explain != nullptr)
+            out += m->explain(d, f);
         out += fmt::format("  result: {} GFLOP/s = {} of peak, bottleneck {}{}\n", num(p.gflops),
                            percent_text(p.peak_fraction), p.bottleneck, p.valid ? "" : ", outside validity");
         for (const auto& n : p.notes)

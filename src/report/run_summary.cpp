@@ -13,11 +13,8 @@ namespace roofcast::report {
 namespace {
 // The registered models by summary preference (mixed, hierarchical, cache-aware, roofline).
 std::vector<std::string> summary_order() {
-    std::vector<const model::Model*> ms = model::model_registry();
-    std::stable_sort(ms.begin(), ms.end(),
-                     [](const auto* a, const auto* b) { return a->summary_rank < b->summary_rank; });
     std::vector<std::string> names;
-    for (const auto* m : ms)
+    for (const auto* m : model::summary_order())
         names.emplace_back(m->name);
     return names;
 }
