@@ -33,6 +33,7 @@ struct ProfileOptions {
     // fit, while a program that hangs is stopped within a batch job's usual limit (docs/design.md).
     double timeout = 86400;
     int passes_at_once = 1;
+    std::string launcher; // the cluster's launcher for --ranks ("srun -N 2"); empty: mpirun
     std::vector<std::string> command;
     bool ranks_given = false; // --ranks '' is refused, not taken for one plain process
 };
@@ -115,6 +116,9 @@ void run_profile_command(const ProfileOptions& o) {
         measure::profile::ProfileRequest req;
         req.backend = o.backend;
         req.ranks = o.ranks_given ? parse_ranks(o.ranks) : 0;
+        if (!o.launcher.empty() && req.ranks == 0)
+            throw core::InputError("", "--launcher", "a launcher starts ranks: expected --ranks N beside it");
+        req.launcher = o.launcher;
         for (const auto& s : o.params) {
             auto param = parse_param(s);
             for (const auto& [name, value] : req.parameters)
@@ -172,6 +176,10 @@ void add_profile_command(CLI::App& app) {
         fmt::format("auto (default), {}", fmt::join(measure::profile::profile_backend_names(), ", ")));
     auto* ranks =
         cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
+    cmd->add_option(
+        "--launcher", o->launcher,
+        "with --ranks: the cluster's launcher instead of mpirun, with its options (e.g. 'srun -N 2' "
+        "or 'mpirun --hostfile hosts'); roofcast adds the rank count");
     cmd->add_option("--param", o->params, "NAME=VALUE parameter of this run (repeatable; default ranks=N)");
     cmd->add_option("--repeat", o->repeat, "repetitions (default 1)");
     add_machine_options(cmd, o->machine, "machine file: cache geometry for cachegrind");

@@ -13,6 +13,7 @@
 #include "core/machine.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
+#include "measure/launcher.hpp"
 #include "measure/mpi.hpp"
 #include "measure/working_sets.hpp"
 #include "model/stencil/measured.hpp"
@@ -55,6 +56,7 @@ struct StencilArgs {
     std::optional<double> alpha;
     std::optional<double> beta;
     std::string mpirun_args;
+    std::string launcher; // the cluster's launcher ("srun -N 2"); empty: mpirun
     double timeout_s = 600;
 };
 
@@ -147,36 +149,17 @@ void take_measured(ms::MachineCostOptions& co, const ms::MeasuredStencil& m) {
     }
 }
 
-// Whether mpirun arguments place the ranks themselves (a rank file, a mapping or binding policy).
-bool names_placement(const std::vector<std::string>& words) {
-    for (const auto& w : words)
-        for (const char* opt : {"--rankfile", "-rf", "--map-by", "--bind-to"})
-            if (w == opt || w.rfind(std::string(opt) + "=", 0) == 0)
-                return true;
-    return false;
-}
-
-// Whether mpirun arguments send ranks to other hosts, whose memory this host cannot see.
-bool names_hosts(const std::vector<std::string>& words) {
-    for (const auto& w : words)
-        for (const char* opt : {"--host", "-H", "-host", "--hostfile", "-hostfile", "--machinefile",
-                                "-machinefile", "--default-hostfile"})
-            if (w == opt || w.rfind(std::string(opt) + "=", 0) == 0)
-                return true;
-    return false;
-}
-
 // Refuses, before mpirun starts, a run whose fields cannot fit in this host's available memory: all the
 // ranks' where they run here, the largest rank's where --mpirun-args sends ranks elsewhere.
 void check_memory(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks,
-                  const std::vector<std::string>& mpirun_words) {
+                  const measure::LaunchRequest& request) {
     const auto available = measure::available_memory_bytes();
     if (!available)
         return;
     // Ghosts for the deepest k and for the exchange of width 2r the runner also times (Runner::run_all).
     const long halo = std::max(*std::max_element(ks.begin(), ks.end()), 2) * ms::k_radius;
     const ms::RunnerBytes b = ms::runner_bytes(p.n, p.dims, halo, ms::element_bytes(a.kernel), a.check);
-    const bool elsewhere = names_hosts(mpirun_words);
+    const bool elsewhere = measure::launches_elsewhere(request);
     const double need = elsewhere ? b.largest_rank : b.total;
     if (need <= static_cast<double>(*available))
         return;
@@ -190,53 +173,45 @@ void check_memory(const StencilArgs& a, const ms::StencilProblem& p, const std::
                     elsewhere ? "" : " or more hosts (--mpirun-args --hostfile)"));
 }
 
-// Launches the runner under mpirun and returns its parsed output.
-// The runner and mpirun, checked before anything is measured or launched.
-std::pair<std::string, fs::path> launcher() {
+measure::LaunchRequest launch_request(const StencilArgs& a) {
+    measure::LaunchRequest request;
+    request.ranks = a.ranks;
+    request.threads_per_rank = a.threads;
+    request.launcher = a.launcher;
+    request.extra_words = measure::launcher_words(a.mpirun_args);
+    return request;
+}
+
+// The runner, and mpirun where no launcher is given, checked before anything is measured or launched.
+std::string find_launch_tools(const StencilArgs& a) {
     const std::string runner = find_runner();
     if (runner.empty())
         throw core::Unsupported(
             "stencil: roofcast-stencil was not found beside roofcast (CMake found no MPI, or "
             "set ROOFCAST_STENCIL)");
-    const auto mpirun = core::find_in_path("mpirun");
-    if (!mpirun)
+    if (a.launcher.empty() && !core::find_in_path("mpirun"))
         throw core::Unsupported("stencil: no mpirun on PATH (scripts/install-deps.sh installs Open MPI)");
-    return {runner, *mpirun};
+    return runner;
 }
 
+// Launches the runner (measure/launcher.hpp: mpirun or the cluster's launcher, one placement policy; the
+// caller's placement wins: mpirun refuses a rank file beside a mapping policy, and ranks started through the
+// network namespaces' daemons each see a node of their own, whose first core a default policy would give to
+// every rank: scripts/netns-ranks.sh writes a rank file instead) and returns its parsed output.
 ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, const std::vector<int>& ks) {
-    std::vector<std::string> extra_words;
-    std::stringstream extra(a.mpirun_args);
-    for (std::string w; extra >> w;)
-        extra_words.push_back(w);
-    check_memory(a, p, ks, extra_words);
-    const auto [runner, mpirun] = launcher();
+    const measure::LaunchRequest request = launch_request(a);
+    check_memory(a, p, ks, request);
+    const std::string runner = find_launch_tools(a);
+    const measure::LaunchPlan plan = measure::plan_launch(request, measure::launch_host());
+    if (!plan.note.empty())
+        fmt::print(stderr, "roofcast stencil: note: {}; times include waiting for a core\n", plan.note);
     // A caught signal stops mpirun's group and unwinds through here, removing the private directory
     // (core/interrupt.hpp).
     const core::InterruptScope interrupts;
     const core::TempDirectory tmp("roofcast-stencil");
     const fs::path& dir = tmp.path();
     const std::string out = (dir / "stencil.json").string(), log = (dir / "mpirun.log").string();
-    std::vector<std::string> args{mpirun.string()};
-    if (::geteuid() == 0)
-        args.push_back("--allow-run-as-root");
-    args.insert(args.end(), {"-np", std::to_string(a.ranks)});
-    // The caller's placement wins: mpirun refuses a rank file beside a mapping policy, and ranks started
-    // through the network namespaces' daemons each see a node of their own, whose first core a default
-    // policy would give to every rank (scripts/netns-ranks.sh writes a rank file instead).
-    if (!names_placement(extra_words)) {
-        if (const auto words = measure::mpirun_oversubscribe_words(a.ranks); !words.empty()) {
-            args.insert(args.end(), words.begin(), words.end());
-            fmt::print(stderr, "roofcast stencil: note: {}; times include waiting for a core\n",
-                       measure::mpirun_oversubscribe_note(a.ranks));
-        } else if (shares_cores(a.ranks, a.threads))
-            args.insert(args.end(), {"--oversubscribe", "--bind-to", "none"});
-        else if (a.threads > 1)
-            args.insert(args.end(), {"--bind-to", "none"});
-        else
-            args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
-    }
-    args.insert(args.end(), extra_words.begin(), extra_words.end());
+    std::vector<std::string> args = plan.prefix;
     std::string klist;
     for (int k : ks)
         klist += (klist.empty() ? "" : ",") + std::to_string(k);
@@ -247,10 +222,10 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     if (a.check)
         args.push_back("--check");
     core::RunOptions run;
-    run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                     "OMPI_MCA_btl_base_warn_component_unused=0", "OMP_PROC_BIND=false"};
+    run.extra_env = plan.env;
+    run.extra_env.push_back("OMP_PROC_BIND=false");
     // Spinning OpenMP threads starve the other ranks' threads when the cores are shared.
-    if (shares_cores(a.ranks, a.threads))
+    if (plan.shares_cores)
         run.extra_env.push_back("OMP_WAIT_POLICY=PASSIVE");
     run.output_log = log;
     // The whole group is killed at the limit: mpirun and every rank it started here.
@@ -307,7 +282,8 @@ void run_stencil(StencilArgs a) {
         check_k_fits(p, 1, "--ranks", a.ranks);
     } else {
         check_k_fits(p, top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
-        launcher();
+        find_launch_tools(a);
+        (void)measure::plan_launch(launch_request(a), measure::launch_host()); // a launcher that cannot run
     }
     const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
     if ((auto_k || a.simulate) && !used)
@@ -437,6 +413,9 @@ void add_stencil_command(CLI::App& app) {
     cmd->add_option("--alpha", a->alpha, "MPI start-up time in seconds (default: the machine file's)");
     cmd->add_option("--beta", a->beta, "MPI bandwidth in GB/s (default: the machine file's)");
     cmd->add_option("--mpirun-args", a->mpirun_args, "extra mpirun arguments (scripts/netns-ranks.sh)");
+    cmd->add_option("--launcher", a->launcher,
+                    "the cluster's launcher instead of mpirun, with its options (e.g. 'srun -N 2' or 'mpirun "
+                    "--hostfile hosts'); roofcast adds the rank count");
     add_timeout_option(cmd, a->timeout_s, "mpirun (each launch)");
     cmd->callback([a] { run_stencil(*a); });
 }

@@ -6,6 +6,7 @@
 #include "core/stats.hpp"
 #include "core/units.hpp"
 #include "measure/affinity.hpp"
+#include "measure/launcher.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -129,23 +130,6 @@ std::string find_mpi_probe() {
 #endif
 }
 
-int mpirun_slots() {
-    return std::max(1, static_cast<int>(core_cpus().size()));
-}
-
-std::vector<std::string> mpirun_oversubscribe_words(int ranks) {
-    if (ranks <= mpirun_slots())
-        return {};
-    return {"--oversubscribe", "--bind-to", "none"};
-}
-
-std::string mpirun_oversubscribe_note(int ranks) {
-    if (ranks <= mpirun_slots())
-        return {};
-    return fmt::format("{} ranks on {} cores: oversubscribed (mpirun --oversubscribe)", ranks,
-                       mpirun_slots());
-}
-
 MpiMeasurement measure_mpi(const MpiOptions& opt) {
     MpiMeasurement out;
     const char* env = std::getenv("ROOFCAST_MPI_PROBE");
@@ -181,7 +165,6 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
     // mpirun inherits this thread's affinity: open it to every CPU the process may use (the machine
     // run pins its thread while measuring) so that the ranks can be bound to distinct cores.
     const AffinityGuard guard;
-    const auto cores = core_cpus();
     {
         cpu_set_t all;
         CPU_ZERO(&all);
@@ -189,25 +172,23 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
             CPU_SET(c, &all);
         sched_setaffinity(0, sizeof all, &all); // the kernel keeps only the CPUs allowed to us
     }
-    const std::vector<std::string> oversubscribe = mpirun_oversubscribe_words(opt.ranks);
-    const bool enough_cores = oversubscribe.empty();
-    std::vector<std::string> args = {
-        "timeout", "--kill-after=5",         std::to_string(opt.timeout_s), mpirun_path->string(),
-        "-np",     std::to_string(opt.ranks)};
-    if (enough_cores)
-        args.insert(args.end(), {"--bind-to", "core", "--map-by", "core"});
-    else
-        args.insert(args.end(), oversubscribe.begin(), oversubscribe.end());
+    // One thread per rank: each bound to a core of its own where there are enough (launcher.hpp's policy).
+    LaunchRequest request;
+    request.ranks = opt.ranks;
+    request.threads_per_rank = 1;
+    LaunchHost host = launch_host();
+    host.mpirun = mpirun_path->string();
+    const LaunchPlan plan = plan_launch(request, host);
+    std::vector<std::string> args = {"timeout", "--kill-after=5", std::to_string(opt.timeout_s)};
+    args.insert(args.end(), plan.prefix.begin(), plan.prefix.end());
     // Quick: message sizes 1 B ... 16 MiB in steps of 8; full: steps of 4, more and longer samples.
     std::string sizes;
     for (std::uint64_t b = 1; b <= (std::uint64_t{16} << 20); b *= opt.quick ? 8 : 4)
         sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
     args.insert(args.end(), {probe, "--out", json_path, "--sizes", sizes, "--samples", opt.quick ? "5" : "11",
                              "--min-seconds", opt.quick ? "0.002" : "0.005"});
-    // Open MPI refuses to start as root unless told it is intended (CI containers run as root).
     core::RunOptions run;
-    run.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                     "OMPI_MCA_btl_base_warn_component_unused=0"};
+    run.extra_env = plan.env;
     run.output_log = log_path;
     const int rc = core::run_program(args, run);
     if (rc != 0) {
@@ -220,7 +201,7 @@ MpiMeasurement measure_mpi(const MpiOptions& opt) {
     try {
         const nlohmann::json j = nlohmann::json::parse(core::read_file(json_path));
         out.figures = mpi_figures_from_probe(j, json_path);
-        if (!enough_cores)
+        if (!plan.note.empty())
             out.figures->placement += ", ranks share cores (fewer cores than ranks)";
         else
             out.figures->placement += ", bound to distinct cores";

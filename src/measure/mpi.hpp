@@ -43,16 +43,6 @@ struct MpiMeasurement {
     std::string note; // what ran, or why nothing could
 };
 
-// The one rule for more ranks than cores, shared by every mpirun line roofcast builds (profile --ranks,
-// stencil, the MPI probe): Open MPI's mpirun gives this host one slot per core (mpirun(1), "Specifying
-// Host Nodes": the default slot count is the number of processor cores) and refuses more ranks than slots
-// ("not enough slots") unless told --oversubscribe; ranks that share cores are not bound to one each.
-// mpirun_slots: the cores this process may use (core_cpus). The words: empty when `ranks` fit.
-int mpirun_slots();
-std::vector<std::string> mpirun_oversubscribe_words(int ranks);
-// "N ranks on C cores: oversubscribed (mpirun --oversubscribe)" for the words above; empty when none.
-std::string mpirun_oversubscribe_note(int ranks);
-
 // Where roofcast-mpi-probe is: $ROOFCAST_MPI_PROBE, else beside the running executable, else the
 // build tree it was compiled in; empty when none exists.
 std::string find_mpi_probe();

@@ -184,18 +184,3 @@ TEST(MeasureMpi, MissingPiecesGiveAReasonAndNoFigures) {
         EXPECT_NE(m.note.find("no mpirun on PATH"), std::string::npos) << m.note;
     }
 }
-
-// One rule for more ranks than cores (profile --ranks, stencil, the MPI probe): Open MPI refuses more
-// ranks than slots (one per core) without --oversubscribe.
-TEST(Mpi, MoreRanksThanCoresAreOversubscribedWithANote) {
-    const int slots = roofcast::measure::mpirun_slots();
-    ASSERT_GE(slots, 1);
-    EXPECT_TRUE(roofcast::measure::mpirun_oversubscribe_words(1).empty());
-    EXPECT_TRUE(roofcast::measure::mpirun_oversubscribe_words(slots).empty());
-    EXPECT_TRUE(roofcast::measure::mpirun_oversubscribe_note(slots).empty());
-    EXPECT_EQ(roofcast::measure::mpirun_oversubscribe_words(slots + 1),
-              (std::vector<std::string>{"--oversubscribe", "--bind-to", "none"}));
-    EXPECT_EQ(roofcast::measure::mpirun_oversubscribe_note(100 * slots),
-              std::to_string(100 * slots) + " ranks on " + std::to_string(slots) +
-                  " cores: oversubscribed (mpirun --oversubscribe)");
-}

@@ -29,8 +29,9 @@ using Say = std::function<void(const std::string&)>;
 inline constexpr int k_max_passes_at_once = 64;
 
 struct ProfileRequest {
-    std::string backend = "auto";                           // a registry name, or auto
-    int ranks = 0;                                          // 0: a plain process; N: mpirun -np N
+    std::string backend = "auto"; // a registry name, or auto
+    int ranks = 0;                // 0: a plain process; N: mpirun -np N
+    std::string launcher; // the cluster's launcher for the ranks ("srun -N 2"); empty: mpirun (launcher.hpp)
     std::vector<std::pair<std::string, double>> parameters; // empty: {"ranks", N or 1}
     int repeat = 1;
     std::optional<core::Machine> machine; // cache geometry for the simulating backends

@@ -4,7 +4,7 @@
 #include "core/interrupt.hpp"
 #include "core/io.hpp"
 #include "core/process.hpp"
-#include "measure/mpi.hpp"
+#include "measure/launcher.hpp"
 #include "measure/profile/counted_work.hpp"
 #include "measure/profile/marker_file.hpp"
 #include "measure/topology.hpp"
@@ -148,26 +148,20 @@ BackendChoice choose_backend(const std::string& requested, const std::string& pr
 
 namespace {
 
-// The mpirun prefix for `ranks` processes (empty for one plain process).
-std::vector<std::string> mpi_launch(int ranks, const Say& say, bool simulated) {
-    if (ranks <= 0)
+// The launch of `ranks` processes (an empty prefix for one plain process): measure/launcher.hpp's one policy,
+// with the program's threads unknown.
+LaunchPlan mpi_launch(const ProfileRequest& req, const Say& say, bool simulated) {
+    if (req.ranks <= 0)
         return {};
-    const auto mpirun = core::find_in_path("mpirun");
-    if (!mpirun)
-        throw core::Unsupported(fmt::format("{} ranks: no mpirun on PATH (scripts/install-deps.sh installs "
-                                            "Open MPI); as one process the program runs without mpirun",
-                                            ranks));
-    std::vector<std::string> launch = {mpirun->string(), "-np", std::to_string(ranks)};
-    const std::vector<std::string> oversubscribe = mpirun_oversubscribe_words(ranks);
-    if (!oversubscribe.empty()) {
-        launch.insert(launch.end(), oversubscribe.begin(), oversubscribe.end());
-        say(fmt::format("note: {}{}", mpirun_oversubscribe_note(ranks),
+    LaunchRequest r;
+    r.ranks = req.ranks;
+    r.launcher = req.launcher;
+    LaunchPlan plan = plan_launch(r, launch_host());
+    if (!plan.note.empty())
+        say(fmt::format("note: {}{}", plan.note,
                         simulated ? "; simulated counts do not depend on timing"
                                   : "; times include waiting for a core"));
-    }
-    if (::geteuid() == 0)
-        launch.push_back("--allow-run-as-root");
-    return launch;
+    return plan;
 }
 
 // The marker regions of one pass: calls and declared work from the first pass of a repetition, times
@@ -229,14 +223,15 @@ struct PassRun {
 
 // Runs one pass of the program in `dir`; core::Error naming the status (and the tool's reason) when it fails.
 PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t index, const Pass& pass,
-                 const std::vector<std::string>& launch, const fs::path& dir) {
-    std::vector<std::string> args = launch;
+                 const LaunchPlan& launch, const fs::path& dir) {
+    std::vector<std::string> args = launch.prefix;
     args.insert(args.end(), {"/bin/sh", "-c", fmt::format("r={}; {}", k_rank_expr, pass.tool),
                              "roofcast-rank", c.program});
     args.insert(args.end(), c.request.command.begin() + 1, c.request.command.end());
     core::RunOptions run;
     run.extra_env = {"ROOFCAST_MARKER_OUTPUT=" + (dir / "marker").string(),
                      "ROOFCAST_PROFILE_DIR=" + dir.string(), "OMPI_MCA_btl_base_warn_component_unused=0"};
+    run.extra_env.insert(run.extra_env.end(), launch.env.begin(), launch.env.end());
     run.extra_env.insert(run.extra_env.end(), pass.environment.begin(), pass.environment.end());
     run.output_log = (dir / "run.log").string();
     run.timeout_s = c.request.timeout_s;
@@ -283,8 +278,7 @@ std::size_t passes_at_once(int requested, int nranks) {
 // all have ended (each is bounded by --timeout and stopped by a caught signal).
 std::vector<PassRun> run_passes(const RunContext& c, const ProfileBackend& backend,
                                 const std::vector<Pass>& passes, std::size_t first, std::size_t end,
-                                const std::vector<std::string>& launch,
-                                const std::vector<std::unique_ptr<TempDir>>& dirs) {
+                                const LaunchPlan& launch, const std::vector<std::unique_ptr<TempDir>>& dirs) {
     std::vector<PassRun> runs(end - first);
     if (end - first == 1) {
         runs[0] = run_pass(c, backend, first, passes[first], launch, dirs[0]->path());
@@ -353,7 +347,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     if (simulated)
         timing_pass = 0;
     std::vector<double> pass_seconds(passes.size(), 0.0);
-    const std::vector<std::string> launch = mpi_launch(req.ranks, say, simulated);
+    const LaunchPlan launch = mpi_launch(req, say, simulated);
 
     std::vector<double> walls, cpus;
     Gather gather(req.repeat, nranks);

@@ -27,9 +27,14 @@ __attribute__((noinline)) double light_scalar(long n) {
 int main(int argc, char** argv) {
     long n = argc > 1 ? atol(argv[1]) : 200000;
     const char* mode = argc > 2 ? argv[2] : "";
+    /* The rank as the marker library reads it: Open MPI's variables, else Slurm's (srun). */
     const char* rank_env = getenv("OMPI_COMM_WORLD_RANK");
-    int rank = rank_env ? atoi(rank_env) : 0;
     const char* size_env = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!rank_env) {
+        rank_env = getenv("SLURM_PROCID");
+        size_env = getenv("SLURM_NTASKS");
+    }
+    int rank = rank_env ? atoi(rank_env) : 0;
     int ranks = size_env ? atoi(size_env) : 1;
     if (strcmp(mode, "exit") == 0)
         return argc > 3 ? atoi(argv[3]) : 3;
