@@ -43,6 +43,20 @@ endif()
 add_custom_target(roofcast-shell-docs ALL DEPENDS ${roofcast_shell_files})
 
 install(FILES ${CMAKE_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
+# The changes of every release, compressed as Debian policy 12.7 wants a native package's changelog.gz
+# (gzip -n: no name or time stamp in the header, so the file depends on CHANGELOG.md alone).
+if(ROOFCAST_GZIP AND ROOFCAST_BASH)
+  set(roofcast_changelog ${CMAKE_BINARY_DIR}/share/changelog.gz)
+  add_custom_command(OUTPUT ${roofcast_changelog}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/share
+    COMMAND ${ROOFCAST_BASH} -c "\"$0\" -9nc \"$1\" > \"$2\"" ${ROOFCAST_GZIP} ${CMAKE_SOURCE_DIR}/CHANGELOG.md
+            ${roofcast_changelog}
+    DEPENDS ${CMAKE_SOURCE_DIR}/CHANGELOG.md
+    COMMENT "Compressing the changelog for the package"
+    VERBATIM)
+  add_custom_target(roofcast-changelog ALL DEPENDS ${roofcast_changelog})
+  install(FILES ${roofcast_changelog} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
 
 set(ROOFCAST_PACKAGE_MAINTAINER "the roofcast authors" CACHE STRING "Maintainer field of the Debian package")
 set(ROOFCAST_PACKAGE_HOMEPAGE "" CACHE STRING "Homepage field of the Debian package (left out when empty)")

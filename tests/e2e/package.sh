@@ -43,6 +43,7 @@ expect_file /usr/bin/roofcast
 expect_file /usr/include/roofcast/marker.h
 expect_file /usr/share/bash-completion/completions/roofcast
 expect_file /usr/share/doc/roofcast/copyright
+expect_file /usr/share/doc/roofcast/changelog.gz
 expect_file /usr/share/man/man1/roofcast.1.gz
 for s in "${subs[@]}"; do expect_file "/usr/share/man/man1/roofcast-$s.1.gz"; done
 grep -qE '^/usr/lib/([^/]+/)?libroofcast-marker\.so\.[0-9]+\.[0-9]+\.[0-9]+$' "$tmp/files" || fail "no libroofcast-marker.so.X.Y.Z"
@@ -54,6 +55,7 @@ if [[ -x $build/roofcast-mpi-probe ]]; then expect_file /usr/bin/roofcast-mpi-pr
 root=$tmp/root
 dpkg-deb -x "$deb" "$root"
 cmp -s "$src/LICENSE" "$root/usr/share/doc/roofcast/copyright" || fail "copyright is not the LICENSE file"
+gzip -dc "$root/usr/share/doc/roofcast/changelog.gz" | cmp -s "$src/CHANGELOG.md" - || fail "changelog.gz is not CHANGELOG.md"
 [[ $("$root/usr/bin/roofcast" --version) == "$built_version" ]] || fail "unpacked roofcast --version"
 "$root/usr/bin/roofcast" validate "$src/data/kernels/"*.yaml > "$tmp/validate.log" 2>&1 ||
     { cat "$tmp/validate.log"; fail "unpacked roofcast validate"; }
