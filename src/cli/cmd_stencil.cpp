@@ -184,7 +184,7 @@ measure::LaunchRequest launch_request(const StencilArgs& a) {
 
 // The runner, and mpirun where no launcher is given, checked before anything is measured or launched.
 std::string find_launch_tools(const StencilArgs& a) {
-    const std::string runner = find_runner();
+    std::string runner = find_runner();
     if (runner.empty())
         throw core::Unsupported(
             "stencil: roofcast-stencil was not found beside roofcast (CMake found no MPI, or "

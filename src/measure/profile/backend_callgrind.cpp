@@ -101,16 +101,16 @@ void run_disassembly_job(DisassemblyJob& job) {
 // What every executed instruction of each object does: objdump over the ranges that ran, the calls spread
 // over the hardware threads (each is a separate process; their outputs are read and parsed in the thread
 // that started it). Objects already in `into` are not read again; failures are added to `notes`.
-void disassemble(std::map<std::string, std::vector<std::uint64_t>> executed,
+void disassemble(const std::map<std::string, std::vector<std::uint64_t>>& executed,
                  std::map<std::string, WorkTable>& into, std::set<std::string>& notes) {
     std::vector<DisassemblyJob> jobs;
-    for (auto& [object, addresses] : executed) {
+    for (const auto& [object, addresses] : executed) {
         if (into.count(object))
             continue;
         into[object]; // an object that cannot be read has an empty table
         if (addresses.empty() || object.empty() || object == "???" || !fs::exists(object))
             continue;
-        for (const auto& [lo, hi] : disassembly_ranges(std::move(addresses)))
+        for (const auto& [lo, hi] : disassembly_ranges(addresses))
             jobs.push_back(DisassemblyJob{&object, lo, hi});
     }
     std::atomic<std::size_t> next{0};
@@ -131,7 +131,7 @@ void disassemble(std::map<std::string, std::vector<std::uint64_t>> executed,
             notes.insert(job.failure);
         WorkTable& table = into[*job.object];
         for (auto& [address, w] : job.work)
-            table.emplace(address, std::move(w));
+            table.emplace(address, w);
     }
 }
 
@@ -303,7 +303,7 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
             for (const CallgrindFunction& f : data.functions)
                 for (const CallgrindInstruction& i : f.instructions)
                     executed[f.object].push_back(i.address);
-            disassemble(std::move(executed), m_work, m_notes);
+            disassemble(executed, m_work, m_notes);
             m_counted[r] = count_work(data, m_work);
         }
         add_simulated_events(m_counted[r], data, level.name + ".");
