@@ -7,6 +7,30 @@ namespace roofcast::cli {
 
 namespace {
 
+// The set an IsMember check accepts, as CLI11 shows it in the option's type name ("TEXT:{weak,strong}").
+std::vector<std::string> option_choices(const CLI::Option& opt) {
+    const std::string type = opt.get_type_name();
+    const auto open = type.find(":{");
+    const auto close = type.rfind('}');
+    if (open == std::string::npos || close == std::string::npos || close < open + 2)
+        return {};
+    std::vector<std::string> out;
+    const std::string list = type.substr(open + 2, close - open - 2);
+    std::size_t from = 0;
+    while (from <= list.size()) {
+        const auto comma = list.find(',', from);
+        const std::string word =
+            list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        if (word.empty() || word.find_first_of(" \t\"'$`\\") != std::string::npos)
+            return {}; // not a plain word a shell list can carry as it is
+        out.push_back(word);
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
+    }
+    return out;
+}
+
 // Options of `app` and of its option groups (CLI11 keeps a group as a nameless subcommand).
 void collect_shell_options(const CLI::App& app, std::vector<ShellOption>& out) {
     for (const CLI::Option* opt : app.get_options()) {
@@ -24,6 +48,8 @@ void collect_shell_options(const CLI::App& app, std::vector<ShellOption>& out) {
         if (seen)
             continue;
         o.takes_value = opt->get_items_expected_max() > 0;
+        if (o.takes_value)
+            o.choices = option_choices(*opt);
         out.push_back(std::move(o));
     }
     for (const CLI::App* group : app.get_subcommands([](const CLI::App* a) { return a->get_name().empty(); }))
@@ -55,6 +81,20 @@ std::vector<ShellCommand> shell_commands(const CLI::App& app) {
     return out;
 }
 
+// The case branches "sub --option" -> that option's choices, for every option with a fixed set.
+std::string choice_cases(const std::vector<ShellCommand>& commands) {
+    std::string cases;
+    for (const auto& c : commands)
+        for (const auto& o : c.options)
+            if (!o.choices.empty())
+                for (const auto& n : o.names)
+                    cases += fmt::format(
+                        "        \"{} {}\")\n            mapfile -t COMPREPLY < <(compgen -W \"{}\" -- "
+                        "\"$cur\")\n            return 0\n            ;;\n",
+                        c.name, n, fmt::join(o.choices, " "));
+    return cases;
+}
+
 std::string bash_completion(const std::vector<ShellCommand>& commands, const std::string& program) {
     std::string subcommands;
     std::string cases;
@@ -68,7 +108,8 @@ std::string bash_completion(const std::vector<ShellCommand>& commands, const std
     const std::string fn = "_" + program;
     // The script: find the subcommand (the first word after the program that is not an option; the top
     // level's options take no value), then offer that command's options after '-', nothing after an option
-    // that takes a value or at a positional, so that `complete -o default` falls back to file names.
+    // that takes a value (its choices where it has a fixed set) or at a positional, so that `complete -o
+    // default` falls back to file names.
     return fmt::format(R"(# bash completion for {0}                                  -*- shell-script -*-
 # Generated from {0}'s command-line definitions at build time; edits here are lost.
 
@@ -89,6 +130,8 @@ std::string bash_completion(const std::vector<ShellCommand>& commands, const std
             ;;
     esac
     COMPREPLY=()
+    case "$sub $prev" in
+{4}    esac
     if [[ -n $sub && $COMP_CWORD -gt 1 && " $valued " == *" $prev "* ]]; then
         return 0
     fi
@@ -101,7 +144,7 @@ std::string bash_completion(const std::vector<ShellCommand>& commands, const std
 }}
 complete -o default -F {1} {0}
 )",
-                       program, fn, cases, subcommands);
+                       program, fn, cases, subcommands, choice_cases(commands));
 }
 
 } // namespace roofcast::cli

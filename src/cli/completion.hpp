@@ -12,6 +12,7 @@ namespace roofcast::cli {
 struct ShellOption {
     std::vector<std::string> names; // "--machine", "-m"
     bool takes_value = false;
+    std::vector<std::string> choices; // the values an IsMember check accepts ("weak", "strong"); empty: any
 };
 
 struct ShellCommand {
@@ -25,7 +26,8 @@ struct ShellCommand {
 std::vector<ShellCommand> shell_commands(const CLI::App& app);
 
 // A bash completion script (bash-completion's `complete -F` form) for the command `program`: subcommands
-// after the program name, each command's options after a '-', file names for option values and positionals.
+// after the program name, each command's options after a '-', an option's choices after it where it has a
+// fixed set, file names for other option values and positionals.
 std::string bash_completion(const std::vector<ShellCommand>& commands, const std::string& program);
 
 } // namespace roofcast::cli

@@ -57,3 +57,31 @@ TEST(BashCompletion, OffersEverySubcommandAndEachOfItsOptions) {
                 EXPECT_NE(words.find(" --" + l + " "), std::string::npos) << s->get_name() << " --" << l;
     }
 }
+
+TEST(BashCompletion, OffersAnOptionsChoicesAfterIt) {
+    CLI::App app{"tool"};
+    auto* sub = app.add_subcommand("fit", "Fit");
+    std::string scaling, file;
+    sub->add_option("--scaling", scaling, "weak or strong")->check(CLI::IsMember({"weak", "strong"}));
+    sub->add_option("-o,--output", file, "any file");
+    const auto commands = cli::shell_commands(app);
+    ASSERT_EQ(commands.size(), 2u);
+    const auto& fit = commands[1];
+    ASSERT_EQ(fit.options.size(), 3u); // --help, --scaling, --output/-o
+    EXPECT_EQ(fit.options[1].choices, (std::vector<std::string>{"weak", "strong"}));
+    EXPECT_TRUE(fit.options[2].choices.empty());
+    const std::string script = cli::bash_completion(commands, "tool");
+    EXPECT_NE(
+        script.find("\"fit --scaling\")\n            mapfile -t COMPREPLY < <(compgen -W \"weak strong\""),
+        std::string::npos)
+        << script;
+    EXPECT_EQ(script.find("\"fit --output\")"), std::string::npos) << script;
+}
+
+TEST(BashCompletion, RoofcastsFixedSetsAreOffered) {
+    CLI::App app;
+    cli::define_app(app);
+    const std::string script = cli::bash_completion(cli::shell_commands(app), "roofcast");
+    EXPECT_NE(script.find("\"plot --view\")"), std::string::npos);
+    EXPECT_NE(script.find("compgen -W \"roofline hierarchical bandwidth\""), std::string::npos);
+}

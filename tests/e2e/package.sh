@@ -94,6 +94,7 @@ for s in "${subs[@]}"; do
     done
 done
 [[ -z $(complete_words roofcast predict --machine "") ]] || fail "completion after --machine offers words, not files"
+grep -qx hierarchical <<< "$(complete_words roofcast plot --view "")" || fail "completion after plot --view lacks its choices"
 
 # A consumer of the unpacked CMake package: the imported target must point into the unpacked tree.
 mkdir -p "$tmp/app"
