@@ -97,12 +97,13 @@ LaunchPlan plan_launch(const LaunchRequest& r, const LaunchHost& host) {
                                                 "launcher with --launcher)",
                                                 r.ranks));
         words = {host.mpirun};
-    } else if (!core::find_in_path(words.front())) {
-        throw core::InputError(
-            "", "--launcher",
-            fmt::format("'{}' is not a program on PATH: expected a launcher such as mpirun "
-                        "or srun",
-                        words.front()));
+    } else if (words.front().find('/') != std::string::npos ? ::access(words.front().c_str(), X_OK) != 0
+                                                            : !core::find_in_path(words.front())) {
+        throw core::InputError("", "--launcher",
+                               fmt::format("'{}' is not an executable program (on PATH or by its path): "
+                                           "expected a launcher such as mpirun "
+                                           "or srun",
+                                           words.front()));
     }
     plan.kind = kind_of(words.front());
     std::vector<std::string> all_words = words;

@@ -106,6 +106,10 @@ TEST(Launcher, ErrorsNameTheLauncherBeforeAnythingStarts) {
         EXPECT_EQ(e.field(), "--launcher");
         EXPECT_NE(std::string(e.what()).find("no-such-launcher-roofcast"), std::string::npos) << e.what();
     }
+    r.launcher = "./no-such-dir/srun -N 2"; // a path is taken as it is, not looked for on PATH
+    EXPECT_THROW((void)plan_launch(r, host_of(2, 2)), roofcast::core::InputError);
+    r.launcher = "/bin/sh -c";
+    EXPECT_EQ(plan_launch(r, host_of(2, 2)).prefix, (Words{"/bin/sh", "-c", "-n", "2"}));
     LaunchHost none = host_of(2, 2);
     none.mpirun.clear();
     EXPECT_THROW((void)plan_launch(ranks_of(2, 1), none), roofcast::core::Unsupported);
