@@ -190,8 +190,8 @@ void warnings_section(std::string& o, const std::vector<Warning>& warnings) {
     o += "</section>\n";
 }
 
-void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs) {
-    o += "<section id=\"machine\"><h2>Machine</h2>\n";
+// The machine's facts: name, CPU, clock, peaks, the mixed model's exponents and MPI.
+void machine_facts(std::string& o, const core::Machine& m) {
     o += "<table class=\"facts\"><tbody>\n";
     const auto row = [&](const std::string& k, const std::string& v) {
         o += "<tr><th>" + h(k) + "</th><td>" + v + "</td></tr>\n";
@@ -250,7 +250,12 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
     if (!m.created.empty())
         row("Measured", h(m.created));
     o += "</tbody></table>\n";
+}
 
+// The machine's facts, then its caches, compute ceilings, memory levels and bandwidth measurements.
+void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs) {
+    o += "<section id=\"machine\"><h2>Machine</h2>\n";
+    machine_facts(o, m);
     if (m.topology && !m.topology->caches.empty()) {
         o += "<h3>Caches</h3><table><thead><tr><th>Level</th><th class=\"n\">Size</th><th "
              "class=\"n\">Usable "
@@ -321,24 +326,8 @@ void machine_section(std::string& o, const core::Machine& m, const Roofs& roofs)
     o += "</section>\n";
 }
 
-} // namespace
-
-std::string html_report(const core::Results& r) {
-    if (!r.machine)
-        throw core::InputError("", "machine",
-                               "the results have no embedded machine: cannot write the report");
-    const core::Machine& m = *r.machine;
-    const Roofs roofs = roofs_for(m, dominant_threads(r), dominant_precision(r));
-    const svg::Document classic = roofline_chart(r, RooflineView::classic, "roofline");
-    const svg::Document hierarchical = roofline_chart(r, RooflineView::hierarchical, "roofline-hierarchical");
-    const svg::Document bandwidth = bandwidth_chart(m, "bandwidth");
-    std::vector<std::string> chart_notes = classic.notes();
-    for (const auto& n : bandwidth.notes())
-        chart_notes.push_back(n);
-    const auto warnings = collect_warnings(r, m, chart_notes);
-
-    std::string o;
-    o.reserve(1 << 18);
+// The page's head, its title and the header with the machine and the navigation.
+void page_head(std::string& o, const core::Results& r, const core::Machine& m) {
     o += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta "
          "charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
     o += "<title>" + h("roofcast report · " + m.name) + "</title>\n<style>" + k_css +
@@ -354,17 +343,16 @@ std::string html_report(const core::Results& r) {
          "href=\"#below-bound\">Below bound</a><a "
          "href=\"#machine\">Machine</a><a href=\"#warnings\">Warnings</a><a "
          "href=\"#derivations\">Derivations</a></nav></div></header>\n<main class=\"wrap\">\n";
+}
 
-    // Summary cards.
-    std::size_t measured = 0;
-    for (const auto& k : r.kernels)
-        measured += k.measured_gflops.has_value();
+// The model with the smallest median |error|; on a shared host the one most often inside or near the measured
+// interval. Null when no model was scored.
+const core::AccuracySummary* most_accurate(const core::Results& r) {
     const core::AccuracySummary* best_model = nullptr;
     for (const auto& a : r.accuracy)
         if (a.median_abs_error_pct &&
             (!best_model || *a.median_abs_error_pct < *best_model->median_abs_error_pct))
             best_model = &a;
-    // On a shared host the most accurate model is the one most often inside or near the measured interval.
     const auto interval_share = [](const core::AccuracySummary& a) {
         return static_cast<double>(a.within_tolerance) / static_cast<double>(a.n_interval);
     };
@@ -374,6 +362,17 @@ std::string html_report(const core::Results& r) {
             if (a.n_interval > 0 && (!best_model || interval_share(a) > interval_share(*best_model)))
                 best_model = &a;
     }
+    return best_model;
+}
+
+// The summary cards: kernels, roofs, the most accurate model and each model's accuracy, the kernels below
+// their bound, the undetermined and noisy ones and the warnings; then the headlines under them.
+void summary_section(std::string& o, const core::Results& r, const Roofs& roofs,
+                     const std::vector<Warning>& warnings) {
+    std::size_t measured = 0;
+    for (const auto& k : r.kernels)
+        measured += k.measured_gflops.has_value();
+    const core::AccuracySummary* best_model = most_accurate(r);
     o += "<section id=\"summary\"><div class=\"cards\">\n";
     const auto card = [&](const std::string& label, const std::string& value, const std::string& detail) {
         o += "<div class=\"card\"><div class=\"label\">" + h(label) + "</div><div class=\"value\">" +
@@ -435,7 +434,12 @@ std::string html_report(const core::Results& r) {
     if (const std::string noise = host_noise_text(r); !noise.empty())
         o += "<p class=\"muted\" id=\"host-noise\">" + h(noise) + "</p>\n";
     o += "</section>\n";
+}
 
+// The charts: the suite filter, the roofline, the hierarchical roofline, the bandwidth chart and the
+// calibration loops' own roofline.
+void charts_section(std::string& o, const core::Results& r, const svg::Document& classic,
+                    const svg::Document& hierarchical, const svg::Document& bandwidth) {
     o += "<section id=\"charts\"><h2>Charts</h2>\n";
     // Per-suite filter: a checkbox per suite hides its kernels in the charts and the prediction table
     // (inline script, no library: the page stays self-contained and opens offline).
@@ -480,12 +484,10 @@ std::string html_report(const core::Results& r) {
              "<figcaption>Each sweep of calibration loops joined in catalogue order, with the mixed model's "
              "prediction; every model's is in the predictions table.</figcaption></figure></details>\n";
     o += "</section>\n";
+}
 
-    predictions_section(o, r);
-    o += below_bound_html(r);
-    machine_section(o, m, roofs);
-    warnings_section(o, warnings);
-
+// Per kernel, the level that bounds it and each model's per-level terms.
+void derivations_section(std::string& o, const core::Results& r, const Roofs& roofs) {
     o +=
         "<section id=\"derivations\"><h2>Derivations</h2>\n<p class=\"muted\">Per kernel: which memory level "
         "bounds it on the roofline of the charts (the compute roof P = " +
@@ -513,7 +515,12 @@ std::string html_report(const core::Results& r) {
     }
     if (in_table)
         compact_table_end(o);
-    o += "</section>\n</main>\n<footer><div class=\"wrap\">Written by roofcast";
+    o += "</section>\n";
+}
+
+// The footer with the sources, and the suite filter's script.
+void page_foot(std::string& o, const core::Results& r) {
+    o += "</main>\n<footer><div class=\"wrap\">Written by roofcast";
     if (!r.roofcast_version.empty())
         o += " " + h(r.roofcast_version);
     o += ". Roofline: Williams, Waterman &amp; Patterson, CACM 52(4), 2009. Hierarchical/cache-aware "
@@ -526,6 +533,35 @@ std::string html_report(const core::Results& r) {
          "      e.style.display = box.checked ? '' : 'none';\n"
          "    });\n  });\n});\n</script>\n";
     o += "</body>\n</html>\n";
+}
+
+} // namespace
+
+std::string html_report(const core::Results& r) {
+    if (!r.machine)
+        throw core::InputError("", "machine",
+                               "the results have no embedded machine: cannot write the report");
+    const core::Machine& m = *r.machine;
+    const Roofs roofs = roofs_for(m, dominant_threads(r), dominant_precision(r));
+    const svg::Document classic = roofline_chart(r, RooflineView::classic, "roofline");
+    const svg::Document hierarchical = roofline_chart(r, RooflineView::hierarchical, "roofline-hierarchical");
+    const svg::Document bandwidth = bandwidth_chart(m, "bandwidth");
+    std::vector<std::string> chart_notes = classic.notes();
+    for (const auto& n : bandwidth.notes())
+        chart_notes.push_back(n);
+    const auto warnings = collect_warnings(r, m, chart_notes);
+
+    std::string o;
+    o.reserve(1 << 18);
+    page_head(o, r, m);
+    summary_section(o, r, roofs, warnings);
+    charts_section(o, r, classic, hierarchical, bandwidth);
+    predictions_section(o, r);
+    o += below_bound_html(r);
+    machine_section(o, m, roofs);
+    warnings_section(o, warnings);
+    derivations_section(o, r, roofs);
+    page_foot(o, r);
     return o;
 }
 
