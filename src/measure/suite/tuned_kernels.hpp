@@ -266,8 +266,10 @@ template <class T>
 // is the other candidate; runners.hpp, spmv_gather_choice).
 using SuitePair = double __attribute__((vector_size(2 * sizeof(double))));
 using SuiteQuad = double __attribute__((vector_size(4 * sizeof(double))));
-template <int W = k_vector_doubles>
-void gather_x(SuiteVector& out, const double* __restrict x, const std::int32_t* __restrict idx) {
+// V is SuiteVector; as a template parameter it keeps the branches of other widths unchecked (clang checks a
+// discarded `if constexpr` branch that depends on no template parameter).
+template <int W = k_vector_doubles, class V = SuiteVector>
+void gather_x(V& out, const double* __restrict x, const std::int32_t* __restrict idx) {
     const auto pair = [&](int l) { return SuitePair{x[idx[l]], x[idx[l + 1]]}; };
     if constexpr (W == 8) {
         const SuiteQuad lo = __builtin_shufflevector(pair(0), pair(2), 0, 1, 2, 3);
