@@ -92,8 +92,7 @@ std::string perf_record_options(const std::string& perf) {
     // perf record (5.1 and later) starts a side-band thread for BPF program events that polls with a
     // one-second timeout and is joined at exit: every recording then lasts at least about a second, whatever
     // the program. roofcast never samples BPF programs, so the thread is switched off where this perf knows
-    // the option
-    // (`perf record -h` lists its options on stderr and exits non-zero).
+    // the option (`perf record -h` lists its options on stderr and exits non-zero).
     const auto [rc, usage] = capture_tool({"/bin/sh", "-c", "exec \"$0\" record -h 2>&1", perf});
     (void)rc;
     return usage.find("--no-bpf-event") != std::string::npos ? "--no-bpf-event " : "";

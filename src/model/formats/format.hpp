@@ -111,5 +111,9 @@ bool has_extension(const Input& in, std::string_view ext); // ".txt"
 bool json_with_tag(const Input& in, std::string_view tag);
 // A YAML map (not JSON) with a top-level `key`.
 bool yaml_with_key(const Input& in, const char* key);
+// The input parsed as a YAML map, where its text spells `word` at all (nullptr otherwise, without parsing):
+// what a sniffer looking for a key or a value in YAML asks, so that a large file of another format is never
+// parsed as YAML only to learn it holds no such word.
+const core::YamlField* yaml_spelling(const Input& in, std::string_view word);
 
 } // namespace roofcast::model::formats

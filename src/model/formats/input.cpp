@@ -71,13 +71,17 @@ bool json_with_tag(const Input& in, std::string_view tag) {
     return !in.is_directory() && in.is_json() && in.text().find(tag) != std::string::npos;
 }
 
+const core::YamlField* yaml_spelling(const Input& in, std::string_view word) {
+    // A document whose text never spells the word cannot hold it (a key merged from an anchor is spelled
+    // where the anchor is defined): a large file of another format (a CSV of a million rows) is not parsed as
+    // YAML only to learn that, which cost longer than reading it.
+    if (in.is_directory() || in.text().find(word) == std::string::npos)
+        return nullptr;
+    return in.yaml();
+}
+
 bool yaml_with_key(const Input& in, const char* key) {
-    // A document whose text never spells the key cannot hold it (a key merged from an anchor is spelled where
-    // the anchor is defined): a large file of another format (a CSV of a million rows) is not parsed as YAML
-    // only to learn that, which cost longer than reading it.
-    if (in.is_directory() || in.text().find(key) == std::string::npos)
-        return false;
-    const core::YamlField* root = in.yaml();
+    const core::YamlField* root = yaml_spelling(in, key);
     // The node is read through its const interface, which neither inserts nor marks the key as read.
     return root && static_cast<bool>(root->node()[key]);
 }

@@ -12,11 +12,8 @@ namespace {
 bool sniff_roofcast_profile(const Input& in) {
     if (json_with_tag(in, "\"roofcast-profile\""))
         return true;
-    // The tag in a YAML document is claimed too, so that the error says what the reader expects (JSON); only
-    // a text that spells the tag is parsed to find out.
-    if (in.is_directory() || in.text().find("roofcast-profile") == std::string::npos)
-        return false;
-    const core::YamlField* root = in.yaml();
+    // The tag in a YAML document is claimed too, so that the error says what the reader expects (JSON).
+    const core::YamlField* root = yaml_spelling(in, "roofcast-profile");
     if (!root || in.is_json())
         return false;
     const YAML::Node& format = root->node()["format"];
