@@ -2,7 +2,7 @@
 // model's memory term is calibrated with a copy and its overlap exponents with loops whose reuse comes from
 // the last cache (docs/models.md, "Overlap exponent"); no calibration loop reuses L1 or L2 while it streams
 // from memory, as the stencils do. This tool times, in one process and round after round, the suite's own
-// kernels from its catalogue for MACHINE (model/suite_catalogue.hpp: the memory copy calib-MEM-2F, the
+// kernels from its catalogue for MACHINE (experiment/suite_catalogue.hpp: the memory copy calib-MEM-2F, the
 // read-only loops calib-L2-3F and calib-L3-3F, the overlap loops calib-overlap-L3-K*, jacobi-3d-7pt and
 // jacobi-3d-7pt-tuned) and the same overlap loops with their window in L1 and in L2 (a window that misses in
 // the level inside and fits half of its own, the catalogue's rule). Each round's copy tells the host's
@@ -12,8 +12,8 @@
 // Output: a header line, then one line per round and loop: "round name seconds_per_iteration
 // copy_seconds_per_iteration", the copy timed just before the loop.
 #include "core/machine.hpp"
+#include "experiment/suite_catalogue.hpp"
 #include "measure/suite/runners.hpp"
-#include "model/suite_catalogue.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 // (mixed_body: n neighbour rows of the streamed array from the reuse cache) and the overlap calibration
 // loop with Q extra multiply-adds (overlap_body<K = n, Q>: n rows of a per-thread window from the same
 // cache, one copy from memory), both through the suite's runners (allocation, first touch, timing
-// harness). Sizes follow the suite catalogue's rules (src/model/suite_catalogue.cpp): one reuse window of
-// 2 x the L2 per thread, rows of an odd number of cache lines, 256 rows per plane, arrays of half the
+// harness). Sizes follow the suite catalogue's rules (src/experiment/suite_catalogue.cpp): one reuse window
+// of 2 x the L2 per thread, rows of an odd number of cache lines, 256 rows per plane, arrays of half the
 // memory working set each. Also times each loop with its arrays inside L1 (compute alone), so that the
 // share of the arithmetic hidden behind the transfers can be read: hidden = 1 - (t(Q) - t(0)) / t_L1(Q).
 //   roofcast-overlap-compute THREADS L2_BYTES_PER_THREAD MEM_BYTES

@@ -1,8 +1,8 @@
-// Feeds a fuzz input through the format registry (model/formats) as the commands do: every format's sniff
+// Feeds a fuzz input through the format registry (src/formats) as the commands do: every format's sniff
 // looks at it, then the named format's reader reads it, and its scaling series where it has them.
 #pragma once
 
-#include "model/formats/format.hpp"
+#include "formats/format.hpp"
 
 #include <string>
 #include <string_view>

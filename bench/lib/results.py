@@ -14,7 +14,7 @@ def family_inside(r):
 
 
 def round_error_pct(k):
-    """|1/f - 1| in % from the kernel's median per-round fraction f of its bound (the error model/bench.cpp's
+    """|1/f - 1| in % from the kernel's median per-round fraction f of its bound (the error experiment/bench.cpp's
     accuracy summary takes per round); None without rounds."""
     f = k.get("bound_fraction_median_round")
     return abs(1 / f - 1) * 100 if f else None

@@ -5,7 +5,7 @@
 #include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/results.hpp"
-#include "model/bench.hpp"
+#include "experiment/bench.hpp"
 #include "report/bench_table.hpp"
 
 #include <cstdio>

@@ -5,7 +5,7 @@
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "model/formats/format.hpp"
+#include "formats/format.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>

@@ -8,8 +8,8 @@
 #include "core/error.hpp"
 #include "core/machine.hpp"
 #include "core/results.hpp"
-#include "model/bench.hpp"
-#include "model/diagnosis.hpp"
+#include "experiment/bench.hpp"
+#include "experiment/diagnosis.hpp"
 #include "model/kernel.hpp"
 #include "model/predict.hpp"
 #include "report/diagnosis_text.hpp"
@@ -39,7 +39,7 @@ struct PredictArgs {
 };
 
 // With a measured time: the kernel's fraction of its bound and, below k_diagnosis_fraction, the causes
-// (model/diagnosis.hpp), as `roofcast bench` reports its own kernels.
+// (experiment/diagnosis.hpp), as `roofcast bench` reports its own kernels.
 core::KernelResult measured_verdict(const model::KernelSpec& k, const core::Machine& m, int threads,
                                     double seconds, const std::string& kernel_file) {
     const std::optional<double> iterations = model::iterations_of(k);

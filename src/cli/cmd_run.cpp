@@ -5,8 +5,8 @@
 #include "core/io.hpp"
 #include "core/machine.hpp"
 #include "core/results.hpp"
-#include "model/bench.hpp"
-#include "model/suite_catalogue.hpp"
+#include "experiment/bench.hpp"
+#include "experiment/suite_catalogue.hpp"
 #include "report/html.hpp"
 #include "report/run_summary.hpp"
 

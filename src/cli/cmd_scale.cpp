@@ -1,10 +1,10 @@
+#include "analysis/scale/forecast.hpp"
+#include "analysis/scale/roofline_forecast.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "model/formats/format.hpp"
-#include "model/scale/forecast.hpp"
-#include "model/scale/roofline_forecast.hpp"
+#include "formats/format.hpp"
 #include "report/scale_report.hpp"
 #include "report/scale_roofline.hpp"
 

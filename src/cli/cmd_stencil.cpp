@@ -1,7 +1,9 @@
 // `roofcast stencil`: runs roofcast-stencil (deep-halo temporal blocking, docs/stencil.md) under mpirun,
-// reads its JSON, compares it with the model of model/stencil, prints; or, with --simulate, evaluates the
+// reads its JSON, compares it with the model of analysis/stencil, prints; or, with --simulate, evaluates the
 // model alone for many ranks. Thin: option checks, the launch (as measure/mpi.cpp launches the MPI probe),
 // and printing. Bad options fail before anything is launched.
+#include "analysis/stencil/measured.hpp"
+#include "analysis/stencil/model.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
@@ -16,8 +18,6 @@
 #include "measure/launcher.hpp"
 #include "measure/mpi.hpp"
 #include "measure/working_sets.hpp"
-#include "model/stencil/measured.hpp"
-#include "model/stencil/model.hpp"
 #include "report/stencil_report.hpp"
 
 #include <algorithm>

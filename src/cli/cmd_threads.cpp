@@ -1,3 +1,4 @@
+#include "analysis/threads/analysis.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
@@ -10,7 +11,6 @@
 #include "measure/overhead.hpp"
 #include "measure/thread_sweep.hpp"
 #include "measure/topology.hpp"
-#include "model/threads/analysis.hpp"
 #include "report/threads_report.hpp"
 
 #include <algorithm>

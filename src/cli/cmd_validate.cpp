@@ -2,7 +2,7 @@
 #include "cli/data_file.hpp"
 #include "core/doc.hpp"
 #include "core/error.hpp"
-#include "model/formats/format.hpp"
+#include "formats/format.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -25,7 +25,7 @@ std::string kernel_summary(const model::KernelSpec& k) {
     return fmt::format("kernel file '{}', {}", k.name, form);
 }
 
-// Recognises the kind of a file with the format registry (model/formats) and validates it fully. Keys that
+// Recognises the kind of a file with the format registry (src/formats) and validates it fully. Keys that
 // the file's format does not read (machine, kernel, results, profile and threads files) are warned about, or
 // with `strict` refused.
 std::string validate_file(const std::string& path, bool strict) {

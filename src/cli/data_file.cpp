@@ -3,7 +3,7 @@
 #include "core/doc.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "model/formats/format.hpp"
+#include "formats/format.hpp"
 
 #include <cstdio>
 #include <fmt/format.h>

@@ -1,14 +1,14 @@
-// Recognises a roofcast data file by its content (the format registry, model/formats) and loads it: a results
+// Recognises a roofcast data file by its content (the format registry, src/formats) and loads it: a results
 // file (JSON with kind "roofcast-results") or a machine file (YAML with 'compute' and 'levels'). Anything
 // else is a one-line core::InputError naming the file and what was expected. Shared by `validate` and `plot`.
 // Keys a file's format does not read are warned about on stderr (check_unread_keys).
 #pragma once
 
+#include "analysis/threads/data.hpp"
 #include "core/machine.hpp"
 #include "core/profile.hpp"
 #include "core/results.hpp"
 #include "model/kernel.hpp"
-#include "model/threads/data.hpp"
 
 #include <optional>
 #include <string>

@@ -2,9 +2,9 @@
 
 #include "cli/data_file.hpp"
 
+#include "analysis/threads/analysis.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "model/threads/analysis.hpp"
 #include "report/threads_report.hpp"
 
 #include <filesystem>

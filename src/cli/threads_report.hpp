@@ -3,7 +3,7 @@
 // threads section) and one threads-<api>.svg per series into the report directory.
 #pragma once
 
-#include "model/threads/analysis.hpp"
+#include "analysis/threads/analysis.hpp"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // One file is one run at one parameter point: per function (or marker region) and metric, the value on
 // every rank for every repetition, how to reduce the ranks (`aggregate`) and where the number came from
 // (`origin`: counted by hardware or a clock, simulated by cachegrind, sampled by perf, declared by the
-// program through the marker API). `roofcast scale` reads these files through model/scale/dataset.cpp,
+// program through the marker API). `roofcast scale` reads these files through analysis/scale/dataset.cpp,
 // which ignores the version-2 additions. Contract: profile_to_json() and profile_from_json() round-trip;
 // the reader checks every field, bounds the sizes it accepts and throws core::InputError(file, field, ...).
 #pragma once

@@ -67,7 +67,7 @@ struct Ceiling {
 // and the host's noise floor for the probe of its bound, both measured in the same run.
 struct RowNoise {
     std::string probe; // memory | cache | core | compute
-    double spread = 0; // core::interquartile_spread of the row's rates, unit by unit (model/noise.hpp)
+    double spread = 0; // core::interquartile_spread of the row's rates, unit by unit (experiment/noise.hpp)
     double floor = 0;  // the probe's floor in this run
     bool flagged() const { return spread > floor; }
 };
@@ -88,7 +88,7 @@ struct HostNoise {
 };
 
 // Rounds a bench kernel was measured in: the run's rounds and the extra ones it needed to settle
-// (model/round_settle.hpp); `settled` when its two best rounds agreed within the tolerance.
+// (experiment/round_settle.hpp); `settled` when its two best rounds agreed within the tolerance.
 struct RoundSettle {
     int rounds = 0;
     bool settled = false;
@@ -134,12 +134,13 @@ struct KernelResult {
     std::vector<Ceiling> ceilings;
     std::vector<Diagnosis> diagnosis; // causes, most likely first; empty at or above k_diagnosis_fraction
     std::optional<RowNoise> noise;    // when the run had reference probes; sets the summaries' `noisy`
-    // Fraction of the bound round by round against the probe beside the kernel (model/round_verdict.hpp),
-    // with two or more rounds and probes; bound_fraction_median_round is their median.
+    // Fraction of the bound round by round against the probe beside the kernel
+    // (experiment/round_verdict.hpp), with two or more rounds and probes; bound_fraction_median_round is
+    // their median.
     std::vector<double> bound_fraction_rounds;
     std::optional<double> bound_fraction_median_round;
     std::optional<RoundSettle> settle; // written by bench and run when settling ran
-    std::optional<Verdict> verdict;    // bench's three-valued verdict (model/verdict.hpp)
+    std::optional<Verdict> verdict;    // bench's three-valued verdict (experiment/verdict.hpp)
 };
 
 struct AccuracySummary {

@@ -16,8 +16,8 @@ json opt(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
-// The measured figure every prediction's error_pct compares with (model/bench.hpp, compare_kernel): the best
-// epoch, the shortest time. Written beside the errors so that a reader reproduces each from the file:
+// The measured figure every prediction's error_pct compares with (experiment/bench.hpp, compare_kernel): the
+// best epoch, the shortest time. Written beside the errors so that a reader reproduces each from the file:
 // error_pct = (error_basis.seconds_per_iteration / predictions[].seconds_per_iteration - 1) x 100. Derived
 // from `measured`; null without a measured time.
 json error_basis_json(const KernelResult& k) {

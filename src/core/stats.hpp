@@ -11,7 +11,7 @@ namespace roofcast::core {
 
 inline constexpr double k_noisy_spread = 0.05; // relative spread above which a row is flagged
 
-// Below 1 % interquartile spread no row is flagged NOISY (the bench's rows, model/noise.hpp; the machine
+// Below 1 % interquartile spread no row is flagged NOISY (the bench's rows, experiment/noise.hpp; the machine
 // file's rows, core/machine_noise.hpp): timer and frequency jitter of epochs of a few milliseconds, not the
 // host.
 inline constexpr double k_noise_floor_min = 0.01;

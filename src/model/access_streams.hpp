@@ -1,5 +1,5 @@
 // The concurrent address streams of a loop nest's innermost loop, and what they imply for the caches'
-// sets and the TLB (evidence for the diagnosis, model/diagnosis.hpp). Pure functions of the declared
+// sets and the TLB (evidence for the diagnosis, experiment/diagnosis.hpp). Pure functions of the declared
 // loop nest: no measurement.
 //
 // A stream is one array walked by the innermost loop at one position of the outer indices: accesses of

@@ -5,7 +5,7 @@
 // accuracy summary per model, and the mixed family's predicted vs measured memory->cache switch.
 #pragma once
 
-#include "model/bench.hpp"
+#include "experiment/bench.hpp"
 
 #include <string>
 

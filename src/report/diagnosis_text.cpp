@@ -1,7 +1,7 @@
 #include "report/diagnosis_text.hpp"
 
-#include "model/diagnosis.hpp"
-#include "model/verdict.hpp"
+#include "experiment/diagnosis.hpp"
+#include "experiment/verdict.hpp"
 #include "report/svg.hpp"
 
 #include <algorithm>

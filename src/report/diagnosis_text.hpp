@@ -1,5 +1,5 @@
 // The two findings `roofcast run`, `bench` and the report keep apart (issue 13 §4): model accuracy over
-// the validation kernels, and the kernels below their bound with their diagnosis (model/diagnosis.hpp).
+// the validation kernels, and the kernels below their bound with their diagnosis (experiment/diagnosis.hpp).
 // Pure functions of the results.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace roofcast::report {
 
-// Kernels with a diagnosis whose verdict is "below" (model/verdict.hpp; results without verdicts: every
+// Kernels with a diagnosis whose verdict is "below" (experiment/verdict.hpp; results without verdicts: every
 // kernel with a diagnosis), in results order.
 std::vector<const core::KernelResult*> below_bound(const core::Results& r);
 // Kernels whose verdict is "undetermined", in results order.

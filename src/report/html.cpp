@@ -3,7 +3,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/units.hpp"
-#include "model/diagnosis.hpp"
+#include "experiment/diagnosis.hpp"
 #include "report/bandwidth.hpp"
 #include "report/diagnosis_text.hpp"
 #include "report/format.hpp"

@@ -1,5 +1,5 @@
-// The host's noise during a run in words (model/noise.hpp, docs/noise.md): one run-level summary of how much
-// the host moved under each reference probe and what roofcast did about it, and the reason a row carries
+// The host's noise during a run in words (experiment/noise.hpp, docs/noise.md): one run-level summary of how
+// much the host moved under each reference probe and what roofcast did about it, and the reason a row carries
 // the NOISY flag.
 #pragma once
 

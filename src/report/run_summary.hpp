@@ -1,8 +1,8 @@
 // The summary table `roofcast run` prints: one row per kernel with its measured rate (median and
 // spread), the best epoch with the min..max of the epochs, the prediction of its most detailed valid model,
-// the error, and the bottleneck. The error is computed from the best epoch (model/bench.hpp, compare_kernel:
-// the models bound what the machine attains), and the row prints that figure beside it, so that
-// (prediction / best − 1) reproduces the error from the row alone. "Most detailed" follows a fixed order
+// the error, and the bottleneck. The error is computed from the best epoch (experiment/bench.hpp,
+// compare_kernel: the models bound what the machine attains), and the row prints that figure beside it, so
+// that (prediction / best − 1) reproduces the error from the row alone. "Most detailed" follows a fixed order
 // (mixed, hierarchical, cache-aware, roofline) decided before any measurement is seen, so the table never
 // picks a model because it happened to be closest. The kernels a user came for come first: application
 // kernels, then the validation kernels, the calibration loops last (folded into one line in the text).

@@ -5,7 +5,7 @@
 // and noisy ones (spread > 5 %) are flagged.
 #pragma once
 
-#include "model/scale/forecast.hpp"
+#include "analysis/scale/forecast.hpp"
 #include "report/chunks.hpp"
 
 #include <string>

@@ -1,6 +1,6 @@
 #include "report/scale_roofline.hpp"
 
-#include "model/scale/dataset.hpp"
+#include "analysis/scale/dataset.hpp"
 
 #include <fmt/format.h>
 

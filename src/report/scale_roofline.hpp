@@ -3,7 +3,7 @@
 // interval) and where its bottleneck changes on the way.
 #pragma once
 
-#include "model/scale/roofline_forecast.hpp"
+#include "analysis/scale/roofline_forecast.hpp"
 
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 // structs: nothing here measures or models.
 #pragma once
 
-#include "model/stencil/measured.hpp"
-#include "model/stencil/model.hpp"
+#include "analysis/stencil/measured.hpp"
+#include "analysis/stencil/model.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -5,7 +5,7 @@
 // (meaning and unit); predictions use roofcast scale's layout (x, value, lo, hi).
 #pragma once
 
-#include "model/threads/analysis.hpp"
+#include "analysis/threads/analysis.hpp"
 
 #include <string>
 

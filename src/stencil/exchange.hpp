@@ -6,7 +6,7 @@
 // finish(); start() only reads the owned box.
 #pragma once
 
-#include "model/stencil/geometry.hpp"
+#include "analysis/stencil/geometry.hpp"
 #include "stencil/kernels.hpp"
 
 #include <mpi.h>

@@ -6,7 +6,7 @@
 // and the serial reference produce the same bits for the same inputs.
 #pragma once
 
-#include "model/stencil/geometry.hpp"
+#include "analysis/stencil/geometry.hpp"
 
 #include <cmath>
 #include <cstddef>

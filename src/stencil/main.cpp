@@ -5,7 +5,7 @@
 // boundary shell. It times every phase of every block and, with --check, compares the field with a serial
 // reference computed on rank 0. Contract: rank 0 writes one JSON document to --out (docs/stencil.md);
 // a bad argument prints one line "roofcast-stencil: error: ..." on rank 0 and exits 2.
-#include "model/stencil/geometry.hpp"
+#include "analysis/stencil/geometry.hpp"
 #include "stencil/exchange.hpp"
 #include "stencil/kernels.hpp"
 

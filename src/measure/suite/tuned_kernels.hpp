@@ -5,7 +5,7 @@
 // nothing written that another thread's share reads; called outside a parallel region a body runs
 // serially. The bodies are templates on their value type so that the tests can run them with a counting
 // number type and check the declared flops against the operations the body really performs; their
-// flop and traffic counts are declared once in model/suite_apps.cpp. Include this header only from
+// flop and traffic counts are declared once in experiment/suite_apps.cpp. Include this header only from
 // sources compiled like the suite (-march=native, ROOFCAST_NATIVE_SUITE): its ISA constants follow the
 // compiler's target; portable code asks runners.hpp (sell_chunk_rows, gemm_tile). Every body that a
 // catalogue entry names as its code symbol is kept out of line ([[gnu::noinline]]): the diagnosis reads

@@ -1,0 +1,124 @@
+#include "analysis/scale/roofline_forecast.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+namespace roofcast::model::scale {
+
+namespace {
+
+bool placement_metric(const std::string& metric) {
+    return metric == "flops" || metric == "time" || metric == "bytes" || metric == "LL_MISS_BYTES" ||
+           metric.rfind("bytes_", 0) == 0;
+}
+
+// A profile of one function whose metrics are the fitted models evaluated at x (one rank, one repetition).
+core::Profile profile_at(const ScaleResult& r, const std::string& function,
+                         const std::vector<std::size_t>& series, const Coord& x, const std::string& kind) {
+    core::Profile p;
+    core::ProfileFunction f{function, kind, {}};
+    const std::size_t params = r.data.parameters.size();
+    for (const std::size_t s : series) {
+        core::ProfileMetric m;
+        m.origin = core::MetricOrigin::declared;
+        m.aggregate = "sum";
+        m.per_rank = {{std::max(0.0, predict(r.fits[s], x, params).value)}};
+        f.metrics[r.data.series[s].metric] = m;
+    }
+    p.functions = {f};
+    return p;
+}
+
+std::optional<RegionVerdict> verdict_at(const ScaleResult& r, const core::Machine& m,
+                                        const std::string& function, const std::vector<std::size_t>& series,
+                                        const Coord& x) {
+    const ProfilePlacement placed = place_profile(profile_at(r, function, series, x, "region"), m, 0.0);
+    if (placed.verdicts.empty())
+        return std::nullopt;
+    return placed.verdicts.front();
+}
+
+// x rounded to three significant digits, for a sentence.
+Coord rounded(Coord x) {
+    for (double& v : x)
+        if (v != 0) {
+            const double scale = std::pow(10.0, std::floor(std::log10(std::fabs(v))) - 2);
+            v = std::round(v / scale) * scale;
+        }
+    return x;
+}
+
+std::string describe_change(const RegionVerdict& before, const RegionVerdict& after,
+                            const RegionVerdict& target, const Coord& at,
+                            const std::vector<std::string>& names) {
+    const auto what = [](const RegionVerdict& v) {
+        return v.bottleneck == "compute" ? std::string("compute-bound")
+               : v.bottleneck == "MEM"   ? std::string("memory-bound")
+                                         : v.bottleneck + "-bound";
+    };
+    // Time per flop at the bound: 1 / GFLOP/s.
+    const double slower =
+        before.bound_gflops > 0 && target.bound_gflops > 0 ? before.bound_gflops / target.bound_gflops : 0.0;
+    return fmt::format(
+        "from about {} {} (was {}){}", format_point(rounded(at), names), what(after), what(before),
+        slower > 0 ? fmt::format("; at the target {:.3g}x the time per flop at its bound", slower) : "");
+}
+
+} // namespace
+
+RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m, const Coord& target) {
+    RooflineForecast out;
+    out.target = target;
+    for (const auto& s : r.data.series)
+        for (const auto& p : s.points)
+            if (p.x[0] > out.largest_measured[0])
+                out.largest_measured = p.x;
+    std::map<std::string, std::vector<std::size_t>> by_function;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < r.data.series.size(); ++i)
+        if (placement_metric(r.data.series[i].metric)) {
+            auto [it, inserted] = by_function.try_emplace(r.data.series[i].function);
+            if (inserted)
+                order.push_back(r.data.series[i].function);
+            it->second.push_back(i);
+        }
+    const std::size_t params = r.data.parameters.size();
+    for (const std::string& fn : order) {
+        const auto& series = by_function[fn];
+        const auto now = verdict_at(r, m, fn, series, out.largest_measured);
+        const auto then = verdict_at(r, m, fn, series, target);
+        if (!now || !then) {
+            out.omitted.push_back(fn + ": no fitted flops and bytes to place");
+            continue;
+        }
+        FunctionRoofline f{fn, *now, *then, std::nullopt, std::nullopt, std::nullopt, {}};
+        for (const std::size_t s : series)
+            if (r.data.series[s].metric == "time") {
+                const Prediction pt = predict(r.fits[s], target, params);
+                f.time_lo = pt.lo;
+                f.time_hi = pt.hi;
+            }
+        // The bottleneck along a geometric grid of the first parameter (the others move linearly with it).
+        const double a = out.largest_measured[0], b = target[0];
+        if (a > 0 && b > a) {
+            for (int k = 1; k <= k_roofline_steps && !f.change_at; ++k) {
+                const double t = static_cast<double>(k) / k_roofline_steps;
+                Coord x = out.largest_measured;
+                x[0] = a * std::pow(b / a, t);
+                for (std::size_t d = 1; d < params; ++d)
+                    x[d] = out.largest_measured[d] + t * (target[d] - out.largest_measured[d]);
+                const auto v = verdict_at(r, m, fn, series, x);
+                if (v && v->bottleneck != now->bottleneck) {
+                    f.change_at = x;
+                    f.change = describe_change(*now, *v, *then, x, r.data.parameters);
+                }
+            }
+        }
+        out.functions.push_back(std::move(f));
+    }
+    return out;
+}
+
+} // namespace roofcast::model::scale
