@@ -211,195 +211,206 @@ SuiteKernel matmul_packed(const core::Machine& m, const Sizes& s, int threads, s
     return k;
 }
 
+// The 7-point Jacobi, untuned and blocked (jacobi_blocked).
+void add_jacobi_family(std::vector<SuiteKernel>& out, const Sizes& s, int threads) {
+    // 3-D 7-point Jacobi: planes small enough that three planes of a and one of b fit half of the
+    // share of the first cache beyond L1 (3-D layer condition there, so the k-1 and k+1 planes come
+    // from L2 rather than L3, as spatial blocking would arrange: Stengel et al., ICS 2015, Sect. 3.2),
+    // rows a multiple of 8 elements, arrays together beyond every cache.
+    const CacheLevel& reuse = s.caches.size() > 1 ? s.caches[1] : s.caches.back();
+    const auto side = static_cast<long>(
+        std::floor(std::clamp(std::sqrt(0.5 * reuse.per_thread(threads) / (4.0 * 8.0)), 64.0, 512.0) / 8.0) *
+        8.0);
+    const std::size_t nk =
+        planes_for(s.mem_working_set / 2.0, static_cast<double>(side * side) * 8.0, threads);
+    const sw::Grid3 g{nk, static_cast<std::size_t>(side), static_cast<std::size_t>(side)};
+    SuiteKernel k;
+    k.name = "jacobi-3d-7pt";
+    k.suite = "apps";
+    k.untuned = true;
+    const long bk = static_cast<long>(nk) - 2, b = side - 2;
+    k.spec = base_spec(k.name, 7, static_cast<double>(bk * b * b));
+    LoopNest nest;
+    nest.indices = {"k", "j", "i"};
+    nest.bounds = {bk, b, b};
+    const std::vector<long> dims{static_cast<long>(nk), side, side};
+    nest.arrays = {{"a", "double", dims}, {"b", "double", dims}};
+    nest.accesses = {write("b", {0, 0, 0}), read("a", {0, 0, 0}),  read("a", {0, 0, -1}),
+                     read("a", {0, 0, 1}),  read("a", {0, -1, 0}), read("a", {0, 1, 0}),
+                     read("a", {-1, 0, 0}), read("a", {1, 0, 0})};
+    k.spec.loop = nest;
+    k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_jacobi7(g, o, ws); };
+    // In cache: one interior plane per thread; the planes were sized so that four fit half its L2.
+    const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, static_cast<std::size_t>(side),
+                          static_cast<std::size_t>(side)};
+    k.in_cache_iterations = static_cast<double>(threads * b * b);
+    k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_jacobi7(small, o, ws);
+    };
+    k.code_symbol = "roofcast::measure::suite::run_jacobi7(";
+    out.push_back(std::move(k));
+    out.push_back(jacobi_blocked(s, threads));
+}
+
+// Himeno, untuned and with merged coefficient arrays.
+void add_himeno_family(std::vector<SuiteKernel>& out, const Sizes& s, int threads, double l2_team) {
+    // Himeno: 14 single-precision arrays; 19 points of p, one of each coefficient array.
+    constexpr long side = 256;
+    const std::size_t nk = planes_for(s.mem_working_set / 14.0, side * side * 4.0, threads);
+    const sw::Grid3 g{nk, side, side};
+    SuiteKernel k;
+    k.name = "himeno";
+    k.suite = "apps";
+    k.untuned = true;
+    const long bk = static_cast<long>(nk) - 2, b = side - 2;
+    k.spec = base_spec(k.name, 34, static_cast<double>(bk * b * b), "single");
+    LoopNest nest;
+    nest.indices = {"k", "j", "i"};
+    nest.bounds = {bk, b, b};
+    const std::vector<long> dims{static_cast<long>(nk), side, side};
+    for (const char* name : {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}) {
+        nest.arrays.push_back({name, "float", dims});
+        nest.accesses.push_back(read(name, {0, 0, 0}));
+    }
+    nest.arrays.push_back({"p", "float", dims});
+    nest.arrays.push_back({"wrk2", "float", dims});
+    const std::vector<std::vector<long>> p_offsets{
+        {0, 0, 0},   {1, 0, 0},  {-1, 0, 0}, {0, 1, 0},   {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
+        {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {0, 1, 1},  {0, -1, 1}, {0, 1, -1},
+        {0, -1, -1}, {1, 0, 1},  {-1, 0, 1}, {1, 0, -1},  {-1, 0, -1}};
+    for (const auto& off : p_offsets)
+        nest.accesses.push_back(read("p", off));
+    nest.accesses.push_back(write("wrk2", {0, 0, 0}));
+    k.spec.loop = nest;
+    k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
+    // In cache: one interior plane per thread of rows the in-cache grid's 14 arrays keep within half the
+    // team's L2s (a multiple of 16, as the merged form needs, at least 32).
+    const auto small_side = static_cast<std::size_t>(
+        std::max(32.0, std::floor(std::sqrt(l2_team / (14.0 * 4.0 * (threads + 2.0))) / 16.0) * 16.0));
+    const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, small_side, small_side};
+    k.in_cache_iterations =
+        static_cast<double>(threads) * static_cast<double>((small_side - 2) * (small_side - 2));
+    k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_himeno(small, o, ws);
+    };
+    k.code_symbol = "roofcast::measure::suite::run_himeno(";
+    // Himeno with merged coefficient arrays (Minami et al., cache-aware roofline model, Sect. 6-7,
+    // array merging; tuned_kernels.hpp): the same grid, points, flops and data, so the same
+    // declaration. The loop nest counts elements, not streams: the merged array holds the 12
+    // coefficient fields, each still read once per point at the centre (48 B), which is what the
+    // nest's 12 centre accesses declare; the layout, which decides how many streams the hardware
+    // tracks and which cache sets the points share, is what the traffic model does not see and
+    // the tuning changes.
+    SuiteKernel tuned = k;
+    tuned.name = tuned.spec.name = "himeno-tuned";
+    tuned.untuned = false;
+    tuned.spec.loop->interleaved = {
+        {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}};
+    tuned.code_symbol = "roofcast::measure::suite::himeno_merged_body<";
+    tuned.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno_merged(g, o, ws); };
+    tuned.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_himeno_merged(small, o, ws);
+    };
+    out.push_back(std::move(k));
+    out.push_back(std::move(tuned));
+}
+
+// SpMV: CSR (untuned) and SELL-C-sigma (spmv_sell).
+void add_spmv_family(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, double l2_team) {
+    // CSR SpMV, 16 non-zeros per row inside a band of +-64 columns, so the 1 KiB window of x that a
+    // row touches stays in L1. Per non-zero: val (8) and col (4) stream from memory; per row x (8,
+    // read once per level beyond L1 as the window slides), row_ptr (8) and y with write-allocate (16).
+    // At L1 the core loads val, col and x per non-zero and, per row, row_ptr[r] and row_ptr[r+1],
+    // and stores y: 20 + 24/16 bytes. One iteration = one non-zero.
+    const sw::SpmvShape shape{round_up(s.mem_working_set / (12.0 * 16.0), 64), 16, 64};
+    const double nnz = static_cast<double>(shape.rows) * shape.nnz_per_row;
+    SuiteKernel k;
+    k.name = "spmv-csr";
+    k.suite = "apps";
+    k.untuned = true;
+    k.spec = base_spec(k.name, 2, nnz);
+    const double per_row = 1.0 / shape.nnz_per_row;
+    for (const auto& l : m.levels)
+        k.spec.explicit_bytes[l.name] = l.name == "L1" ? 8 + 4 + 8 + 24 * per_row : 12 + 32 * per_row;
+    k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
+    // The body (out of line under GCC 12): run_spmv's own innermost loop with arithmetic is the
+    // set-up's 1 / (1 + e % 3), which the diagnosis took for the kernel ("scalar code").
+    k.code_symbol = "roofcast::measure::suite::spmv_body(";
+    // In cache: the matrix's values and columns (12 B per non-zero) within half the team's L2s.
+    const sw::SpmvShape small{
+        std::max<std::size_t>(64, static_cast<std::size_t>(l2_team / (12.0 * 16.0)) / 64 * 64), 16, 64};
+    k.in_cache_iterations = static_cast<double>(small.rows) * small.nnz_per_row;
+    k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
+        return sw::run_spmv(small, o, ws);
+    };
+    out.push_back(std::move(k));
+    out.push_back(spmv_sell(m, shape, small));
+}
+
+// Matmul: blocked (untuned) and packed (matmul_packed).
+void add_matmul_family(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
+    // Blocked matmul, n = 512, tiles t = 32 (a tile of B, 8 KiB, stays in half of L1). Per (i,j,k)
+    // iteration the core loads B and C and stores C, and loads A once per t iterations: 24 + 8/t
+    // bytes at L1. Per tile triple (t^3 iterations)
+    // L2 delivers A, B tiles and reads/writes the C tile: 8 * 4t^2 / t^3 = 32/t bytes. Beyond L2 each
+    // i-tile row sweeps all of B (8/t per iteration) unless B fits half the L2 share, plus A and C once
+    // per i-tile row (24/n). Beyond a level holding all three matrices in half its capacity: nothing.
+    constexpr std::size_t n = k_matmul_n, t = 32;
+    const double nn = static_cast<double>(n), tt = static_cast<double>(t);
+    SuiteKernel k;
+    k.name = "matmul-blocked";
+    k.suite = "apps";
+    k.untuned = true;
+    k.spec = base_spec(k.name, 2, nn * nn * nn);
+    const double all_three = 3 * nn * nn * 8;
+    const double l2_share = find_cache(s.caches, "L2")->per_thread(threads);
+    double beyond_l2 = (nn * nn * 8 <= 0.5 * l2_share ? 0.0 : 8.0 / tt) + 24.0 / nn;
+    bool resident = all_three <= 0.5 * l2_share;
+    for (const auto& l : m.levels) {
+        if (l.name == "L1")
+            k.spec.explicit_bytes[l.name] = 24.0 + 8.0 / tt;
+        else if (l.name == "L2")
+            k.spec.explicit_bytes[l.name] = 32.0 / tt;
+        else {
+            k.spec.explicit_bytes[l.name] = resident ? 0.0 : beyond_l2;
+            const CacheLevel* c = find_cache(s.caches, l.name);
+            if (c && all_three <= 0.5 * c->per_thread(threads) * threads)
+                resident = true;
+        }
+    }
+    k.run = [](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_matmul(n, t, o, ws); };
+    k.code_symbol = "roofcast::measure::suite::run_matmul(";
+    out.push_back(std::move(k));
+    out.push_back(matmul_packed(m, s, threads, matmul_packed_n(threads)));
+}
+
+// The vector 2-norm.
+void add_norm2(std::vector<SuiteKernel>& out, const Sizes& s) {
+    const std::size_t n = round_up(s.mem_working_set / 8.0, 4096);
+    SuiteKernel k;
+    k.name = "norm2";
+    k.suite = "apps";
+    k.spec = base_spec(k.name, 2, static_cast<double>(n));
+    LoopNest nest;
+    nest.indices = {"i"};
+    nest.bounds = {static_cast<long>(n)};
+    nest.arrays = {{"x", "double", {static_cast<long>(n)}}};
+    nest.accesses = {read("x", {0})};
+    k.spec.loop = nest;
+    k.run = [n](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_norm(n, o, ws); };
+    k.code_symbol = "roofcast::measure::suite::run_norm(";
+    out.push_back(std::move(k));
+}
+
 } // namespace
 
 void add_apps(std::vector<SuiteKernel>& out, const core::Machine& m, const Sizes& s, int threads) {
     // The in-cache instances' arrays fit half the team's L2s (the diagnosis' in-cache time).
     const double l2_team = 0.5 * find_cache(s.caches, "L2")->per_thread(threads) * threads;
-    {
-        // 3-D 7-point Jacobi: planes small enough that three planes of a and one of b fit half of the
-        // share of the first cache beyond L1 (3-D layer condition there, so the k-1 and k+1 planes come
-        // from L2 rather than L3, as spatial blocking would arrange: Stengel et al., ICS 2015, Sect. 3.2),
-        // rows a multiple of 8 elements, arrays together beyond every cache.
-        const CacheLevel& reuse = s.caches.size() > 1 ? s.caches[1] : s.caches.back();
-        const auto side = static_cast<long>(
-            std::floor(std::clamp(std::sqrt(0.5 * reuse.per_thread(threads) / (4.0 * 8.0)), 64.0, 512.0) /
-                       8.0) *
-            8.0);
-        const std::size_t nk =
-            planes_for(s.mem_working_set / 2.0, static_cast<double>(side * side) * 8.0, threads);
-        const sw::Grid3 g{nk, static_cast<std::size_t>(side), static_cast<std::size_t>(side)};
-        SuiteKernel k;
-        k.name = "jacobi-3d-7pt";
-        k.suite = "apps";
-        k.untuned = true;
-        const long bk = static_cast<long>(nk) - 2, b = side - 2;
-        k.spec = base_spec(k.name, 7, static_cast<double>(bk * b * b));
-        LoopNest nest;
-        nest.indices = {"k", "j", "i"};
-        nest.bounds = {bk, b, b};
-        const std::vector<long> dims{static_cast<long>(nk), side, side};
-        nest.arrays = {{"a", "double", dims}, {"b", "double", dims}};
-        nest.accesses = {write("b", {0, 0, 0}), read("a", {0, 0, 0}),  read("a", {0, 0, -1}),
-                         read("a", {0, 0, 1}),  read("a", {0, -1, 0}), read("a", {0, 1, 0}),
-                         read("a", {-1, 0, 0}), read("a", {1, 0, 0})};
-        k.spec.loop = nest;
-        k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_jacobi7(g, o, ws); };
-        // In cache: one interior plane per thread; the planes were sized so that four fit half its L2.
-        const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, static_cast<std::size_t>(side),
-                              static_cast<std::size_t>(side)};
-        k.in_cache_iterations = static_cast<double>(threads * b * b);
-        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_jacobi7(small, o, ws);
-        };
-        k.code_symbol = "roofcast::measure::suite::run_jacobi7(";
-        out.push_back(std::move(k));
-    }
-    out.push_back(jacobi_blocked(s, threads));
-    {
-        // Himeno: 14 single-precision arrays; 19 points of p, one of each coefficient array.
-        constexpr long side = 256;
-        const std::size_t nk = planes_for(s.mem_working_set / 14.0, side * side * 4.0, threads);
-        const sw::Grid3 g{nk, side, side};
-        SuiteKernel k;
-        k.name = "himeno";
-        k.suite = "apps";
-        k.untuned = true;
-        const long bk = static_cast<long>(nk) - 2, b = side - 2;
-        k.spec = base_spec(k.name, 34, static_cast<double>(bk * b * b), "single");
-        LoopNest nest;
-        nest.indices = {"k", "j", "i"};
-        nest.bounds = {bk, b, b};
-        const std::vector<long> dims{static_cast<long>(nk), side, side};
-        for (const char* name : {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}) {
-            nest.arrays.push_back({name, "float", dims});
-            nest.accesses.push_back(read(name, {0, 0, 0}));
-        }
-        nest.arrays.push_back({"p", "float", dims});
-        nest.arrays.push_back({"wrk2", "float", dims});
-        const std::vector<std::vector<long>> p_offsets{
-            {0, 0, 0},   {1, 0, 0},  {-1, 0, 0}, {0, 1, 0},   {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
-            {1, 1, 0},   {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {0, 1, 1},  {0, -1, 1}, {0, 1, -1},
-            {0, -1, -1}, {1, 0, 1},  {-1, 0, 1}, {1, 0, -1},  {-1, 0, -1}};
-        for (const auto& off : p_offsets)
-            nest.accesses.push_back(read("p", off));
-        nest.accesses.push_back(write("wrk2", {0, 0, 0}));
-        k.spec.loop = nest;
-        k.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_himeno(g, o, ws); };
-        // In cache: one interior plane per thread of rows the in-cache grid's 14 arrays keep within half the
-        // team's L2s (a multiple of 16, as the merged form needs, at least 32).
-        const auto small_side = static_cast<std::size_t>(
-            std::max(32.0, std::floor(std::sqrt(l2_team / (14.0 * 4.0 * (threads + 2.0))) / 16.0) * 16.0));
-        const sw::Grid3 small{static_cast<std::size_t>(threads) + 2, small_side, small_side};
-        k.in_cache_iterations =
-            static_cast<double>(threads) * static_cast<double>((small_side - 2) * (small_side - 2));
-        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_himeno(small, o, ws);
-        };
-        k.code_symbol = "roofcast::measure::suite::run_himeno(";
-        // Himeno with merged coefficient arrays (Minami et al., cache-aware roofline model, Sect. 6-7,
-        // array merging; tuned_kernels.hpp): the same grid, points, flops and data, so the same
-        // declaration. The loop nest counts elements, not streams: the merged array holds the 12
-        // coefficient fields, each still read once per point at the centre (48 B), which is what the
-        // nest's 12 centre accesses declare; the layout, which decides how many streams the hardware
-        // tracks and which cache sets the points share, is what the traffic model does not see and
-        // the tuning changes.
-        SuiteKernel tuned = k;
-        tuned.name = tuned.spec.name = "himeno-tuned";
-        tuned.untuned = false;
-        tuned.spec.loop->interleaved = {
-            {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "c0", "c1", "c2", "bnd", "wrk1"}};
-        tuned.code_symbol = "roofcast::measure::suite::himeno_merged_body<";
-        tuned.run = [g](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_himeno_merged(g, o, ws);
-        };
-        tuned.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_himeno_merged(small, o, ws);
-        };
-        out.push_back(std::move(k));
-        out.push_back(std::move(tuned));
-    }
-    {
-        // CSR SpMV, 16 non-zeros per row inside a band of +-64 columns, so the 1 KiB window of x that a
-        // row touches stays in L1. Per non-zero: val (8) and col (4) stream from memory; per row x (8,
-        // read once per level beyond L1 as the window slides), row_ptr (8) and y with write-allocate (16).
-        // At L1 the core loads val, col and x per non-zero and, per row, row_ptr[r] and row_ptr[r+1],
-        // and stores y: 20 + 24/16 bytes. One iteration = one non-zero.
-        const sw::SpmvShape shape{round_up(s.mem_working_set / (12.0 * 16.0), 64), 16, 64};
-        const double nnz = static_cast<double>(shape.rows) * shape.nnz_per_row;
-        SuiteKernel k;
-        k.name = "spmv-csr";
-        k.suite = "apps";
-        k.untuned = true;
-        k.spec = base_spec(k.name, 2, nnz);
-        const double per_row = 1.0 / shape.nnz_per_row;
-        for (const auto& l : m.levels)
-            k.spec.explicit_bytes[l.name] = l.name == "L1" ? 8 + 4 + 8 + 24 * per_row : 12 + 32 * per_row;
-        k.run = [shape](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_spmv(shape, o, ws); };
-        // The body (out of line under GCC 12): run_spmv's own innermost loop with arithmetic is the
-        // set-up's 1 / (1 + e % 3), which the diagnosis took for the kernel ("scalar code").
-        k.code_symbol = "roofcast::measure::suite::spmv_body(";
-        // In cache: the matrix's values and columns (12 B per non-zero) within half the team's L2s.
-        const sw::SpmvShape small{
-            std::max<std::size_t>(64, static_cast<std::size_t>(l2_team / (12.0 * 16.0)) / 64 * 64), 16, 64};
-        k.in_cache_iterations = static_cast<double>(small.rows) * small.nnz_per_row;
-        k.run_in_cache = [small](const sw::SuiteOptions& o, sw::Workspace& ws) {
-            return sw::run_spmv(small, o, ws);
-        };
-        out.push_back(std::move(k));
-        out.push_back(spmv_sell(m, shape, small));
-    }
-    {
-        // Blocked matmul, n = 512, tiles t = 32 (a tile of B, 8 KiB, stays in half of L1). Per (i,j,k)
-        // iteration the core loads B and C and stores C, and loads A once per t iterations: 24 + 8/t
-        // bytes at L1. Per tile triple (t^3 iterations)
-        // L2 delivers A, B tiles and reads/writes the C tile: 8 * 4t^2 / t^3 = 32/t bytes. Beyond L2 each
-        // i-tile row sweeps all of B (8/t per iteration) unless B fits half the L2 share, plus A and C once
-        // per i-tile row (24/n). Beyond a level holding all three matrices in half its capacity: nothing.
-        constexpr std::size_t n = k_matmul_n, t = 32;
-        const double nn = static_cast<double>(n), tt = static_cast<double>(t);
-        SuiteKernel k;
-        k.name = "matmul-blocked";
-        k.suite = "apps";
-        k.untuned = true;
-        k.spec = base_spec(k.name, 2, nn * nn * nn);
-        const double all_three = 3 * nn * nn * 8;
-        const double l2_share = find_cache(s.caches, "L2")->per_thread(threads);
-        double beyond_l2 = (nn * nn * 8 <= 0.5 * l2_share ? 0.0 : 8.0 / tt) + 24.0 / nn;
-        bool resident = all_three <= 0.5 * l2_share;
-        for (const auto& l : m.levels) {
-            if (l.name == "L1")
-                k.spec.explicit_bytes[l.name] = 24.0 + 8.0 / tt;
-            else if (l.name == "L2")
-                k.spec.explicit_bytes[l.name] = 32.0 / tt;
-            else {
-                k.spec.explicit_bytes[l.name] = resident ? 0.0 : beyond_l2;
-                const CacheLevel* c = find_cache(s.caches, l.name);
-                if (c && all_three <= 0.5 * c->per_thread(threads) * threads)
-                    resident = true;
-            }
-        }
-        k.run = [](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_matmul(n, t, o, ws); };
-        k.code_symbol = "roofcast::measure::suite::run_matmul(";
-        out.push_back(std::move(k));
-        out.push_back(matmul_packed(m, s, threads, matmul_packed_n(threads)));
-    }
-    {
-        const std::size_t n = round_up(s.mem_working_set / 8.0, 4096);
-        SuiteKernel k;
-        k.name = "norm2";
-        k.suite = "apps";
-        k.spec = base_spec(k.name, 2, static_cast<double>(n));
-        LoopNest nest;
-        nest.indices = {"i"};
-        nest.bounds = {static_cast<long>(n)};
-        nest.arrays = {{"x", "double", {static_cast<long>(n)}}};
-        nest.accesses = {read("x", {0})};
-        k.spec.loop = nest;
-        k.run = [n](const sw::SuiteOptions& o, sw::Workspace& ws) { return sw::run_norm(n, o, ws); };
-        k.code_symbol = "roofcast::measure::suite::run_norm(";
-        out.push_back(std::move(k));
-    }
+    add_jacobi_family(out, s, threads);
+    add_himeno_family(out, s, threads, l2_team);
+    add_spmv_family(out, m, s, l2_team);
+    add_matmul_family(out, m, s, threads);
+    add_norm2(out, s);
 }
-
 } // namespace roofcast::model::suite_rows
