@@ -11,7 +11,7 @@
 #include "measure/overhead.hpp"
 #include "measure/thread_sweep.hpp"
 #include "measure/topology.hpp"
-#include "report/threads_report.hpp"
+#include "report/threads_table.hpp"
 
 #include <algorithm>
 #include <cmath>

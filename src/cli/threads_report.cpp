@@ -5,7 +5,7 @@
 #include "analysis/threads/analysis.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "report/threads_report.hpp"
+#include "report/threads_table.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 #include "core/units.hpp"
 #include "report/bandwidth.hpp"
 #include "report/svg.hpp"
-#include "report/threads_report.hpp"
+#include "report/threads_table.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
+#include "report/threads_table.hpp"
 #include "core/units.hpp"
 #include "report/format.hpp"
-#include "report/threads_report.hpp"
 
 #include <cmath>
 #include <fmt/format.h>

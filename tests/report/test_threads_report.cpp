@@ -2,7 +2,7 @@
 // well-formed SVG with one dot per measured point, one ring per size and one dashed line per cache in view,
 // and a table that names every model and the best thread count per size.
 #include "core/error.hpp"
-#include "report/threads_report.hpp"
+#include "report/threads_table.hpp"
 #include "xml.hpp"
 
 #include <cmath>
