@@ -195,8 +195,8 @@ void add_profile_command(CLI::App& app) {
     add_timeout_option(cmd, o->timeout, "a run of the program (each pass of a backend)");
     cmd->add_option(
         "--passes-at-once", o->passes_at_once,
-        "run N of a backend's simulated passes (callgrind's one per cache level) at once; 0: one per "
-        "core (default 1: the program's copies would share its working directory)");
+        "run N of a backend's simulated passes (callgrind's one per cache level) at once; 0: as many as "
+        "share the cores best (default 1: the program's copies would share its working directory)");
     cmd->add_option("PROGRAM", o->command, "-- PROGRAM [ARGS...]");
     cmd->callback([o, ranks] {
         o->ranks_given = ranks->count() > 0;

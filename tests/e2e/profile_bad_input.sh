@@ -41,8 +41,8 @@ if ! "$roofcast" profile --backend papi -o "$tmp/papi.json" -- "$tmp/app" 10 >/d
     expect_error profile "backends that work here" --backend papi -o "$out" -- "$tmp/app" 10
 fi
 
-# Simulated passes at once: 0 (one per core) .. 64.
-expect_error profile "'--passes-at-once': expected 0 (one per core) .. 64, got -1" --backend time --passes-at-once -1 \
+# Simulated passes at once: 0 (as many as share the cores best) .. 64.
+expect_error profile "'--passes-at-once': expected 0 (as many as share the cores best) .. 64, got -1" --backend time --passes-at-once -1 \
     -o "$out" -- "$tmp/app" 10
 
 # Mismatched regions: the marker file's warning is surfaced, the profile is still written.

@@ -92,10 +92,14 @@ std::string perf_record_options(const std::string& perf) {
     // perf record (5.1 and later) starts a side-band thread for BPF program events that polls with a
     // one-second timeout and is joined at exit: every recording then lasts at least about a second, whatever
     // the program. roofcast never samples BPF programs, so the thread is switched off where this perf knows
-    // the option (`perf record -h` lists its options on stderr and exits non-zero).
+    // the option (`perf record -h` lists its options on stderr and exits non-zero). Nor are build ids
+    // collected (-B): at exit perf reads every object the program mapped to record them, a few tenths of a
+    // second, and they only matter when the binaries change before `perf report` runs, which here follows
+    // within the same profile.
     const auto [rc, usage] = capture_tool({"/bin/sh", "-c", "exec \"$0\" record -h 2>&1", perf});
     (void)rc;
-    return usage.find("--no-bpf-event") != std::string::npos ? "--no-bpf-event " : "";
+    return std::string(usage.find("--no-buildid") != std::string::npos ? "-B " : "") +
+           (usage.find("--no-bpf-event") != std::string::npos ? "--no-bpf-event " : "");
 }
 
 } // namespace roofcast::measure::profile

@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fmt/format.h>
+#include <future>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -264,16 +267,6 @@ PassRun run_pass(const RunContext& c, const ProfileBackend& backend, std::size_t
     return out;
 }
 
-// How many simulated passes run at once: as requested, or for 0 one launch of `nranks` processes per core of
-// this machine, at least one. A simulated pass times nothing, so sharing the machine changes none of its
-// counts.
-std::size_t passes_at_once(int requested, int nranks) {
-    if (requested > 0)
-        return static_cast<std::size_t>(requested);
-    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, cores / static_cast<unsigned>(std::max(nranks, 1)));
-}
-
 // Runs passes [first, end) at once, each in its directory; the first failure in pass order is thrown once
 // all have ended (each is bounded by --timeout and stopped by a caught signal).
 std::vector<PassRun> run_passes(const RunContext& c, const ProfileBackend& backend,
@@ -302,12 +295,62 @@ std::vector<PassRun> run_passes(const RunContext& c, const ProfileBackend& backe
     return runs;
 }
 
+// Passes [first, end) that ran or are running, each in its directory. The directories outlive the runs:
+// `runs` is declared after them, so it is destroyed (joined) first.
+struct PassGroup {
+    std::size_t first = 0, end = 0;
+    std::vector<std::unique_ptr<TempDir>> dirs;
+    std::future<std::vector<PassRun>> runs;
+};
+
+// The next group from pass i: a pass at full speed alone, simulated ones up to `at_once` together.
+PassGroup plan_group(const RunContext& c, const std::vector<Pass>& passes, std::size_t i,
+                     std::size_t at_once) {
+    PassGroup g;
+    g.first = i;
+    g.end = i + 1;
+    while (!passes[i].full_speed && g.end < passes.size() && g.end - i < at_once && !passes[g.end].full_speed)
+        ++g.end;
+    for (std::size_t k = g.first; k < g.end; ++k) {
+        g.dirs.push_back(std::make_unique<TempDir>());
+        core::make_directories(g.dirs.back()->path() / "marker");
+        if (passes.size() > 1)
+            c.say(fmt::format("pass {} of {}: {}", k + 1, passes.size(), passes[k].label));
+    }
+    return g;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
 
 } // namespace
+
+std::size_t passes_at_once(int requested, int nranks, std::size_t simulated, unsigned cores) {
+    if (requested > 0)
+        return static_cast<std::size_t>(requested);
+    // Each launch of k passes takes as long as one pass when k x nranks processes fit the cores, and
+    // proportionally longer when they share them; the rounds are ceil(simulated / k). The k of the least
+    // time, the smallest on a tie (fewer copies of the program in memory). MPI ranks wait for each other by
+    // polling, so launches of several ranks never share a core: at most cores / nranks of them.
+    const double n = static_cast<double>(std::max<std::size_t>(simulated, 1));
+    const double c = std::max(1U, cores);
+    const std::size_t most =
+        nranks > 1 ? std::max<std::size_t>(1, std::max(1U, cores) / static_cast<unsigned>(nranks))
+                   : std::max<std::size_t>(simulated, 1);
+    std::size_t best = 1;
+    double best_time = 0;
+    for (std::size_t k = 1; k <= most; ++k) {
+        const double kk = static_cast<double>(k);
+        const double time = std::ceil(n / kk) * std::max(1.0, kk * std::max(nranks, 1) / c);
+        if (k == 1 || time < best_time - 1e-9) {
+            best = k;
+            best_time = time;
+        }
+    }
+    return best;
+}
 
 core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     // A signal between two launches (while the last one's output is read) stops the run at the next
@@ -318,9 +361,9 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     if (req.repeat < 1 || req.repeat > static_cast<int>(core::k_profile_max_repetitions))
         throw core::InputError("", "repeat", fmt::format("expected 1..{}", core::k_profile_max_repetitions));
     if (req.passes_at_once < 0 || req.passes_at_once > k_max_passes_at_once)
-        throw core::InputError(
-            "", "passes_at_once",
-            fmt::format("expected 0 (one per core) .. {}, got {}", k_max_passes_at_once, req.passes_at_once));
+        throw core::InputError("", "passes_at_once",
+                               fmt::format("expected 0 (as many as share the cores best) .. {}, got {}",
+                                           k_max_passes_at_once, req.passes_at_once));
     const std::string program = resolve_program(req.command.front());
     const BackendChoice choice = choose_backend(req.backend, program);
     say(fmt::format("backend: {} ({})", choice.backend, req.backend == "auto" ? choice.reason : "requested"));
@@ -353,39 +396,56 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
     Gather gather(req.repeat, nranks);
     std::vector<std::string> warnings;
     int threads = 1;
-    const std::size_t at_once = simulated ? 1 : passes_at_once(req.passes_at_once, nranks);
+    const std::size_t at_once =
+        simulated
+            ? 1
+            : passes_at_once(req.passes_at_once, nranks,
+                             static_cast<std::size_t>(std::count_if(
+                                 passes.begin(), passes.end(), [](const Pass& q) { return !q.full_speed; })),
+                             std::thread::hardware_concurrency());
+    // Collected in pass order, as if the passes had run one after another.
+    auto collect = [&](PassGroup& g, int rep) {
+        const std::vector<PassRun> runs = g.runs.get();
+        for (std::size_t k = g.first; k < g.end; ++k) {
+            const PassRun& run = runs[k - g.first];
+            const fs::path& dir = g.dirs[k - g.first]->path();
+            const bool timed = k == timing_pass;
+            if (timed) {
+                walls.push_back(run.wall);
+                cpus.push_back(run.cpu);
+            }
+            pass_seconds[k] += run.wall / req.repeat;
+            gather_markers(dir / "marker", *backend, k == 0, timed && passes[k].full_speed, rep, nranks,
+                           run.wall, gather, warnings, threads);
+            backend->collect(ctx, k, rep, dir, gather, warnings);
+        }
+    };
+    // A finished group is collected (perf's reports, objdump, the join) while the next simulated group runs;
+    // a pass at full speed, and the timed one, start only once everything before them is collected, so
+    // nothing runs beside them.
+    std::optional<PassGroup> done;
+    int done_rep = 0;
     for (int rep = 0; rep < req.repeat; ++rep) {
         for (std::size_t i = 0; i < passes.size();) {
-            // The pass at full speed alone; the simulated passes after it in groups that run at once.
-            std::size_t end = i + 1;
-            while (!passes[i].full_speed && end < passes.size() && end - i < at_once &&
-                   !passes[end].full_speed)
-                ++end;
-            std::vector<std::unique_ptr<TempDir>> dirs;
-            for (std::size_t k = i; k < end; ++k) {
-                dirs.push_back(std::make_unique<TempDir>());
-                core::make_directories(dirs.back()->path() / "marker");
-                if (passes.size() > 1)
-                    say(fmt::format("pass {} of {}: {}", k + 1, passes.size(), passes[k].label));
+            PassGroup g = plan_group(ctx, passes, i, at_once);
+            const bool alone = passes[i].full_speed || i == timing_pass; // the timed pass runs alone
+            if (alone && done) {
+                collect(*done, done_rep);
+                done.reset();
             }
-            const std::vector<PassRun> runs = run_passes(ctx, *backend, passes, i, end, launch, dirs);
-            // Collected in pass order, as if the passes had run one after another.
-            for (std::size_t k = i; k < end; ++k) {
-                const PassRun& run = runs[k - i];
-                const fs::path& dir = dirs[k - i]->path();
-                const bool timed = k == timing_pass;
-                if (timed) {
-                    walls.push_back(run.wall);
-                    cpus.push_back(run.cpu);
-                }
-                pass_seconds[k] += run.wall / req.repeat;
-                gather_markers(dir / "marker", *backend, k == 0, timed && passes[k].full_speed, rep, nranks,
-                               run.wall, gather, warnings, threads);
-                backend->collect(ctx, k, rep, dir, gather, warnings);
-            }
-            i = end;
+            g.runs = std::async(std::launch::async, [&, first = g.first, end = g.end, dirs = &g.dirs] {
+                return run_passes(ctx, *backend, passes, first, end, launch, *dirs);
+            });
+            if (done)
+                collect(*done, done_rep);
+            g.runs.wait();
+            done = std::move(g);
+            done_rep = rep;
+            i = done->end;
         }
     }
+    if (done)
+        collect(*done, done_rep);
     if (passes.size() > 1) {
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < passes.size(); ++i)

@@ -13,6 +13,7 @@
 #include "measure/profile/backend.hpp"
 #include "measure/profile/cachegrind.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -60,6 +61,11 @@ std::string resolve_program(const std::string& program);
 // The functions an object (program or shared library) defines, demangled, with their addresses
 // (`nm -C --defined-only`); empty for a stripped object or where nm cannot read it.
 std::map<std::string, std::uint64_t> object_symbols(const std::string& object);
+
+// How many of `simulated` simulated passes run at once: `requested` when positive; for 0 the number that
+// finishes them soonest when each launch starts `nranks` processes on `cores` cores (3 passes on 2 cores:
+// all 3 sharing them, 1.5 passes' time, rather than 2 then 1, two passes' time).
+std::size_t passes_at_once(int requested, int nranks, std::size_t simulated, unsigned cores);
 
 core::Profile run_profile(const ProfileRequest& request, const Say& say);
 

@@ -54,3 +54,21 @@ TEST(ProfileBackends, AutoPicksAUsableBackendAndSaysWhy) {
     // The time backend runs everywhere.
     EXPECT_EQ(choose_backend("time").backend, "time");
 }
+
+TEST(ProfileBackends, PassesAtOnceAsRequestedOrSharingTheCoresBest) {
+    EXPECT_EQ(passes_at_once(2, 1, 3, 2), 2U); // as requested, whatever the cores
+    EXPECT_EQ(passes_at_once(5, 4, 3, 64), 5U);
+    // Three passes on two cores: 2 then 1 takes two passes' time, all three sharing them 1.5.
+    EXPECT_EQ(passes_at_once(0, 1, 3, 2), 3U);
+    // Enough cores: all at once. One core: one after another (no gain from sharing, one copy in memory).
+    EXPECT_EQ(passes_at_once(0, 1, 3, 16), 3U);
+    EXPECT_EQ(passes_at_once(0, 1, 3, 1), 1U);
+    // Four passes on two cores: two at a time (2 rounds) ties all four at once (2 passes' time): fewer
+    // copies.
+    EXPECT_EQ(passes_at_once(0, 1, 4, 2), 2U);
+    // Ranks poll: launches of 4 ranks never share cores: two at once on 8 cores, one on 2.
+    EXPECT_EQ(passes_at_once(0, 4, 3, 8), 2U);
+    EXPECT_EQ(passes_at_once(0, 4, 3, 2), 1U);
+    EXPECT_EQ(passes_at_once(0, 1, 0, 2), 1U); // nothing simulated: one
+    EXPECT_EQ(passes_at_once(0, 1, 3, 0), 1U); // unknown cores count as one
+}
