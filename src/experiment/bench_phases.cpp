@@ -9,6 +9,7 @@
 #include "experiment/shared_host.hpp"
 #include "experiment/verdict.hpp"
 #include "model/derived.hpp"
+#include "model/model.hpp"
 #include "model/predict.hpp"
 #include "roofcast/version.hpp"
 
@@ -108,13 +109,11 @@ void run_probes(std::vector<Probe>& probes, int round, bool quick, int threads,
 }
 
 // The level that bounds a row, for the choice of its probe: a calibration loop's resident level (memory for
-// the overlap loops, which stream from it), else the mixed (or hierarchical) prediction's bottleneck.
+// the overlap loops, which stream from it), else the bottleneck of its first prediction in summary order.
 std::string bounding_level(const SuiteKernel& k, const core::KernelResult& r) {
     if (k.suite == "calibrate")
         return k.overlap_reuses > 0 ? "MEM" : k.resident_level;
-    const core::Prediction* p = core::find_prediction(r, "mixed");
-    if (!p)
-        p = core::find_prediction(r, "hierarchical");
+    const core::Prediction* p = model::summary_prediction(r);
     return p ? p->bottleneck : "compute";
 }
 

@@ -6,6 +6,7 @@
 #include "model/access_streams.hpp"
 #include "model/bandwidth.hpp"
 #include "model/calibration.hpp"
+#include "model/model.hpp"
 #include "model/overlap.hpp"
 #include "model/predict.hpp"
 
@@ -170,11 +171,8 @@ std::vector<core::Ceiling> kernel_ceilings(const core::KernelResult& k, const co
 }
 
 const core::Prediction* bound_prediction(const core::KernelResult& k) {
-    for (const char* model : {"mixed", "hierarchical", "cache-aware", "roofline"})
-        for (const auto& p : k.predictions)
-            if (p.model == model && p.valid && p.seconds_per_iteration > 0)
-                return &p;
-    return nullptr;
+    return model::summary_prediction(
+        k, [](const core::Prediction& p) { return p.valid && p.seconds_per_iteration > 0; });
 }
 
 std::optional<double> fraction_of_bound(const core::KernelResult& k) {
@@ -265,11 +263,16 @@ void loop_evidence(DiagnosisEvidence& e, const KernelSpec& spec, const core::Mac
     cache_evidence(e, s, m);
 }
 
-// L1 loads and stores at the L1 roof: the bound prediction's L1 term, else the hierarchical model's
-// (the mixed model leaves L1 untimed, docs/models.md).
+// L1 loads and stores at the L1 roof: the bound prediction's L1 term, else that of the first prediction in
+// summary order that times L1 (the mixed model leaves L1 untimed, docs/models.md; the hierarchical times it).
 void l1_share_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Prediction& p,
                        double t) {
-    for (const core::Prediction* q : {&p, core::find_prediction(k, "hierarchical")})
+    const auto times_l1 = [](const core::Prediction& q) {
+        return std::any_of(q.terms.begin(), q.terms.end(), [](const auto& term) {
+            return term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0;
+        });
+    };
+    for (const core::Prediction* q : {&p, model::summary_prediction(k, times_l1)})
         if (q && !e.l1_share)
             for (const auto& term : q->terms)
                 if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)

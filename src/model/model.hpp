@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/machine.hpp"
+#include "core/results.hpp"
 #include "model/bandwidth.hpp"
 #include "model/derived.hpp"
 #include "model/kernel.hpp"
@@ -59,6 +60,10 @@ const std::vector<const Model*>& model_registry();
 const Model* find_model(std::string_view name);
 // Every model in summary order (summary_rank, lower first): the order one-model summaries prefer.
 std::vector<const Model*> summary_order();
+// The first of a kernel's predictions in summary order that `usable` accepts (every one when null), or
+// nullptr: the prediction a one-model verdict rests on.
+const core::Prediction* summary_prediction(const core::KernelResult& k,
+                                           bool (*usable)(const core::Prediction&) = nullptr);
 
 // Helpers shared by the models.
 std::string thread_text(int n); // "1 thread", "4 threads"

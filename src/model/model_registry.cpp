@@ -27,6 +27,15 @@ std::vector<const Model*> summary_order() {
     return ms;
 }
 
+const core::Prediction* summary_prediction(const core::KernelResult& k,
+                                           bool (*usable)(const core::Prediction&)) {
+    for (const Model* m : summary_order())
+        for (const auto& p : k.predictions)
+            if (p.model == m->name && (!usable || usable(p)))
+                return &p;
+    return nullptr;
+}
+
 const std::vector<std::string>& model_names() {
     static const std::vector<std::string> k_names = [] {
         std::vector<std::string> names;
