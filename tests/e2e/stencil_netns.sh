@@ -4,7 +4,9 @@
 # mpirun's default placement put every rank on core 0); launches finish (the daemons' shared-memory
 # topology segment crashed one of them and hung 1 launch in 3 to 8, and their session directories, created
 # at once under one /tmp, collided under load: twenty launches must all finish); the
-# deep-halo runner's field through TCP is bitwise equal to the serial reference. Skips unless root with
+# deep-halo runner's field through TCP is bitwise equal to the serial reference, started with --mpirun-args
+# and through --launcher (mpirun with the namespaces' host and rank files as the cluster's launcher, as a
+# user spans nodes); `profile --ranks 2` spans the namespaces through --launcher too. Skips unless root with
 # mpirun, the runner and network namespaces.
 set -uo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
@@ -69,5 +71,36 @@ print("ok runner through the namespaces, k = 1..3 bitwise equal")
 PY
 else
     echo "FAIL stencil through the namespaces: $(cat "$tmp/err.txt")"; fail=1
+fi
+# The same through --launcher: mpirun and the namespaces' host and rank files as the cluster's launcher.
+if "$roofcast" stencil --no-machine --kernel jacobi7 --ranks 2 --grid 14x12x15 --k 2 --steps 4 --reps 1 --check --json \
+    --timeout 120 --launcher "mpirun $margs" >"$tmp/l.json" 2>"$tmp/err.txt"; then
+    python3 - "$tmp/l.json" <<'PY' || fail=1
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert [r["k"] for r in j["sweep"]] == [2], j["sweep"]
+assert j["sweep"][0]["check"]["bitwise_equal"], j["sweep"][0]["check"]
+print("ok stencil through --launcher across the namespaces, bitwise equal")
+PY
+else
+    echo "FAIL stencil through --launcher: $(tail -3 "$tmp/err.txt")"; fail=1
+fi
+# profile --ranks 2 through --launcher: one rank in each namespace, each rank's marker regions gathered.
+if command -v cc >/dev/null && cc -O1 -g -o "$tmp/app" "$src/tests/e2e/data/profile_app.c" 2>"$tmp/cc.txt"; then
+    if "$roofcast" profile --backend time --ranks 2 --launcher "mpirun $margs" --timeout 120 -o "$tmp/p.json" \
+        -- "$tmp/app" 100000 >"$tmp/p.log" 2>&1; then
+        python3 - "$tmp/p.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["run"]["ranks"] == 2, d["run"]
+heavy = {x["name"]: x for x in d["functions"]}["main->heavy"]["metrics"]
+assert heavy["flops"]["per_rank"] == [[20 * 50000, 20 * 50000]], heavy["flops"]
+print("ok profile --ranks 2 through --launcher across the namespaces")
+PY
+    else
+        echo "FAIL profile through --launcher: $(tail -3 "$tmp/p.log")"; fail=1
+    fi
+else
+    echo "FAIL cannot compile the profiled program: $(cat "$tmp/cc.txt")"; fail=1
 fi
 exit $fail
