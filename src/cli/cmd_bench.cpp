@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
@@ -6,6 +7,7 @@
 #include "core/machine.hpp"
 #include "core/results.hpp"
 #include "experiment/bench.hpp"
+#include "experiment/suite_catalogue.hpp"
 #include "report/bench_table.hpp"
 
 #include <cstdio>
@@ -91,7 +93,8 @@ void add_bench_command(CLI::App& app) {
     auto args = std::make_shared<BenchArgs>();
     auto* cmd = app.add_subcommand("bench",
                                    "Run the built-in kernel suite and compare every model with measurements");
-    cmd->add_option("--suite", args->bench.suite, "stream | calibrate | mixed | apps | all")
+    offer_choices(cmd->add_option("--suite", args->bench.suite, "stream | calibrate | mixed | apps | all"),
+                  model::suite_choices())
         ->default_val("all");
     cmd->add_option("--kernel", args->bench.kernel, "run one kernel of the suite by name");
     add_threads_option(cmd, args->threads, "threads (default: every core of the machine)", false, true);

@@ -2,6 +2,7 @@
 // JSON, Extra-P text) or as a roofcast profile. Inputs are whatever the format registry reads; the
 // writers are the registry's (docs/extending.md, "A file format").
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -138,8 +139,9 @@ void add_convert_command(CLI::App& app) {
                     "profiles: roofcast profile JSON, a TAU directory, ... (hatchet: one file each), or any "
                     "input of `roofcast scale` (extrap: all merged into one file)")
         ->required();
-    cmd->add_option("--format", o->format,
-                    fmt::format("format to write: {}", fmt::join(writer_names(), ", ")))
+    offer_choices(cmd->add_option("--format", o->format,
+                                  fmt::format("format to write: {}", fmt::join(writer_names(), ", "))),
+                  writer_names())
         ->required();
     cmd->add_option("-o,--output", o->output,
                     "file to write (a directory for hatchet or roofcast-profile with several inputs)")

@@ -2,6 +2,7 @@
 // runs the models, prints tables
 // (or JSON, or the derivation in words). Thin: parsing and printing only.
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
@@ -100,7 +101,11 @@ void add_predict_command(CLI::App& app) {
     auto args = std::make_shared<PredictArgs>();
     cmd->add_option("KERNEL", args->kernel, "kernel file (YAML)")->required();
     add_machine_options(cmd, args->machine, "machine file (YAML) to predict for");
-    cmd->add_option("--model", args->models, model::model_list_text() + " (default all)")->delimiter(',');
+    std::vector<std::string> models = model::model_names();
+    models.emplace_back("all");
+    offer_choices(cmd->add_option("--model", args->models, model::model_list_text() + " (default all)"),
+                  models)
+        ->delimiter(',');
     add_threads_option(cmd, args->threads,
                        "threads the prediction is for (default: every core of the machine)", false, false);
     cmd->add_flag("--json", args->json, "print JSON instead of tables");

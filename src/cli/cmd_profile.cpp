@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/launch_options.hpp"
@@ -171,9 +172,12 @@ void add_profile_command(CLI::App& app) {
     auto o = std::make_shared<ProfileOptions>();
     auto* cmd = app.add_subcommand("profile", "Profile a program (per function/region, per rank) into a "
                                               "roofcast profile for `scale`, `plot` and `report`");
-    cmd->add_option(
-        "--backend", o->backend,
-        fmt::format("auto (default), {}", fmt::join(measure::profile::profile_backend_names(), ", ")));
+    std::vector<std::string> backends = measure::profile::profile_backend_names();
+    backends.insert(backends.begin(), "auto");
+    offer_choices(cmd->add_option("--backend", o->backend,
+                                  fmt::format("auto (default), {}",
+                                              fmt::join(measure::profile::profile_backend_names(), ", "))),
+                  backends);
     auto* ranks =
         cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option(

@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/threads_option.hpp"
 #include "core/error.hpp"
@@ -88,7 +89,9 @@ void add_run_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "run", "The main job: characterize this machine (cached), run the kernel suite, write the report");
     cmd->add_option("-o,--output", a->output, "report directory")->capture_default_str();
-    cmd->add_option("--suite", a->suite, "stream | calibrate | mixed | apps | all")->capture_default_str();
+    offer_choices(cmd->add_option("--suite", a->suite, "stream | calibrate | mixed | apps | all"),
+                  model::suite_choices())
+        ->capture_default_str();
     add_threads_option(cmd, a->threads, "threads for the suite (default: every core)", false, true);
     cmd->add_flag("--fresh", a->fresh, "measure the machine again instead of using the cached file");
     cmd->add_flag("--full", a->full,

@@ -1,6 +1,7 @@
 #include "analysis/scale/forecast.hpp"
 #include "analysis/scale/roofline_forecast.hpp"
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -188,9 +189,12 @@ void add_scale_command(CLI::App& app) {
            "a Score-P experiment directory's locations: weak (each a sample; default) or strong (summed)")
         ->check(CLI::IsMember({"weak", "strong"}));
     cmd->add_option("--predict", o->predict, "target point: 256 or cores=256,size=1e6 (repeatable)");
-    cmd->add_option("--select", o->select,
-                    "model selection: forecast (hold out the largest points; default), loo (leave-one-out), "
-                    "mape (lowest error on the fitting points)");
+    offer_choices(cmd->add_option("--select", o->select,
+                                  "model selection: forecast (hold out the largest points; default), loo "
+                                  "(leave-one-out), mape (lowest error on the fitting points)"),
+                  {model::scale::to_string(model::scale::Selection::forecast),
+                   model::scale::to_string(model::scale::Selection::loo),
+                   model::scale::to_string(model::scale::Selection::mape)});
     cmd->add_option("--evaluate", o->evaluate, "measured profile at the target: compare predictions with it");
     cmd->add_option("--plot-dir", o->plot_dir, "write one SVG chart per function and metric into DIR");
     cmd->add_option("--metric", o->metric, "model only this metric");

@@ -5,6 +5,7 @@
 #include "analysis/stencil/measured.hpp"
 #include "analysis/stencil/model.hpp"
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/launch_options.hpp"
@@ -393,7 +394,9 @@ void add_stencil_command(CLI::App& app) {
         "stencil",
         "Run an MPI 3-D stencil with deep-halo temporal blocking and compare the model's choice of k");
     auto a = std::make_shared<StencilArgs>();
-    cmd->add_option("--kernel", a->kernel, "jacobi7 (double) or himeno (single)")->required();
+    offer_choices(cmd->add_option("--kernel", a->kernel, "jacobi7 (double) or himeno (single)"),
+                  {"jacobi7", "himeno"})
+        ->required();
     cmd->add_option("--grid", a->grid, "global grid NXxNYxNZ")->required();
     cmd->add_option("--ranks", a->ranks, "MPI ranks (default 1)");
     cmd->add_option("--decomp", a->decomp, "z (slabs) or 3d (Cartesian)")->capture_default_str();

@@ -1,5 +1,6 @@
 #include "analysis/threads/analysis.hpp"
 #include "cli/commands.hpp"
+#include "cli/completion.hpp"
 #include "cli/data_file.hpp"
 #include "cli/host_machine.hpp"
 #include "cli/launch_options.hpp"
@@ -290,7 +291,8 @@ void add_threads_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "threads",
         "Model execution time over problem size and thread count T(n, s), and find the best thread count");
-    cmd->add_option("--kernel", o->kernel, "built-in kernel: norm2 (default) or triad");
+    offer_choices(cmd->add_option("--kernel", o->kernel, "built-in kernel: norm2 (default) or triad"),
+                  {"norm2", "triad"});
     auto* command = cmd->add_option(
         "--command", o->command,
         "a program to model instead: 'PROGRAM ARGS' with {n} (size) and {s} (threads) substituted; "
@@ -308,7 +310,8 @@ void add_threads_command(CLI::App& app) {
                     "thread counts: comma-separated list (0 = every core) or auto (1 .. 4x hw threads); at "
                     "most 4 x the hardware threads unless --oversubscribe");
     cmd->add_flag("--oversubscribe", o->oversubscribe, "allow more than 4 threads per hardware thread");
-    cmd->add_option("--api", o->api, "omp (default), pthread (std::thread) or both");
+    offer_choices(cmd->add_option("--api", o->api, "omp (default), pthread (std::thread) or both"),
+                  {"omp", "pthread", "both"});
     add_machine_options(cmd, o->machine,
                         "machine file: cache capacities and memory bandwidth per thread count");
     cmd->add_option("--from", o->from,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace roofcast::cli {
 
@@ -30,6 +31,14 @@ std::vector<std::string> option_choices(const CLI::Option& opt) {
     }
     return out;
 }
+
+} // namespace
+
+CLI::Option* offer_choices(CLI::Option* opt, const std::vector<std::string>& choices) {
+    return opt->type_name(fmt::format("TEXT:{{{}}}", fmt::join(choices, ",")));
+}
+
+namespace {
 
 // Options of `app` and of its option groups (CLI11 keeps a group as a nameless subcommand).
 void collect_shell_options(const CLI::App& app, std::vector<ShellOption>& out) {

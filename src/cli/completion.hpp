@@ -21,6 +21,10 @@ struct ShellCommand {
     std::vector<ShellOption> options;
 };
 
+// Names the values an option takes, as an IsMember check would show them ("TEXT:{a,b}" in --help, the man
+// page and the completion's choices), where roofcast checks the value itself for its own one-line error.
+CLI::Option* offer_choices(CLI::Option* opt, const std::vector<std::string>& choices);
+
 // The top level first, then every subcommand in definition order; option groups are folded into their
 // command and options without a flag name (positionals) are left out.
 std::vector<ShellCommand> shell_commands(const CLI::App& app);

@@ -17,6 +17,12 @@
 namespace roofcast::model {
 
 inline const std::vector<std::string> k_suite_names{"stream", "calibrate", "mixed", "apps"};
+// What --suite takes: a suite's name, or all of them.
+inline std::vector<std::string> suite_choices() {
+    std::vector<std::string> out = k_suite_names;
+    out.emplace_back("all");
+    return out;
+}
 
 struct SuiteKernel {
     std::string name;

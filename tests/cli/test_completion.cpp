@@ -2,6 +2,8 @@
 // definition, so every subcommand and option roofcast parses is offered.
 #include "cli/commands.hpp"
 #include "cli/completion.hpp"
+#include "measure/profile/backend.hpp"
+#include "model/predict.hpp"
 
 #include <gtest/gtest.h>
 #include <string>
@@ -84,4 +86,29 @@ TEST(BashCompletion, RoofcastsFixedSetsAreOffered) {
     const std::string script = cli::bash_completion(cli::shell_commands(app), "roofcast");
     EXPECT_NE(script.find("\"plot --view\")"), std::string::npos);
     EXPECT_NE(script.find("compgen -W \"roofline hierarchical bandwidth\""), std::string::npos);
+    // Options roofcast checks itself offer their values too, from the registries where there is one.
+    for (const char* option :
+         {"profile --backend", "predict --model", "bench --suite", "run --suite", "scale --select",
+          "convert --format", "threads --api", "threads --kernel", "stencil --kernel"})
+        EXPECT_NE(script.find(std::string("\"") + option + "\")"), std::string::npos) << option;
+    std::string backends = "auto";
+    for (const auto& b : roofcast::measure::profile::profile_backend_names())
+        backends += " " + b;
+    EXPECT_NE(script.find("compgen -W \"" + backends + "\""), std::string::npos) << backends;
+    std::string models;
+    for (const auto& m : roofcast::model::model_names())
+        models += m + " ";
+    EXPECT_NE(script.find("compgen -W \"" + models + "all\""), std::string::npos) << models;
+}
+
+// A value roofcast checks itself keeps its own error: offering the choices validates nothing.
+TEST(BashCompletion, OfferedChoicesLeaveTheCheckToTheCommand) {
+    CLI::App app{"tool"};
+    std::string backend;
+    cli::offer_choices(app.add_option("--backend", backend, "a backend"), {"a", "b"});
+    EXPECT_NO_THROW(app.parse(std::vector<std::string>{"zzz", "--backend"}));
+    EXPECT_EQ(backend, "zzz");
+    const auto commands = cli::shell_commands(app);
+    ASSERT_EQ(commands[0].options.size(), 2u);
+    EXPECT_EQ(commands[0].options[1].choices, (std::vector<std::string>{"a", "b"}));
 }
