@@ -1,7 +1,10 @@
 # Writes roofcast.1.gz and one roofcast-SUBCOMMAND.1.gz per subcommand into OUT_DIR, each made by help2man
 # from the built binary's own --help (never a copy of the help text), gzipped with -9n as Debian policy
-# (section 12.1) asks. Run by cmake/package.cmake at build time:
-#   cmake -DROOFCAST=... -DCLI_DOCS=... -DHELP2MAN=... -DGZIP=... -DBASH=... -DVERSION=... -DOUT_DIR=... -P manpages.cmake
+# (section 12.1) asks. Their date is SOURCE_DATE_EPOCH where the environment sets it, else the time of the
+# checkout's last commit (SOURCE_DIR, when it is a git checkout), else the build's: the same sources give the
+# same pages (reproducible-builds.org/specs/source-date-epoch). Run by cmake/package.cmake at build time:
+#   cmake -DROOFCAST=... -DCLI_DOCS=... -DHELP2MAN=... -DGZIP=... -DBASH=... -DVERSION=... -DOUT_DIR=...
+#         [-DSOURCE_DIR=...] -P manpages.cmake
 foreach(var ROOFCAST CLI_DOCS HELP2MAN GZIP BASH VERSION OUT_DIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "manpages.cmake: ${var} is not set")
@@ -16,6 +19,22 @@ if(listing MATCHES ";")
   message(FATAL_ERROR "manpages.cmake: a command's description holds a ';', which a CMake list cannot carry")
 endif()
 string(REPLACE "\n" ";" lines "${listing}")
+
+set(epoch "$ENV{SOURCE_DATE_EPOCH}")
+if(epoch STREQUAL "" AND DEFINED SOURCE_DIR AND EXISTS ${SOURCE_DIR}/.git)
+  find_program(GIT git)
+  if(GIT)
+    execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} log -1 --format=%ct OUTPUT_VARIABLE epoch
+                    OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
+    if(NOT rc EQUAL 0 OR NOT epoch MATCHES "^[0-9]+$")
+      set(epoch "")
+    endif()
+  endif()
+endif()
+set(date_env "")
+if(NOT epoch STREQUAL "")
+  set(date_env SOURCE_DATE_EPOCH=${epoch})
+endif()
 
 set(work ${OUT_DIR}.work)
 file(REMOVE_RECURSE ${work} ${OUT_DIR})
@@ -50,7 +69,7 @@ foreach(line IN LISTS lines)
   file(WRITE ${work}/bin/${page} "#!${BASH}\nexec -a roofcast '${ROOFCAST}'${args} \"$@\"\n")
   file(CHMOD ${work}/bin/${page} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
   execute_process(
-    COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section=1 "--name=${description}"
+    COMMAND ${CMAKE_COMMAND} -E env ${date_env} ${HELP2MAN} --no-info --no-discard-stderr --section=1 "--name=${description}"
             "--version-string=${page} ${VERSION}" "--source=roofcast ${VERSION}" --include=${work}/${page}.h2m
             --output=${work}/${page}.1 ${work}/bin/${page}
     RESULT_VARIABLE rc ERROR_VARIABLE err)

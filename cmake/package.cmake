@@ -29,7 +29,8 @@ if(ROOFCAST_HELP2MAN AND ROOFCAST_GZIP AND ROOFCAST_BASH)
   add_custom_command(OUTPUT ${roofcast_man_dir}.stamp
     COMMAND ${CMAKE_COMMAND} -DROOFCAST=$<TARGET_FILE:roofcast> -DCLI_DOCS=$<TARGET_FILE:roofcast-cli-docs>
             -DHELP2MAN=${ROOFCAST_HELP2MAN} -DGZIP=${ROOFCAST_GZIP} -DBASH=${ROOFCAST_BASH}
-            -DVERSION=${PROJECT_VERSION} -DOUT_DIR=${roofcast_man_dir} -P ${CMAKE_SOURCE_DIR}/cmake/manpages.cmake
+            -DVERSION=${PROJECT_VERSION} -DOUT_DIR=${roofcast_man_dir} -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+            -P ${CMAKE_SOURCE_DIR}/cmake/manpages.cmake
     COMMAND ${CMAKE_COMMAND} -E touch ${roofcast_man_dir}.stamp
     DEPENDS roofcast roofcast-cli-docs ${CMAKE_SOURCE_DIR}/cmake/manpages.cmake
     COMMENT "Generating the man pages of roofcast from its --help"

@@ -74,6 +74,14 @@ for s in roofcast "${subs[@]}"; do
         done
     fi
 done
+# Their date comes from SOURCE_DATE_EPOCH (else the last commit), not from the day of the build.
+if [[ -x $build/roofcast-cli-docs ]]; then
+    SOURCE_DATE_EPOCH=86400 cmake -DROOFCAST="$bin" -DCLI_DOCS="$build/roofcast-cli-docs" -DHELP2MAN="$(command -v help2man)" \
+        -DGZIP="$(command -v gzip)" -DBASH="$(command -v bash)" -DVERSION=0 -DOUT_DIR="$tmp/man-epoch" \
+        -P "$src/cmake/manpages.cmake" > "$tmp/man-epoch.log" 2>&1 || { cat "$tmp/man-epoch.log"; fail "manpages.cmake"; }
+    gzip -dc "$tmp/man-epoch/roofcast-scale.1.gz" | grep -q '^\.TH ROOFCAST-SCALE "1" "January 1970"' ||
+        fail "SOURCE_DATE_EPOCH=86400 did not date the man pages January 1970"
+fi
 if command -v man > /dev/null; then
     rendered=$(MANWIDTH=80 man -l "$root/usr/share/man/man1/roofcast-predict.1.gz" 2> "$tmp/man.err") || true
     [[ $rendered == *--machine* ]] || fail "man -l roofcast-predict.1.gz does not render its options: $(head -3 "$tmp/man.err")"
