@@ -249,7 +249,15 @@ ms::MeasuredStencil launch(const StencilArgs& a, const ms::StencilProblem& p, co
     return m;
 }
 
-void run_stencil(StencilArgs a) {
+// What the arguments ask for, checked before anything is measured or launched.
+struct StencilPlan {
+    ms::StencilProblem p;
+    bool auto_k = false;
+    int fixed_k = 1;
+    int top_k = 1;
+};
+
+StencilPlan check_stencil_args(const StencilArgs& a) {
     ms::element_bytes(a.kernel); // unknown kernel: one error line
     if (a.decomp != "z" && a.decomp != "3d")
         throw core::InputError("", "--decomp", "expected z or 3d, got '" + a.decomp + "'");
@@ -258,21 +266,22 @@ void run_stencil(StencilArgs a) {
     check_timeout(a.timeout_s);
     if (a.steps < 1 || a.reps < 1)
         throw core::InputError("", a.steps < 1 ? "--steps" : "--reps", "expected an integer >= 1");
-    ms::StencilProblem p;
+    StencilPlan s;
+    ms::StencilProblem& p = s.p;
     p.kernel = a.kernel;
     p.n = parse_grid(a.grid);
     p.steps = a.steps;
     p.dims = ms::process_grid(p.n, a.ranks, a.decomp);
-    const bool auto_k = a.k == "auto";
-    const int fixed_k = auto_k ? 1 : parse_positive(a.k, "--k", "expected k >= 1 or auto");
-    const int top_k = a.sweep_k.empty() ? fixed_k : parse_sweep(a.sweep_k);
-    if (top_k > std::min(a.steps, ms::k_max_depth))
+    s.auto_k = a.k == "auto";
+    s.fixed_k = s.auto_k ? 1 : parse_positive(a.k, "--k", "expected k >= 1 or auto");
+    s.top_k = a.sweep_k.empty() ? s.fixed_k : parse_sweep(a.sweep_k);
+    if (s.top_k > std::min(a.steps, ms::k_max_depth))
         throw core::InputError(
             "", a.sweep_k.empty() ? "--k" : "--sweep-k",
             fmt::format("expected k from 1 to {} (the steps, --steps {}; a block never holds "
                         "more than every step, and k is at most {}), got {}",
-                        std::min(a.steps, ms::k_max_depth), a.steps, ms::k_max_depth, top_k));
-    if (!a.sweep_k.empty() && (auto_k || a.k != "1"))
+                        std::min(a.steps, ms::k_max_depth), a.steps, ms::k_max_depth, s.top_k));
+    if (!a.sweep_k.empty() && (s.auto_k || a.k != "1"))
         throw core::InputError("", "--sweep-k", "expected either --k or --sweep-k, not both");
     if (a.alpha && *a.alpha < 0)
         throw core::InputError("", "--alpha", "expected a start-up time >= 0 s");
@@ -282,65 +291,45 @@ void run_stencil(StencilArgs a) {
     if (a.simulate) {
         check_k_fits(p, 1, "--ranks", a.ranks);
     } else {
-        check_k_fits(p, top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
+        check_k_fits(p, s.top_k, a.sweep_k.empty() ? "--k" : "--sweep-k", a.ranks);
         find_launch_tools(a);
         (void)measure::plan_launch(launch_request(a), measure::launch_host()); // a launcher that cannot run
     }
-    const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
-    if ((auto_k || a.simulate) && !used)
-        throw core::InputError("", "--no-machine",
-                               fmt::format("{} needs a machine file (--machine FILE, or this host's without "
-                                           "--no-machine)",
-                                           auto_k ? "--k auto" : "--simulate"));
+    return s;
+}
 
-    // Threads per rank; every core = the cores shared among the ranks: the machine file's when simulating,
-    // this host's when running (and then bounded, since they run here).
-    std::optional<core::Machine> machine;
-    if (used)
-        machine = used->machine;
-    if (a.simulate && machine)
-        a.threads =
-            resolve_thread_count(a.threads_option, std::max(1, machine_cores(*machine, false) / a.ranks), 0);
+std::vector<std::string> model_sources(const ms::MachineCosts& mc) {
+    return {"per point: " + mc.cell_source, "pack/unpack: " + mc.copy_source, "messages: " + mc.comm_source,
+            "per sweep: " + mc.sweep_source};
+}
+
+// --simulate: the model's choice of k and its strong scaling from the machine file alone.
+void simulate_stencil(const StencilArgs& a, const StencilPlan& s, const core::Machine& machine,
+                      report::StencilHeader h, ms::MachineCostOptions co) {
+    co.ranks_per_node = 1;
+    const int max_ranks = a.max_ranks > 0 ? a.max_ranks : a.ranks;
+    const int kmax = a.sweep_k.empty() ? 8 : s.top_k;
+    auto costs = [&](const ms::StencilProblem& q) { return ms::machine_costs(q, machine, co); };
+    const ms::MachineCosts mc = costs(s.p);
+    h.model_sources = model_sources(mc);
+    report::StencilSimulation sim{h, ms::choose_k(s.p, mc.inputs, kmax), {}};
+    sim.scaling = ms::strong_scaling(s.p, a.decomp, max_ranks, kmax,
+                                     [&](const ms::StencilProblem& q) { return costs(q).inputs; });
+    if (a.json)
+        fmt::print("{}\n", report::stencil_simulation_json(sim).dump(2));
     else
-        a.threads = resolve_thread_count(a.threads_option, std::max(1, host_cores() / a.ranks),
-                                         host_hardware_threads());
+        fmt::print("{}", core::terminal_text(report::format_stencil_simulation(sim)));
+}
 
-    report::StencilHeader h;
-    h.kernel = a.kernel;
-    h.grid = p.n;
-    h.dims = p.dims;
-    h.decomp = a.decomp;
-    h.ranks = a.ranks;
-    h.threads = a.threads;
-    h.steps = a.steps;
-    ms::MachineCostOptions co;
-    co.threads = a.threads;
-    co.alpha_s = a.alpha;
-    co.beta_gbs = a.beta;
-    co.machine_file = used ? used->path : "";
-
-    if (a.simulate) {
-        co.ranks_per_node = 1;
-        const int max_ranks = a.max_ranks > 0 ? a.max_ranks : a.ranks;
-        const int kmax = a.sweep_k.empty() ? 8 : top_k;
-        auto costs = [&](const ms::StencilProblem& q) { return ms::machine_costs(q, *machine, co); };
-        const ms::MachineCosts mc = costs(p);
-        h.model_sources = {"per point: " + mc.cell_source, "pack/unpack: " + mc.copy_source,
-                           "messages: " + mc.comm_source, "per sweep: " + mc.sweep_source};
-        report::StencilSimulation sim{h, ms::choose_k(p, mc.inputs, kmax), {}};
-        sim.scaling = ms::strong_scaling(p, a.decomp, max_ranks, kmax,
-                                         [&](const ms::StencilProblem& q) { return costs(q).inputs; });
-        if (a.json)
-            fmt::print("{}\n", report::stencil_simulation_json(sim).dump(2));
-        else
-            fmt::print("{}", core::terminal_text(report::format_stencil_simulation(sim)));
-        return;
-    }
-
+// The runner at each k asked for (--k auto: the model's choice after one probing run), with the model's
+// predictions beside the measurements where a machine file is used.
+void measure_stencil(const StencilArgs& a, const StencilPlan& s, const std::optional<core::Machine>& machine,
+                     report::StencilHeader h, ms::MachineCostOptions co) {
+    const ms::StencilProblem& p = s.p;
     co.ranks_per_node = a.ranks;
     std::vector<int> ks;
     std::optional<ms::MachineCosts> mc;
-    if (auto_k) {
+    if (s.auto_k) {
         // The per-sweep constant is measured once by the runner (a one-step run at k = 1), then the
         // model picks k.
         StencilArgs probe = a;
@@ -356,21 +345,20 @@ void run_stencil(StencilArgs a) {
         mc = ms::machine_costs(p, *machine, co);
         ks.push_back(ms::choose_k(p, mc->inputs, ms::max_k(p)).best_k);
     } else if (!a.sweep_k.empty()) {
-        for (int k = 1; k <= top_k; ++k)
+        for (int k = 1; k <= s.top_k; ++k)
             ks.push_back(k);
     } else {
-        ks.push_back(fixed_k);
+        ks.push_back(s.fixed_k);
     }
     const ms::MeasuredStencil m = launch(a, p, ks);
     std::vector<ms::KPrediction> predictions;
     if (machine) {
         take_measured(co, m);
         mc = ms::machine_costs(p, *machine, co);
-        h.model_sources = {"per point: " + mc->cell_source, "pack/unpack: " + mc->copy_source,
-                           "messages: " + mc->comm_source, "per sweep: " + mc->sweep_source};
+        h.model_sources = model_sources(*mc);
         for (int k : ks)
             predictions.push_back(ms::predict_k(p, mc->inputs, k));
-        if (auto_k)
+        if (s.auto_k)
             h.model_sources.push_back(fmt::format("--k auto chose k = {}", ks.front()));
     }
     const ms::KComparison c = ms::compare(m, predictions);
@@ -385,6 +373,46 @@ void run_stencil(StencilArgs a) {
         fmt::print("{}", core::terminal_text(report::format_stencil_sweep(h, m, c)));
     if (check_failed)
         throw core::Error("stencil: --check: the field differs from the serial reference");
+}
+
+void run_stencil(StencilArgs a) {
+    const StencilPlan s = check_stencil_args(a);
+    const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
+    if ((s.auto_k || a.simulate) && !used)
+        throw core::InputError("", "--no-machine",
+                               fmt::format("{} needs a machine file (--machine FILE, or this host's without "
+                                           "--no-machine)",
+                                           s.auto_k ? "--k auto" : "--simulate"));
+
+    // Threads per rank; every core = the cores shared among the ranks: the machine file's when simulating,
+    // this host's when running (and then bounded, since they run here).
+    std::optional<core::Machine> machine;
+    if (used)
+        machine = used->machine;
+    if (a.simulate && machine)
+        a.threads =
+            resolve_thread_count(a.threads_option, std::max(1, machine_cores(*machine, false) / a.ranks), 0);
+    else
+        a.threads = resolve_thread_count(a.threads_option, std::max(1, host_cores() / a.ranks),
+                                         host_hardware_threads());
+
+    report::StencilHeader h;
+    h.kernel = a.kernel;
+    h.grid = s.p.n;
+    h.dims = s.p.dims;
+    h.decomp = a.decomp;
+    h.ranks = a.ranks;
+    h.threads = a.threads;
+    h.steps = a.steps;
+    ms::MachineCostOptions co;
+    co.threads = a.threads;
+    co.alpha_s = a.alpha;
+    co.beta_gbs = a.beta;
+    co.machine_file = used ? used->path : "";
+    if (a.simulate)
+        simulate_stencil(a, s, *machine, h, co);
+    else
+        measure_stencil(a, s, machine, h, co);
 }
 
 } // namespace
