@@ -306,6 +306,53 @@ ClockReading measure_clock(int samples) {
     return read_clock(h, calibrate_tsc_ghz(0.02));
 }
 
+namespace {
+
+struct ComputeJob {
+    const PeakKernel* kernel;
+    int threads;
+};
+
+// One job per available kernel of the ISAs, precisions and operations asked for, at each thread count; a
+// kernel the CPU cannot run is noted and skipped.
+std::vector<ComputeJob> plan_compute_jobs(ComputeResult& res, const std::vector<std::string>& precisions,
+                                          const std::vector<std::string>& ops,
+                                          const std::vector<int>& threads) {
+    std::vector<ComputeJob> jobs;
+    for (const std::string& isa : res.isas)
+        for (const std::string& prec : precisions)
+            for (const std::string& op : ops) {
+                const PeakKernel* k = find_peak_kernel(isa, prec, op);
+                if (k == nullptr || !k->available_on_this_cpu()) {
+                    res.notes.push_back(fmt::format("{} {} {}: skipped, the CPU lacks the instructions ({})",
+                                                    prec, isa, op, k ? k->decl.target : "no kernel"));
+                    continue;
+                }
+                for (int n : threads)
+                    jobs.push_back({k, n});
+            }
+    return jobs;
+}
+
+// A ceiling whose samples fall in two groups: the upper one is what the units attain when no neighbour
+// takes the core, the lower what this run got part of the time; the ceiling is the upper group's median
+// (as a bandwidth roof is its best epochs' median), and the note says both.
+void take_upper_groups(ComputeResult& res) {
+    for (core::ComputeCeiling& c : res.ceilings) {
+        const double all = c.gflops.median;
+        if (const auto g = core::ceiling_from_groups(c))
+            res.notes.push_back(fmt::format(
+                "{}: samples in two groups, {:.1f}-{:.1f} GFLOP/s ({} samples) and {:.1f}-{:.1f} GFLOP/s "
+                "({}): "
+                "the ceiling is the upper group's median {:.1f} GFLOP/s (what the units attain when no "
+                "neighbour takes the core; the median of all samples was {:.1f})",
+                ceiling_label(c), g->lower.min, g->lower.max, g->lower.n, g->upper.min, g->upper.max,
+                g->upper.n, g->upper.median, all));
+    }
+}
+
+} // namespace
+
 ComputeResult measure_compute(const ComputeOptions& opt) {
     require_known(opt.precisions, known_precisions(), "precision", "precision");
     require_known(opt.ops, known_ops(), "op", "op");
@@ -338,29 +385,13 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
 
     std::vector<double> all_clock; // one reading per ceiling: the median of its probes
 
-    struct Job {
-        const PeakKernel* kernel;
-        int threads;
-    };
-    std::vector<Job> jobs;
-    for (const std::string& isa : res.isas)
-        for (const std::string& prec : precisions)
-            for (const std::string& op : ops) {
-                const PeakKernel* k = find_peak_kernel(isa, prec, op);
-                if (k == nullptr || !k->available_on_this_cpu()) {
-                    res.notes.push_back(fmt::format("{} {} {}: skipped, the CPU lacks the instructions ({})",
-                                                    prec, isa, op, k ? k->decl.target : "no kernel"));
-                    continue;
-                }
-                for (int n : threads)
-                    jobs.push_back({k, n});
-            }
+    const std::vector<ComputeJob> jobs = plan_compute_jobs(res, precisions, ops, threads);
 
     std::size_t done = 0;
     std::size_t moved = 0; // ceilings whose clock probes spread by more than 5 %
     double worst_move = 0;
     std::string worst;
-    for (const Job& job : jobs) {
+    for (const ComputeJob& job : jobs) {
         if (opt.progress)
             opt.progress(fmt::format("compute: {} {} {}, {} thread{} ({}/{})", job.kernel->decl.precision,
                                      job.kernel->decl.isa, job.kernel->decl.op, job.threads,
@@ -394,20 +425,7 @@ ComputeResult measure_compute(const ComputeOptions& opt) {
             return KernelCeiling{std::move(m.ceiling), m.flops_per_cycle};
         },
         k_ceiling_retries);
-    // A ceiling whose samples fall in two groups: the upper one is what the units attain when no neighbour
-    // takes the core, the lower what this run got part of the time; the ceiling is the upper group's
-    // median (as a bandwidth roof is its best epochs' median), and the note says both.
-    for (core::ComputeCeiling& c : res.ceilings) {
-        const double all = c.gflops.median;
-        if (const auto g = core::ceiling_from_groups(c))
-            res.notes.push_back(fmt::format(
-                "{}: samples in two groups, {:.1f}-{:.1f} GFLOP/s ({} samples) and {:.1f}-{:.1f} GFLOP/s "
-                "({}): "
-                "the ceiling is the upper group's median {:.1f} GFLOP/s (what the units attain when no "
-                "neighbour takes the core; the median of all samples was {:.1f})",
-                ceiling_label(c), g->lower.min, g->lower.max, g->lower.n, g->upper.min, g->upper.max,
-                g->upper.n, g->upper.median, all));
-    }
+    take_upper_groups(res);
     for (const core::ComputeCeiling& c : res.ceilings) {
         double& best = res.best_gflops[c.precision];
         best = std::max(best, c.gflops.max);
