@@ -173,11 +173,9 @@ void add_profile_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("profile", "Profile a program (per function/region, per rank) into a "
                                               "roofcast profile for `scale`, `plot` and `report`");
     std::vector<std::string> backends = measure::profile::profile_backend_names();
+    const std::string help = fmt::format("auto (default), {}", fmt::join(backends, ", "));
     backends.insert(backends.begin(), "auto");
-    offer_choices(cmd->add_option("--backend", o->backend,
-                                  fmt::format("auto (default), {}",
-                                              fmt::join(measure::profile::profile_backend_names(), ", "))),
-                  backends);
+    offer_choices(cmd->add_option("--backend", o->backend, help), backends);
     auto* ranks =
         cmd->add_option("--ranks", o->ranks, "launch N ranks with mpirun -np N (default: one plain process)");
     cmd->add_option(

@@ -423,7 +423,7 @@ void add_stencil_command(CLI::App& app) {
         "Run an MPI 3-D stencil with deep-halo temporal blocking and compare the model's choice of k");
     auto a = std::make_shared<StencilArgs>();
     offer_choices(cmd->add_option("--kernel", a->kernel, "jacobi7 (double) or himeno (single)"),
-                  {"jacobi7", "himeno"})
+                  ms::kernel_names())
         ->required();
     cmd->add_option("--grid", a->grid, "global grid NXxNYxNZ")->required();
     cmd->add_option("--ranks", a->ranks, "MPI ranks (default 1)");

@@ -140,6 +140,12 @@ std::string chart_path(const std::string& output, std::size_t index, const std::
     return (p.parent_path() / (p.stem().string() + "-" + api + p.extension().string())).string();
 }
 
+// What --api takes: each threading API, or both.
+std::vector<std::string> api_choices() {
+    return {measure::to_string(measure::ThreadApi::omp), measure::to_string(measure::ThreadApi::pthread),
+            "both"};
+}
+
 // The APIs of the series a measurement makes, in order: their charts' names (chart_path).
 std::vector<std::string> series_apis(const ThreadsOptions& o, bool program) {
     if (program)
@@ -188,7 +194,8 @@ void run_threads(const ThreadsOptions& o) {
                                                "most 2^50 (a petabyte), got {}",
                                                o.bytes_per_n));
     }
-    if (o.from.empty() && args.empty() && o.api != "omp" && o.api != "pthread" && o.api != "both")
+    if (const auto apis = api_choices();
+        o.from.empty() && args.empty() && std::find(apis.begin(), apis.end(), o.api) == apis.end())
         throw core::InputError("", "--api", fmt::format("expected omp, pthread or both, got '{}'", o.api));
     if (o.from.empty())
         check_chart_outputs(o, series_apis(o, !args.empty()), args);
@@ -292,7 +299,7 @@ void add_threads_command(CLI::App& app) {
         "threads",
         "Model execution time over problem size and thread count T(n, s), and find the best thread count");
     offer_choices(cmd->add_option("--kernel", o->kernel, "built-in kernel: norm2 (default) or triad"),
-                  {"norm2", "triad"});
+                  measure::sweep_kernel_names());
     auto* command = cmd->add_option(
         "--command", o->command,
         "a program to model instead: 'PROGRAM ARGS' with {n} (size) and {s} (threads) substituted; "
@@ -311,7 +318,7 @@ void add_threads_command(CLI::App& app) {
                     "most 4 x the hardware threads unless --oversubscribe");
     cmd->add_flag("--oversubscribe", o->oversubscribe, "allow more than 4 threads per hardware thread");
     offer_choices(cmd->add_option("--api", o->api, "omp (default), pthread (std::thread) or both"),
-                  {"omp", "pthread", "both"});
+                  api_choices());
     add_machine_options(cmd, o->machine,
                         "machine file: cache capacities and memory bandwidth per thread count");
     cmd->add_option("--from", o->from,

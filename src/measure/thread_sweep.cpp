@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <omp.h>
 #include <set>
@@ -60,12 +61,18 @@ const char* to_string(ThreadApi api) {
     return api == ThreadApi::omp ? "omp" : "pthread";
 }
 
+const std::vector<std::string>& sweep_kernel_names() {
+    static const std::vector<std::string> k_names{"norm2", "triad"};
+    return k_names;
+}
+
 double kernel_bytes_per_element(const std::string& kernel) {
     if (kernel == "norm2")
         return 8.0;
     if (kernel == "triad")
         return 24.0;
-    throw core::InputError("", "kernel", fmt::format("expected norm2 or triad, got '{}'", kernel));
+    throw core::InputError(
+        "", "kernel", fmt::format("expected {}, got '{}'", fmt::join(sweep_kernel_names(), " or "), kernel));
 }
 
 SweepResult sweep_kernel(const std::string& kernel, ThreadApi api, const std::vector<std::uint64_t>& sizes,

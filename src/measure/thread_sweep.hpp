@@ -40,6 +40,8 @@ struct SweepResult {
     std::vector<SweepFailure> failures;
 };
 
+// The built-in kernels: "norm2", "triad".
+const std::vector<std::string>& sweep_kernel_names();
 // Working-set bytes per element of a built-in kernel: norm2 reads one double array (8), triad
 // a[i] = b[i] + q*c[i] touches three (24). Throws core::InputError(field "kernel") for other names.
 double kernel_bytes_per_element(const std::string& kernel);

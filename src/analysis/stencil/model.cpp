@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <set>
 #include <stdexcept>
 
@@ -35,12 +36,26 @@ double exchange_seconds(const std::vector<std::pair<double, double>>& points, do
     return std::max(0.0, y0 + (y1 - y0) * (bytes - x0) / (x1 - x0));
 }
 
+const std::vector<std::string>& kernel_names() {
+    static const std::vector<std::string> k_names{"jacobi7", "himeno"};
+    return k_names;
+}
+
+namespace {
+
+[[noreturn]] void throw_unknown_stencil_kernel(const std::string& kernel) {
+    throw core::InputError("", "kernel",
+                           fmt::format("expected {}, got '{}'", fmt::join(kernel_names(), " or "), kernel));
+}
+
+} // namespace
+
 double element_bytes(const std::string& kernel) {
     if (kernel == "jacobi7")
         return 8;
     if (kernel == "himeno")
         return 4;
-    throw core::InputError("", "kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
+    throw_unknown_stencil_kernel(kernel);
 }
 
 double flops_per_point(const std::string& kernel) {
@@ -49,7 +64,7 @@ double flops_per_point(const std::string& kernel) {
         return 8;
     if (kernel == "himeno")
         return 34;
-    throw core::InputError("", "kernel", "expected jacobi7 or himeno, got '" + kernel + "'");
+    throw_unknown_stencil_kernel(kernel);
 }
 
 int max_k(const StencilProblem& p) {

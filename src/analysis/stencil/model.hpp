@@ -85,6 +85,8 @@ inline constexpr int k_max_depth = 1024;
 // time for every size.
 double exchange_seconds(const std::vector<std::pair<double, double>>& points, double bytes);
 
+// The kernels the runner has: "jacobi7" (double), "himeno" (single).
+const std::vector<std::string>& kernel_names();
 // Bytes of one element of the kernel's field; throws InputError for an unknown kernel.
 double element_bytes(const std::string& kernel);
 double flops_per_point(const std::string& kernel);

@@ -334,11 +334,11 @@ std::size_t passes_at_once(int requested, int nranks, std::size_t simulated, uns
     // proportionally longer when they share them; the rounds are ceil(simulated / k). The k of the least
     // time, the smallest on a tie (fewer copies of the program in memory). MPI ranks wait for each other by
     // polling, so launches of several ranks never share a core: at most cores / nranks of them.
+    const unsigned ncores = std::max(1U, cores);
     const double n = static_cast<double>(std::max<std::size_t>(simulated, 1));
-    const double c = std::max(1U, cores);
-    const std::size_t most =
-        nranks > 1 ? std::max<std::size_t>(1, std::max(1U, cores) / static_cast<unsigned>(nranks))
-                   : std::max<std::size_t>(simulated, 1);
+    const double c = ncores;
+    const std::size_t most = nranks > 1 ? std::max<std::size_t>(1, ncores / static_cast<unsigned>(nranks))
+                                        : std::max<std::size_t>(simulated, 1);
     std::size_t best = 1;
     double best_time = 0;
     for (std::size_t k = 1; k <= most; ++k) {
