@@ -61,9 +61,10 @@ void run_ceiling(const CeilingArgs& a) {
                c.precision, c.isa, c.op, c.threads, c.gflops.median, c.gflops.min, c.gflops.max,
                report::row_alone_text(c.gflops),
                c.ghz ? fmt::format("{:.2f} GHz", *c.ghz) : std::string("?"));
-    fmt::print("best epoch: {:.2f} flops per core and cycle = {:.1f} % of the theoretical {:.0f} of this op "
-               "at the probed clock ({})\n",
-               p.best_flops_per_cycle, 100 * p.peak.fraction, p.peak.peak_flops_per_cycle, p.peak.basis);
+    fmt::print(
+        "second-best epoch: {:.2f} flops per core and cycle = {:.1f} % of the theoretical {:.0f} of this op "
+        "at the probed clock ({})\n",
+        p.best_flops_per_cycle, 100 * p.peak.fraction, p.peak.peak_flops_per_cycle, p.peak.basis);
 
     for (const auto& n : p.notes)
         fmt::print("  - {}\n", n);

@@ -71,9 +71,10 @@ int inferred_units(double ratio) {
 bool settle_fma_units(ComputeResult& r, const std::string& isa, const std::optional<FpIssue>& doc,
                       const FmaProbe& probe) {
     const bool measured = probe.units > 0;
-    const std::string measured_text = measured ? fmt::format("the best epoch of {}, {:.2f} units' worth",
-                                                             label(r.ceilings[probe.index]), probe.units)
-                                               : std::string("no FMA ceiling measured");
+    const std::string measured_text = measured
+                                          ? fmt::format("the second-best epoch of {}, {:.2f} units' worth",
+                                                        label(r.ceilings[probe.index]), probe.units)
+                                          : std::string("no FMA ceiling measured");
     if (doc && doc->fma.lo == doc->fma.hi) {
         r.fma_units = static_cast<int>(doc->fma.hi);
         r.notes.push_back(fmt::format("fma_units = {}: documented for {} on {} ({}; {}); measured: {}",
@@ -99,7 +100,7 @@ bool settle_fma_units(ComputeResult& r, const std::string& isa, const std::optio
         r.fma_units = guess;
         const core::ComputeCeiling& pc = r.ceilings[probe.index];
         r.notes.push_back(
-            fmt::format("fma_units = {}: inferred from the best epoch of {}, {:.1f} flops per core "
+            fmt::format("fma_units = {}: inferred from the second-best epoch of {}, {:.1f} flops per core "
                         "and cycle = {:.2f} x the {} flops of one unit ({} is not in the table of "
                         "documented FP rates, and CPUID does not report FMA units)",
                         r.fma_units, label(pc), probe.units * 2 * lanes_of(pc), probe.units, 2 * lanes_of(pc),
@@ -165,7 +166,7 @@ void derive_theoretical_peak(ComputeResult& r) {
         if (known) {
             const double peak = peak_flops_per_cycle(used, c.op, lanes_of(c));
             r.notes.push_back(fmt::format(
-                "{}: best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
+                "{}: second-best epoch {:.2f} flops per core and cycle = {:.1f} % of the "
                 "theoretical {:.0f} at the probed clock (best {:.1f} GFLOP/s){}",
                 label(c), best, 100 * best / peak, peak, c.gflops.max,
                 best > k_peak_margin * peak ? "; above the peak: the threads shared cores or the clock probe "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: `roofcast ceiling` measures one compute ceiling as `roofcast machine` does (the JSON carries
-# the kernel, the summary of every epoch, the probed clock and the best epoch's fraction of its op's
+# the kernel, the summary of every epoch, the probed clock and the second-best epoch's fraction of its op's
 # theoretical peak, whose basis is named); a normal run of every op is accepted (not refused as above the
 # peak), and bad arguments fail with one clear line and a non-zero exit.
 set -uo pipefail
@@ -14,7 +14,7 @@ g = c["gflops"]
 check(g["n"] == 20 and len(g["samples"]) == 20, "twenty epochs in --quick")
 check(0 < g["min"] <= g["median"] <= g["max"], "ordered positive summary")
 check(c["ghz"] is not None and c["ghz"] > 0, "probed clock")
-# The fraction is the best epoch's flops per cycle over the op's peak: for FMA, lanes (2) x 2 flops x units.
+# The fraction is the second-best epoch's flops per cycle over the op's peak: for FMA, lanes (2) x 2 flops x units.
 f = c["fraction_of_theoretical"]
 check(c["fma_units"] in (1, 2), "FMA units")
 check(c["peak_basis"] != "", "the peak's basis is named")
