@@ -10,6 +10,8 @@
 # Prints the completion script and the list of commands; links the CLI layer but is not installed.
 add_executable(roofcast-cli-docs ${CMAKE_SOURCE_DIR}/src/cli_docs.cpp)
 target_link_libraries(roofcast-cli-docs PRIVATE roofcast::cli)
+# A build-time tool (man pages and completion): compiled like the cold layers (CMakeLists.txt, roofcast_layer).
+target_compile_options(roofcast-cli-docs PRIVATE $<$<CONFIG:Release>:-O1>)
 
 set(roofcast_completion ${CMAKE_BINARY_DIR}/share/bash-completion/roofcast)
 add_custom_command(OUTPUT ${roofcast_completion}

@@ -259,17 +259,23 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
     out.copy_source = fmt::format("{} bandwidth {:.3g} GB/s shared by {} rank{}", chosen->name, gbs,
                                   o.ranks_per_node, o.ranks_per_node == 1 ? "" : "s");
 
-    const std::optional<double> alpha = o.alpha_s ? o.alpha_s : (m.mpi ? m.mpi->alpha_s : std::nullopt);
-    const std::optional<double> beta = o.beta_gbs ? o.beta_gbs : (m.mpi ? m.mpi->beta_gbs : std::nullopt);
+    std::optional<double> alpha = o.alpha_s;
+    std::optional<double> beta = o.beta_gbs;
+    if (m.mpi) {
+        alpha = alpha ? alpha : m.mpi->alpha_s;
+        beta = beta ? beta : m.mpi->beta_gbs;
+    }
     if (!alpha || !beta)
         throw core::InputError(file, !alpha ? "mpi.alpha_s" : "mpi.beta_gbs",
                                "expected the MPI Hockney figures (measure them with `roofcast machine`, or "
                                "give alpha and beta as options)");
     if (*alpha < 0 || !(*beta > 0))
         throw core::InputError(file, "mpi", "expected alpha >= 0 s and beta > 0 GB/s");
-    out.inputs.alpha_s = *alpha;
-    out.inputs.beta_bytes_per_second = *beta * core::k_giga;
-    out.comm_source = fmt::format("Hockney alpha {:.3g} us, beta {:.3g} GB/s ({})", *alpha * 1e6, *beta,
+    const double alpha_s = *alpha;
+    const double beta_gbs = *beta;
+    out.inputs.alpha_s = alpha_s;
+    out.inputs.beta_bytes_per_second = beta_gbs * core::k_giga;
+    out.comm_source = fmt::format("Hockney alpha {:.3g} us, beta {:.3g} GB/s ({})", alpha_s * 1e6, beta_gbs,
                                   o.alpha_s || o.beta_gbs ? "entered" : "machine file mpi section");
 
     if (o.exchange_latency_s && *o.exchange_latency_s > 0) {
