@@ -53,7 +53,8 @@ int main(int argc, char** argv) try {
         return 2;
     }
     const auto machine = roofcast::core::load_machine(file);
-    const auto caches = model::cache_levels(machine, file);
+    const auto caches = roofcast::core::cache_levels(machine);
+    const auto catalogue = model::suite_catalogue(machine, caches, threads, file); // needs L1 and L2
     sw::SuiteOptions opt;
     opt.threads = threads;
     opt.harness.epochs = 5;
@@ -62,7 +63,7 @@ int main(int argc, char** argv) try {
     const double l1 = caches[0].per_thread(threads);
     const std::vector<std::string> wanted{"calib-MEM-2F", "calib-L2-3F", "calib-L3-3F", "jacobi-3d-7pt",
                                           "jacobi-3d-7pt-tuned"};
-    for (auto& k : model::suite_catalogue(machine, threads, file)) {
+    for (const auto& k : catalogue) {
         const bool overlap = k.overlap_reuses > 0 && k.overlap_extra_fmas == 0;
         if (!overlap && std::find(wanted.begin(), wanted.end(), k.name) == wanted.end())
             continue;
@@ -77,7 +78,7 @@ int main(int argc, char** argv) try {
         const int reuses = k.overlap_reuses;
         for (const auto& [level, window] :
              {std::pair<std::string, double>{"L1", 0.5 * l1}, {"L2", 2.0 * l1}}) {
-            const std::size_t row = sw::odd_line_bytes(window / (reuses + 2)) / 8;
+            const std::size_t row = model::odd_line_bytes(window / (reuses + 2)) / 8;
             const double n_blocks = std::ceil(iterations / static_cast<double>(row) / threads);
             const auto n = static_cast<std::size_t>(n_blocks) * static_cast<std::size_t>(threads) * row;
             loops.push_back({"calib-overlap-" + level + "-K" + std::to_string(reuses), [=, &opt, &ws] {

@@ -8,6 +8,7 @@
 // memory working set each. Also times each loop with its arrays inside L1 (compute alone), so that the
 // share of the arithmetic hidden behind the transfers can be read: hidden = 1 - (t(Q) - t(0)) / t_L1(Q).
 //   roofcast-overlap-compute THREADS L2_BYTES_PER_THREAD MEM_BYTES
+#include "experiment/suite_catalogue.hpp"
 #include "measure/suite/runners.hpp"
 
 #include <cmath>
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     for (const int n : {1, 3, 5, 8, 12}) {
         double t0 = 0; // the overlap loop without extra multiply-adds
         // One row of the reuse window, in elements: the overlap loop's W and the family's ni alike.
-        const std::size_t row = sw::odd_line_bytes(window / (n + 2)) / 8;
+        const std::size_t row = roofcast::model::odd_line_bytes(window / (n + 2)) / 8;
         for (int level = 0; level < sw::k_mixed_flop_levels; ++level) {
             const int q = sw::mixed_extra_fmas(n, level);
             // Overlap loop: rows of W elements, blocks shared by the threads, a and b half the memory set.

@@ -57,11 +57,6 @@ using Progress = std::function<void(const std::string&)>;
 // cache sizes are unknown.
 BenchReport run_bench(const BenchOptions& o, const core::Machine& m, const Progress& progress = {});
 
-// The kernels `o` selects, in run order (calibration loops first, so the others are predicted with
-// the calibrated figures).
-std::vector<SuiteKernel> select_kernels(const BenchOptions& o, const core::Machine& m, int threads);
-int bench_threads(const BenchOptions& o, const core::Machine& m);
-
 // Measured time per call against every model: traffic and rates derived from the spec, predictions from
 // predict(), error_pct = (predicted rate - measured rate) / measured rate * 100 on the best epoch (the
 // shortest time, as STREAM reports its best rate: the models bound what the machine can attain, and

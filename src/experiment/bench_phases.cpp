@@ -24,6 +24,57 @@ namespace roofcast::model::bench_phases {
 
 namespace {
 
+// Threads of the run: --threads, else every core of the machine file, but no more than this host runs at
+// once.
+int bench_threads(const BenchOptions& o, const core::Machine& m) {
+    if (o.threads < 0)
+        throw core::InputError("", "threads",
+                               "expected a thread count >= 1, got " + std::to_string(o.threads));
+    if (o.threads > 0)
+        return o.threads;
+    // A machine file written by hand may describe a larger machine than this host.
+    const int here = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (m.topology && m.topology->cores > 0)
+        return std::min(m.topology->cores, here);
+    return here;
+}
+
+void require_known_suite(const BenchOptions& o) {
+    if (o.suite != "all" &&
+        std::find(k_suite_names.begin(), k_suite_names.end(), o.suite) == k_suite_names.end())
+        throw core::InputError("", "suite",
+                               "unknown suite '" + o.suite + "'; valid: " +
+                                   fmt::format("{}", fmt::join(k_suite_names, ", ")) + ", all");
+}
+
+// The kernels `o` selects from the catalogue, in run order (calibration loops first, so the others are
+// predicted with the calibrated figures).
+std::vector<SuiteKernel> select_kernels(const BenchOptions& o, std::vector<SuiteKernel> cat) {
+    const bool all = o.suite == "all";
+    std::vector<SuiteKernel> out;
+    if (!o.kernel.empty()) {
+        for (auto& k : cat)
+            if (k.name == o.kernel)
+                out.push_back(std::move(k));
+        if (out.empty()) {
+            std::vector<std::string> names;
+            for (const auto& k : cat)
+                names.push_back(k.name);
+            throw core::InputError("", "kernel",
+                                   "unknown kernel '" + o.kernel +
+                                       "'; valid: " + fmt::format("{}", fmt::join(names, ", ")));
+        }
+        return out;
+    }
+    for (auto& k : cat)
+        if (k.suite == "calibrate" && (all || o.suite == "calibrate"))
+            out.push_back(k);
+    for (auto& k : cat)
+        if (k.suite != "calibrate" && (all || o.suite == k.suite))
+            out.push_back(k);
+    return out;
+}
+
 measure::HarnessOptions harness_for(bool quick) {
     measure::HarnessOptions h;
     h.min_epoch_seconds = quick ? 0.01 : 0.05;
@@ -43,10 +94,14 @@ int rounds_for(const BenchOptions& o) {
 // The kind of probe for a calibration loop resident in `level`: memory, a cache shared by several cores
 // ("cache", the L3 of these VMs: its neighbours are not memory's, so memory's moves must not judge its rows),
 // or a private cache ("core").
-std::string resident_kind(const core::Machine& m, const std::string& level) {
+std::string resident_kind(const std::vector<CacheLevel>& caches, const std::string& level) {
     if (level == "MEM")
         return "memory";
-    return core::machine_noise_kind(m, level) == "memory" ? "cache" : "core";
+    const CacheLevel* c = core::find_cache(caches, level);
+    return c && c->shared_by > 1 ? "cache" : "core";
+}
+std::string resident_kind(const core::Machine& m, const std::string& level) {
+    return resident_kind(core::cache_levels(m), level);
 }
 
 bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
@@ -57,7 +112,8 @@ bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
 // first one resident in a shared cache, a read with fewest flops), core (the first L2-resident one) and
 // compute (the last L2-resident one, the most multiply-adds per byte: compute-bound, so it sees a core shared
 // with a neighbour or a lower clock as the FMA-bound kernels do, which the data probes do not).
-std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& m, int threads) {
+std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue,
+                                    const std::vector<CacheLevel>& caches) {
     std::vector<Probe> out;
     std::optional<SuiteKernel> densest_l2;
     auto take = [&](SuiteKernel k, const std::string& kind, double units) {
@@ -68,18 +124,18 @@ std::vector<Probe> reference_probes(const BenchOptions& o, const core::Machine& 
         p.kernel = std::move(k);
         out.push_back(std::move(p));
     };
-    for (auto& k : suite_catalogue(m, threads, o.machine_file)) {
+    for (const SuiteKernel& k : catalogue) {
         if (k.suite != "calibrate" || k.overlap_reuses > 0)
             continue;
         if (k.resident_level == "L2")
             densest_l2 = k;
-        const std::string kind = resident_kind(m, k.resident_level);
+        const std::string kind = resident_kind(caches, k.resident_level);
         // The core probe is L2's (a private level beyond it would take its place); one probe per kind.
         if ((kind == "core" && k.resident_level != "L2") || has_probe(out, kind))
             continue;
         const auto b = k.spec.explicit_bytes.find(k.resident_level);
         const double bytes = b == k.spec.explicit_bytes.end() ? 0.0 : b->second;
-        take(std::move(k), kind, bytes);
+        take(k, kind, bytes);
     }
     if (densest_l2 && densest_l2->spec.flops_per_iteration > 0) {
         const double flops = densest_l2->spec.flops_per_iteration;
@@ -243,7 +299,10 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     run.options = &o;
     run.machine_file = &m;
     run.threads = bench_threads(o, m);
-    run.kernels = select_kernels(o, m, run.threads);
+    require_known_suite(o);
+    run.caches = core::cache_levels(m);
+    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.caches, run.threads, o.machine_file);
+    run.kernels = select_kernels(o, catalogue);
     run.rounds = rounds_for(o);
     run.stat_before = measure::read_proc_stat();
     run.suite_options.threads = run.threads;
@@ -251,7 +310,7 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     const std::size_t n = run.kernels.size();
     run.samples.assign(n, {});
     run.imbalance.assign(n, std::nullopt);
-    run.probes = o.probes ? reference_probes(o, m, run.threads) : std::vector<Probe>{};
+    run.probes = o.probes ? reference_probes(catalogue, run.caches) : std::vector<Probe>{};
     run.extra.assign(n, {});
     run.round_best.assign(n, {});
 }
@@ -392,7 +451,7 @@ void judge_noise(BenchRun& run, BenchReport& rep) {
     std::vector<std::string> kinds;
     for (std::size_t i = 0; i < run.kernels.size(); ++i) {
         const std::string level = bounding_level(run.kernels[i], rep.results.kernels[i]);
-        std::string kind = level == "compute" ? "compute" : resident_kind(run.machine, level);
+        std::string kind = level == "compute" ? "compute" : resident_kind(run.caches, level);
         if (!has_probe(run.probes,
                        kind)) // no probe of its own kind: memory for a shared cache, core for compute
             kind = level == "compute" ? "core" : core::machine_noise_kind(run.machine, level);

@@ -19,13 +19,6 @@ std::size_t round_up(double v, std::size_t multiple) {
     return static_cast<std::size_t>(std::ceil(v / m) * m);
 }
 
-const CacheLevel* find_cache(const std::vector<CacheLevel>& caches, const std::string& name) {
-    for (const auto& c : caches)
-        if (c.name == name)
-            return &c;
-    return nullptr;
-}
-
 ArrayAccess read(const std::string& array, std::vector<long> offsets) {
     return {array, std::move(offsets), false, {}};
 }
@@ -49,6 +42,17 @@ KernelSpec base_spec(const std::string& name, double flops, double iterations, c
 namespace {
 
 using namespace suite_rows;
+
+// The suite sizes its arrays from L1 and L2 at least.
+void require_sized_caches(const std::vector<CacheLevel>& caches, const std::string& machine_file) {
+    for (const char* needed : {"L1", "L2"}) {
+        if (!find_cache(caches, needed))
+            throw core::InputError(
+                machine_file, "topology.caches",
+                std::string("the kernel suite sizes its arrays from the caches; no size for ") + needed +
+                    " (give topology.caches or levels[].size_bytes)");
+    }
+}
 
 // Explicit traffic of a loop whose whole working set resides in `resident`: the core loads and stores
 // `core_bytes` at L1; every level beyond L1 out to `resident` moves `bytes` (with write-allocate) per
@@ -182,7 +186,7 @@ void add_overlap(std::vector<SuiteKernel>& out, const core::Machine& m, const Si
     for (const bool with_compute : {false, true})
         for (const int k : sw::k_overlap_reuses) {
             const int q = with_compute ? sw::overlap_compute_fmas(k) : 0;
-            const std::size_t row = sw::odd_line_bytes(c.window / (k + 2)) / 8;
+            const std::size_t row = odd_line_bytes(c.window / (k + 2)) / 8;
             const double blocks_per_thread = std::ceil(0.5 * s.mem_working_set / (8.0 * row * threads));
             const std::size_t n = static_cast<std::size_t>(std::max(1.0, blocks_per_thread)) *
                                   static_cast<std::size_t>(threads) * row;
@@ -220,7 +224,7 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
     const ReuseCache c = reuse_cache(m, s, threads, machine_file);
     constexpr std::size_t k_rows = 256; // rows per plane: the n-row start-up of each plane stays small
     for (const int n : sw::k_mixed_neighbours) {
-        const std::size_t row_bytes = sw::odd_line_bytes(c.window / (n + 2));
+        const std::size_t row_bytes = odd_line_bytes(c.window / (n + 2));
         const std::size_t ni = row_bytes / 8;
         const double plane_bytes = static_cast<double>(k_rows * row_bytes);
         // Each array alone exceeds every cache together, so a and the leading row stream from memory.
@@ -264,41 +268,19 @@ void add_mixed(std::vector<SuiteKernel>& out, const core::Machine& m, const Size
 using suite_rows::find_cache;
 using suite_rows::Sizes;
 
-double CacheLevel::per_thread(int threads) const {
-    const int sharing = std::max(1, std::min(shared_by, threads));
-    return bytes / sharing;
+std::size_t odd_line_bytes(double bytes) {
+    constexpr double k_line = 64;
+    auto lines = static_cast<std::size_t>(std::ceil(bytes / k_line));
+    lines += 1 - lines % 2;
+    return lines * static_cast<std::size_t>(k_line);
 }
 
-std::vector<CacheLevel> cache_levels(const core::Machine& m, const std::string& machine_file) {
-    std::vector<CacheLevel> out;
-    if (m.topology && !m.topology->caches.empty()) {
-        for (const auto& c : m.topology->caches)
-            out.push_back({c.name, static_cast<double>(c.usable_bytes()), std::max(1, c.shared_by_cores),
-                           std::max(1, c.instances)});
-    } else {
-        const int cores = m.topology ? m.topology->cores : 1;
-        for (const auto& l : m.levels) {
-            if (l.name == "MEM" || !l.size_bytes)
-                continue;
-            const int shared_by = core::cache_shared_by(m, l.name);
-            out.push_back({l.name, static_cast<double>(*l.size_bytes), shared_by, shared_by > 1 ? 1 : cores});
-        }
-    }
-    for (const char* needed : {"L1", "L2"}) {
-        if (!find_cache(out, needed))
-            throw core::InputError(
-                machine_file, "topology.caches",
-                std::string("the kernel suite sizes its arrays from the caches; no size for ") + needed +
-                    " (give topology.caches or levels[].size_bytes)");
-    }
-    return out;
-}
-
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
-                                         const std::string& machine_file) {
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vector<CacheLevel>& caches,
+                                         int threads, const std::string& machine_file) {
     threads = std::max(1, threads);
+    require_sized_caches(caches, machine_file);
     Sizes s;
-    s.caches = cache_levels(m, machine_file);
+    s.caches = caches;
     double all = 0;
     for (const auto& c : s.caches)
         all += c.total();

@@ -6,6 +6,7 @@
 // spec through derive_traffic/derive_rates/predict, never from the row.
 #pragma once
 
+#include "core/cache_sharing.hpp"
 #include "core/machine.hpp"
 #include "measure/suite/runners.hpp"
 #include "model/kernel.hpp"
@@ -61,23 +62,20 @@ struct SuiteKernel {
     double in_cache_iterations = 0;
 };
 
-// Per-instance capacity and sharing of a cache level, from topology.caches (preferred) or
-// levels[].size_bytes (then L1/L2 are taken as private and the last cache as shared by every core).
-struct CacheLevel {
-    std::string name;
-    double bytes = 0;
-    int shared_by = 1;
-    int instances = 1;
-    // Capacity one thread may count on when `threads` threads run one per core.
-    double per_thread(int threads) const;
-    double total() const { return bytes * instances; }
-};
-// Caches closest to the core first; InputError naming `machine_file` when L1 or L2 has no size.
-std::vector<CacheLevel> cache_levels(const core::Machine& m, const std::string& machine_file);
+using core::CacheLevel;
 
-// The whole catalogue for `threads` threads (sizes depend on both); kernels are listed suite by suite
-// in the order of k_suite_names.
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
-                                         const std::string& machine_file);
+// Bytes of a row of a reuse window rounded up to an odd number of 64-byte cache lines: rows one power-of-two
+// stride apart fall into the same set of every cache whose set span (size / associativity) divides the
+// stride, so n + 2 rows in an 8- or 12-way L1 evict each other between the reuses of a line (cache
+// thrashing, Minami et al. §6-7; array padding, Hager & Wellein, "Introduction to High Performance
+// Computing for Scientists and Engineers", §3.3). An odd line count maps consecutive rows to distinct sets
+// of any power-of-two set count. The family's and the overlap loops' rows are sized with it.
+std::size_t odd_line_bytes(double bytes);
+
+// The whole catalogue for `threads` threads on machine `m` whose caches are `caches` (core::cache_levels(m):
+// sizes depend on both); kernels are listed suite by suite in the order of k_suite_names. InputError naming
+// `machine_file` when L1 or L2 has no size.
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vector<CacheLevel>& caches,
+                                         int threads, const std::string& machine_file);
 
 } // namespace roofcast::model

@@ -20,7 +20,7 @@ struct Sizes {
 };
 
 std::size_t round_up(double v, std::size_t multiple);
-const CacheLevel* find_cache(const std::vector<CacheLevel>& caches, const std::string& name);
+using core::find_cache;
 ArrayAccess read(const std::string& array, std::vector<long> offsets);
 ArrayAccess write(const std::string& array, std::vector<long> offsets);
 // A kernel spec of the built-in suite: name, flops and iterations per call, element size from the precision.

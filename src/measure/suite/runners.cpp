@@ -339,11 +339,4 @@ Measurement run_jacobi7_blocked(const Grid3& g, std::size_t jb, const SuiteOptio
     return m;
 }
 
-std::size_t odd_line_bytes(double bytes) {
-    constexpr double k_line = 64;
-    auto lines = static_cast<std::size_t>(std::ceil(bytes / k_line));
-    lines += 1 - lines % 2;
-    return lines * static_cast<std::size_t>(k_line);
-}
-
 } // namespace roofcast::measure::suite

@@ -138,13 +138,6 @@ const SpmvGatherChoice& spmv_gather_choice();
 // The demangled-name prefix of the SELL body that spmv_gather_choice() selects (the diagnosis
 // disassembles that one).
 std::string spmv_sell_symbol();
-// Bytes of a row of a reuse window rounded up to an odd number of 64-byte cache lines: rows one power-of-two
-// stride apart fall into the same set of every cache whose set span (size / associativity) divides the
-// stride, so n + 2 rows in an 8- or 12-way L1 evict each other between the reuses of a line (cache
-// thrashing, Minami et al. §6-7; array padding, Hager & Wellein, "Introduction to High Performance
-// Computing for Scientists and Engineers", §3.3). An odd line count maps consecutive rows to distinct sets
-// of any power-of-two set count. The catalogue sizes the family's and the overlap loops' rows with it.
-std::size_t odd_line_bytes(double bytes);
 // Rows per SELL chunk and the register block of the packed matmul: properties of the ISA the suite is
 // compiled for (the catalogue, compiled portably, asks here rather than reading the macros itself).
 int sell_chunk_rows();
