@@ -1,15 +1,7 @@
 #include "experiment/bench.hpp"
 
-#include "core/error.hpp"
 #include "experiment/bench_phases.hpp"
 #include "measure/harness.hpp"
-
-#include <algorithm>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <string>
-#include <thread>
-#include <vector>
 
 namespace roofcast::model {
 

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace roofcast::model::bench_phases {
