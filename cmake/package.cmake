@@ -11,7 +11,7 @@
 add_executable(roofcast-cli-docs ${CMAKE_SOURCE_DIR}/src/cli_docs.cpp)
 target_link_libraries(roofcast-cli-docs PRIVATE roofcast::cli)
 # A build-time tool (man pages and completion): compiled like the cold layers (CMakeLists.txt, roofcast_layer).
-target_compile_options(roofcast-cli-docs PRIVATE $<$<CONFIG:Release>:-O1>)
+target_compile_options(roofcast-cli-docs PRIVATE ${roofcast_cold_options})
 
 set(roofcast_completion ${CMAKE_BINARY_DIR}/share/bash-completion/roofcast)
 add_custom_command(OUTPUT ${roofcast_completion}

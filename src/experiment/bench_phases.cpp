@@ -101,9 +101,6 @@ std::string resident_kind(const std::vector<CacheLevel>& caches, const std::stri
     const CacheLevel* c = core::find_cache(caches, level);
     return c && c->shared_by > 1 ? "cache" : "core";
 }
-std::string resident_kind(const core::Machine& m, const std::string& level) {
-    return resident_kind(core::cache_levels(m), level);
-}
 
 bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
     return std::any_of(probes.begin(), probes.end(), [&](const Probe& p) { return p.epochs.kind == kind; });
@@ -199,7 +196,8 @@ std::pair<std::optional<double>, std::string> probe_moved(const std::vector<Prob
 // other row, or a term whose resource has no probe, against the probe of its kind alone.
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                     const std::vector<ProbeRounds>& probes, std::size_t rounds,
-                    const std::vector<std::vector<double>>& epochs, const core::Machine& machine) {
+                    const std::vector<std::vector<double>>& epochs, const core::Machine& machine,
+                    const std::vector<CacheLevel>& caches) {
     std::vector<std::vector<std::vector<double>>> units(probes.size()); // [probe][row] one per round
     std::vector<std::optional<double>> refs;
     for (std::size_t j = 0; j < probes.size(); ++j) {
@@ -229,7 +227,7 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
             for (const auto& t : b->terms) {
                 if (!t.seconds_per_iteration || !(*t.seconds_per_iteration > 0))
                     continue;
-                const auto j = probe_of(resident_kind(machine, t.level));
+                const auto j = probe_of(resident_kind(caches, t.level));
                 if (!j) {
                     all_probed = false;
                     break;
@@ -467,7 +465,7 @@ void judge_noise(BenchRun& run, BenchReport& rep) {
     rep.results.host_noise = assess_noise(rep.results.kernels, kinds, probe_rounds, rounds, run.samples);
     if (run.rounds < 2)
         return;
-    round_verdicts(rep.results.kernels, kinds, probe_rounds, rounds, run.samples, run.machine);
+    round_verdicts(rep.results.kernels, kinds, probe_rounds, rounds, run.samples, run.machine, run.caches);
     for (std::size_t i = 0; i < run.kernels.size(); ++i)
         run.moved[i] = probe_moved(run.probes, kinds[i], i);
 }

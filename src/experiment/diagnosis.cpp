@@ -263,20 +263,25 @@ void loop_evidence(DiagnosisEvidence& e, const KernelSpec& spec, const core::Mac
     cache_evidence(e, s, m);
 }
 
+// The time per iteration a prediction gives its L1 term, where it times L1.
+std::optional<double> l1_seconds(const core::Prediction& q) {
+    for (const auto& term : q.terms)
+        if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
+            return *term.seconds_per_iteration;
+    return std::nullopt;
+}
+
 // L1 loads and stores at the L1 roof: the bound prediction's L1 term, else that of the first prediction in
 // summary order that times L1 (the mixed model leaves L1 untimed, docs/models.md; the hierarchical times it).
 void l1_share_evidence(DiagnosisEvidence& e, const core::KernelResult& k, const core::Prediction& p,
                        double t) {
-    const auto times_l1 = [](const core::Prediction& q) {
-        return std::any_of(q.terms.begin(), q.terms.end(), [](const auto& term) {
-            return term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0;
-        });
-    };
-    for (const core::Prediction* q : {&p, model::summary_prediction(k, times_l1)})
-        if (q && !e.l1_share)
-            for (const auto& term : q->terms)
-                if (term.level == "L1" && term.seconds_per_iteration && *term.seconds_per_iteration > 0)
-                    e.l1_share = *term.seconds_per_iteration / t;
+    std::optional<double> l1 = l1_seconds(p);
+    if (!l1)
+        if (const core::Prediction* q = model::summary_prediction(
+                k, [](const core::Prediction& r) { return l1_seconds(r).has_value(); }))
+            l1 = l1_seconds(*q);
+    if (l1 && !e.l1_share)
+        e.l1_share = *l1 / t;
 }
 
 // FP issue at the ceiling of the width and operation mix the compiled loop uses (Williams et al. §4:

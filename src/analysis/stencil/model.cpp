@@ -271,11 +271,9 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
                                "give alpha and beta as options)");
     if (*alpha < 0 || !(*beta > 0))
         throw core::InputError(file, "mpi", "expected alpha >= 0 s and beta > 0 GB/s");
-    const double alpha_s = *alpha;
-    const double beta_gbs = *beta;
-    out.inputs.alpha_s = alpha_s;
-    out.inputs.beta_bytes_per_second = beta_gbs * core::k_giga;
-    out.comm_source = fmt::format("Hockney alpha {:.3g} us, beta {:.3g} GB/s ({})", alpha_s * 1e6, beta_gbs,
+    out.inputs.alpha_s = *alpha;
+    out.inputs.beta_bytes_per_second = *beta * core::k_giga;
+    out.comm_source = fmt::format("Hockney alpha {:.3g} us, beta {:.3g} GB/s ({})", *alpha * 1e6, *beta,
                                   o.alpha_s || o.beta_gbs ? "entered" : "machine file mpi section");
 
     if (o.exchange_latency_s && *o.exchange_latency_s > 0) {
