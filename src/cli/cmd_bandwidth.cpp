@@ -47,16 +47,14 @@ void run_bandwidth(const BandwidthArgs& a) {
 } // namespace
 
 void add_bandwidth_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand(
-        "bandwidth",
+    auto [cmd, a] = add_command(
+        app, "bandwidth", run_bandwidth,
         "Measure one bandwidth kernel at one working set, as `roofcast machine` measures a level");
-    auto a = std::make_shared<BandwidthArgs>();
     cmd->add_option("KERNEL", a->kernel, "one of " + core::stream_kernel_names(", "))->required();
     cmd->add_option("SIZE", a->size, "total working set of all threads, e.g. 32KiB, 40MiB")->required();
     add_threads_option(cmd, a->threads, "threads, pinned one per core (default: every core)", false, true);
     cmd->add_flag("--quick", a->quick, "fewer, shorter epochs");
     cmd->add_flag("--json", a->json, "print the point as JSON");
-    cmd->callback([a] { run_bandwidth(*a); });
 }
 
 } // namespace roofcast::cli

@@ -90,8 +90,7 @@ void run_bench_command(const BenchArgs& a) {
 } // namespace
 
 void add_bench_command(CLI::App& app) {
-    auto args = std::make_shared<BenchArgs>();
-    auto* cmd = app.add_subcommand("bench",
+    auto [cmd, args] = add_command(app, "bench", run_bench_command,
                                    "Run the built-in kernel suite and compare every model with measurements");
     offer_choices(cmd->add_option("--suite", args->bench.suite, "stream | calibrate | mixed | apps | all"),
                   model::suite_choices())
@@ -113,7 +112,6 @@ void add_bench_command(CLI::App& app) {
     cmd->add_flag("--calibrate", args->calibrate,
                   "run the calibration loops and write the effective figures into the machine file -o FILE");
     cmd->add_option("-o,--output", args->output, "calibrated machine file (with --calibrate)");
-    cmd->callback([args] { run_bench_command(*args); });
 }
 
 } // namespace roofcast::cli

@@ -73,17 +73,15 @@ void run_ceiling(const CeilingArgs& a) {
 } // namespace
 
 void add_ceiling_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand(
-        "ceiling",
+    auto [cmd, a] = add_command(
+        app, "ceiling", run_ceiling,
         "Measure one compute ceiling, as `roofcast machine` measures it (default: widest double FMA)");
-    auto a = std::make_shared<CeilingArgs>();
     cmd->add_option("--precision", a->precision, "double or single")->capture_default_str();
     cmd->add_option("--isa", a->isa, "scalar, sse, avx2 or avx512 (default: the widest supported)");
     cmd->add_option("--op", a->op, "fma, add, mul, addmul or chain")->capture_default_str();
     add_threads_option(cmd, a->threads, "threads, pinned one per core (default: every core)", false, true);
     cmd->add_flag("--quick", a->quick, "fewer, shorter epochs");
     cmd->add_flag("--json", a->json, "print the ceiling as JSON");
-    cmd->callback([a] { run_ceiling(*a); });
 }
 
 } // namespace roofcast::cli

@@ -131,9 +131,8 @@ void run_convert(const ConvertOptions& o) {
 } // namespace
 
 void add_convert_command(CLI::App& app) {
-    auto o = std::make_shared<ConvertOptions>();
-    auto* cmd = app.add_subcommand(
-        "convert",
+    auto [cmd, o] = add_command(
+        app, "convert", run_convert,
         "Write profiles in another tool's format: Hatchet/Thicket (hatchet), Extra-P text (extrap)");
     cmd->add_option("FILE", o->inputs,
                     "profiles: roofcast profile JSON, a TAU directory, ... (hatchet: one file each), or any "
@@ -146,7 +145,6 @@ void add_convert_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output,
                     "file to write (a directory for hatchet or roofcast-profile with several inputs)")
         ->required();
-    cmd->callback([o] { run_convert(*o); });
 }
 
 } // namespace roofcast::cli

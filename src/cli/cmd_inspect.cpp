@@ -34,17 +34,15 @@ void run_inspect(const InspectArgs& a) {
 } // namespace
 
 void add_inspect_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand(
-        "inspect",
+    auto [cmd, a] = add_command(
+        app, "inspect", run_inspect,
         "Show the vector width and FP instruction mix of a function's innermost loops (x86-64, objdump)");
-    auto a = std::make_shared<InspectArgs>();
     cmd->add_option("BINARY", a->binary, "an x86-64 ELF executable or shared library with its symbol table")
         ->required();
     cmd->add_option("SYMBOL", a->symbol,
                     "the start of the function's demangled name (its OpenMP outlined bodies are included)")
         ->required();
     cmd->add_flag("--json", a->json, "print JSON instead of a table");
-    cmd->callback([a] { run_inspect(*a); });
 }
 
 } // namespace roofcast::cli

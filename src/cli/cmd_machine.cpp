@@ -94,8 +94,8 @@ void run_machine(const MachineCommandArgs& a) {
 } // namespace
 
 void add_machine_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("machine", "Measure this machine's ceilings and write a machine file");
-    auto a = std::make_shared<MachineCommandArgs>();
+    auto [cmd, a] =
+        add_command(app, "machine", run_machine, "Measure this machine's ceilings and write a machine file");
     cmd->add_option("-o,--output", a->output, "machine file to write (YAML)")->capture_default_str();
     cmd->add_flag("--quick", a->quick, "coarser and shorter measurement (under 30 s on 2 cores)");
     cmd->add_flag("--json", a->json, "print the machine file as JSON on stdout instead of the table");
@@ -111,7 +111,6 @@ void add_machine_command(CLI::App& app) {
     cmd->add_flag(
         "--strict", a->strict,
         "exit non-zero when a roof's best epochs did not agree before the settling cap (a busy host)");
-    cmd->callback([a] { run_machine(*a); });
 }
 
 } // namespace roofcast::cli

@@ -108,9 +108,8 @@ void run_plot(const PlotOptions& o) {
 } // namespace
 
 void add_plot_command(CLI::App& app) {
-    auto opts = std::make_shared<PlotOptions>();
-    auto* cmd =
-        app.add_subcommand("plot", "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
+    auto [cmd, opts] = add_command(app, "plot", run_plot,
+                                   "Draw a roofline or bandwidth chart (SVG) of a results or machine file");
     cmd->add_option("FILE", opts->file,
                     "results file (JSON), machine file (YAML) or profile (under --machine or this host's "
                     "cached machine file)")
@@ -121,7 +120,6 @@ void add_plot_command(CLI::App& app) {
     add_machine_options(cmd, opts->machine, "machine file whose roofs a profile's regions are placed under",
                         WithoutCache::none);
     cmd->add_flag("--png", opts->png, "also render a PNG next to the SVG (needs rsvg-convert)");
-    cmd->callback([opts] { run_plot(*opts); });
 }
 
 } // namespace roofcast::cli

@@ -95,10 +95,8 @@ void run_predict(const PredictArgs& a) {
 } // namespace
 
 void add_predict_command(CLI::App& app) {
-    auto* cmd =
-        app.add_subcommand("predict", "Predict a kernel's performance on a machine with roofline-family "
-                                      "models");
-    auto args = std::make_shared<PredictArgs>();
+    auto [cmd, args] = add_command(app, "predict", run_predict,
+                                   "Predict a kernel's performance on a machine with roofline-family models");
     cmd->add_option("KERNEL", args->kernel, "kernel file (YAML)")->required();
     add_machine_options(cmd, args->machine, "machine file (YAML) to predict for");
     std::vector<std::string> models = model::model_names();
@@ -113,7 +111,6 @@ void add_predict_command(CLI::App& app) {
     cmd->add_option("--measured", args->measured,
                     "seconds the kernel's declared iterations took: print its fraction of the bound and, "
                     "below 85 %, the likely causes");
-    cmd->callback([args] { run_predict(*args); });
 }
 
 } // namespace roofcast::cli

@@ -85,9 +85,9 @@ void run_main_job(const RunArgs& a) {
 } // namespace
 
 void add_run_command(CLI::App& app) {
-    auto a = std::make_shared<RunArgs>();
-    auto* cmd = app.add_subcommand(
-        "run", "The main job: characterize this machine (cached), run the kernel suite, write the report");
+    auto [cmd, a] = add_command(
+        app, "run", run_main_job,
+        "The main job: characterize this machine (cached), run the kernel suite, write the report");
     cmd->add_option("-o,--output", a->output, "report directory")->capture_default_str();
     offer_choices(cmd->add_option("--suite", a->suite, "stream | calibrate | mixed | apps | all"),
                   model::suite_choices())
@@ -96,7 +96,6 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--fresh", a->fresh, "measure the machine again instead of using the cached file");
     cmd->add_flag("--full", a->full,
                   "full (slower) machine characterization and suite instead of quick mode");
-    cmd->callback([a] { run_main_job(*a); });
 }
 
 } // namespace roofcast::cli

@@ -176,9 +176,8 @@ void run_scale(const ScaleOptions& o) {
 } // namespace
 
 void add_scale_command(CLI::App& app) {
-    auto o = std::make_shared<ScaleOptions>();
-    auto* cmd =
-        app.add_subcommand("scale", "Forecast per-function metrics at large scale from small profiled runs");
+    auto [cmd, o] = add_command(app, "scale", run_scale,
+                                "Forecast per-function metrics at large scale from small profiled runs");
     cmd->add_option("FILE", o->files,
                     "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "
                     "(function,metric,param...,value), a directory of Score-P experiments (mm.x25y10.r1/"
@@ -192,9 +191,7 @@ void add_scale_command(CLI::App& app) {
     offer_choices(cmd->add_option("--select", o->select,
                                   "model selection: forecast (hold out the largest points; default), loo "
                                   "(leave-one-out), mape (lowest error on the fitting points)"),
-                  {model::scale::to_string(model::scale::Selection::forecast),
-                   model::scale::to_string(model::scale::Selection::loo),
-                   model::scale::to_string(model::scale::Selection::mape)});
+                  core::names(model::scale::k_selection_names));
     cmd->add_option("--evaluate", o->evaluate, "measured profile at the target: compare predictions with it");
     cmd->add_option("--plot-dir", o->plot_dir, "write one SVG chart per function and metric into DIR");
     cmd->add_option("--metric", o->metric, "model only this metric");
@@ -213,7 +210,6 @@ void add_scale_command(CLI::App& app) {
         "target, and say where its bottleneck changes");
     auto* json = cmd->add_flag("--json", o->json, "print JSON instead of a table");
     cmd->add_flag("--csv", o->csv, "print CSV instead of a table")->excludes(json);
-    cmd->callback([o] { run_scale(*o); });
 }
 
 } // namespace roofcast::cli

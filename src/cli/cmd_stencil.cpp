@@ -25,8 +25,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -61,40 +63,39 @@ struct StencilArgs {
     double timeout_s = 600;
 };
 
+// `s` as a whole number (std::stol's syntax, nothing after it); nullopt otherwise.
+std::optional<long> whole_number(const std::string& s) {
+    std::size_t used = 0;
+    long x = 0;
+    try {
+        x = std::stol(s, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return used == s.size() ? std::optional<long>(x) : std::nullopt;
+}
+
 ms::Index3 parse_grid(const std::string& s) {
     std::vector<long> v;
     std::stringstream in(s);
     std::string item;
     while (std::getline(in, item, 'x')) {
-        std::size_t used = 0;
-        long x = 0;
-        try {
-            x = std::stol(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != item.size() || x < 3)
-            throw core::InputError("", "--grid",
-                                   "expected NXxNYxNZ with at least 3 points each, got '" + s + "'");
-        v.push_back(x);
+        const std::optional<long> x = whole_number(item);
+        if (!x || *x < 3)
+            break;
+        v.push_back(*x);
     }
-    if (v.size() != 3)
+    if (v.size() != 3 || in)
         throw core::InputError("", "--grid",
                                "expected NXxNYxNZ with at least 3 points each, got '" + s + "'");
     return {v[2], v[1], v[0]};
 }
 
 int parse_positive(const std::string& s, const std::string& field, const std::string& what) {
-    std::size_t used = 0;
-    int x = 0;
-    try {
-        x = std::stoi(s, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != s.size() || x < 1)
+    const std::optional<long> x = whole_number(s);
+    if (!x || *x < 1 || *x > std::numeric_limits<int>::max())
         throw core::InputError("", field, what + ", got '" + s + "'");
-    return x;
+    return static_cast<int>(*x);
 }
 
 // --sweep-k "1..K" or "K": the largest k of the sweep.
@@ -120,11 +121,7 @@ void check_k_fits(const ms::StencilProblem& p, int k, const std::string& field, 
 }
 
 std::string find_runner() {
-#ifdef ROOFCAST_STENCIL_BUILD_PATH
     return core::find_companion("roofcast-stencil", "ROOFCAST_STENCIL", ROOFCAST_STENCIL_BUILD_PATH);
-#else
-    return core::find_companion("roofcast-stencil", "ROOFCAST_STENCIL", nullptr);
-#endif
 }
 
 // Whether `ranks` ranks of `threads` threads share this host's hardware threads (mpirun is told to
@@ -375,7 +372,8 @@ void measure_stencil(const StencilArgs& a, const StencilPlan& s, const std::opti
         throw core::Error("stencil: --check: the field differs from the serial reference");
 }
 
-void run_stencil(StencilArgs a) {
+void run_stencil(const StencilArgs& args) {
+    StencilArgs a = args;
     const StencilPlan s = check_stencil_args(a);
     const std::optional<UsedMachine> used = use_machine(a.machine, WithoutCache::measure);
     if ((s.auto_k || a.simulate) && !used)
@@ -418,10 +416,9 @@ void run_stencil(StencilArgs a) {
 } // namespace
 
 void add_stencil_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand(
-        "stencil",
+    auto [cmd, a] = add_command(
+        app, "stencil", run_stencil,
         "Run an MPI 3-D stencil with deep-halo temporal blocking and compare the model's choice of k");
-    auto a = std::make_shared<StencilArgs>();
     offer_choices(cmd->add_option("--kernel", a->kernel, "jacobi7 (double) or himeno (single)"),
                   ms::kernel_names())
         ->required();
@@ -448,7 +445,6 @@ void add_stencil_command(CLI::App& app) {
                     "the cluster's launcher instead of mpirun, with its options (e.g. 'srun -N 2' or 'mpirun "
                     "--hostfile hosts'); roofcast adds the rank count");
     add_timeout_option(cmd, a->timeout_s, "mpirun (each launch)");
-    cmd->callback([a] { run_stencil(*a); });
 }
 
 } // namespace roofcast::cli

@@ -3,12 +3,27 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <utility>
 
 namespace roofcast::cli {
 
 // The whole command line: description, --version and every subcommand below. run() parses with it; the
 // man pages and the bash completion are generated from it (cli/completion.hpp), so they cannot drift.
 void define_app(CLI::App& app);
+
+// A subcommand whose options fill one `Args`, shared with the callback that CLI11 calls after parsing and
+// that runs `run(args)`: add the options to the returned App, writing into the returned Args.
+template <class Args>
+std::pair<CLI::App*, std::shared_ptr<Args>> add_command(CLI::App& app, const std::string& name,
+                                                        void (*run)(const Args&),
+                                                        const std::string& description) {
+    auto args = std::make_shared<Args>();
+    CLI::App* cmd = app.add_subcommand(name, description);
+    cmd->callback([args, run] { run(*args); });
+    return {cmd, args};
+}
 
 void add_validate_command(CLI::App& app);
 void add_predict_command(CLI::App& app);

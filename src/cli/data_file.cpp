@@ -29,11 +29,20 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
                    keys.size() - shown);
 }
 
-core::Machine read_machine_file(const std::string& path) {
+namespace {
+
+// The document `load(path, &unread)` reads, with a warning for each key it did not read.
+template <class Load> auto load_warning_unread(const std::string& path, Load load) {
     std::vector<std::string> unread;
-    core::Machine m = core::load_machine(path, &unread);
+    auto doc = load(path, &unread);
     check_unread_keys(path, unread, false);
-    return m;
+    return doc;
+}
+
+} // namespace
+
+core::Machine read_machine_file(const std::string& path) {
+    return load_warning_unread(path, core::load_machine);
 }
 
 core::Machine machine_of_data_file(const std::string& path) {
@@ -46,17 +55,11 @@ core::Machine machine_of_data_file(const std::string& path) {
 }
 
 model::KernelSpec read_kernel_file(const std::string& path) {
-    std::vector<std::string> unread;
-    model::KernelSpec k = model::load_kernel(path, &unread);
-    check_unread_keys(path, unread, false);
-    return k;
+    return load_warning_unread(path, model::load_kernel);
 }
 
 core::Profile read_profile_file(const std::string& path) {
-    std::vector<std::string> unread;
-    core::Profile p = core::load_profile(path, &unread);
-    check_unread_keys(path, unread, false);
-    return p;
+    return load_warning_unread(path, core::load_profile);
 }
 
 std::optional<core::Profile> profile_of(const std::string& path) {

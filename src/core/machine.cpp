@@ -4,6 +4,7 @@
 #include "core/io.hpp"
 #include "core/machine_noise.hpp"
 #include "core/machine_sections.hpp"
+#include "core/names.hpp"
 #include "core/range.hpp"
 #include "core/stream_catalogue.hpp"
 
@@ -27,29 +28,25 @@ std::vector<std::pair<std::string, std::optional<double>>> exponent_fields(const
             {"cache_overlap_exponent_high", m.cache_overlap_exponent_high}};
 }
 
+namespace {
+
+constexpr NameTable<Provenance, 3> k_provenance_names{{{Provenance::measured, "measured"},
+                                                       {Provenance::entered, "entered"},
+                                                       {Provenance::calibrated, "calibrated"}}};
+
+} // namespace
+
 std::string to_string(Provenance p) {
-    switch (p) {
-    case Provenance::measured:
-        return "measured";
-    case Provenance::calibrated:
-        return "calibrated";
-    case Provenance::entered:
-        break;
-    }
-    return "entered";
+    return std::string(name_of(k_provenance_names, p));
 }
 
 namespace {
 
 Provenance provenance_from(const YamlField& f) {
     const std::string s = f.as_string();
-    if (s == "measured")
-        return Provenance::measured;
-    if (s == "entered")
-        return Provenance::entered;
-    if (s == "calibrated")
-        return Provenance::calibrated;
-    f.fail("expected one of measured, entered, calibrated, got '" + s + "'");
+    if (const auto p = value_named(k_provenance_names, s))
+        return *p;
+    f.fail("expected one of " + names_list(k_provenance_names, ", ") + ", got '" + s + "'");
 }
 
 const std::set<std::string> k_precisions{"double", "single"};

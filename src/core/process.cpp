@@ -226,7 +226,7 @@ std::string find_companion(const std::string& name, const char* env_var, const c
         if (::access(beside.c_str(), X_OK) == 0)
             return beside;
     }
-    if (build_path && ::access(build_path, X_OK) == 0)
+    if (build_path && *build_path && ::access(build_path, X_OK) == 0)
         return build_path;
     return {};
 }

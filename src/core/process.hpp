@@ -48,7 +48,8 @@ double children_cpu_seconds();
 
 // A helper executable that ships beside roofcast (the MPI probe, the stencil runner): the path in
 // $env_var when that is set (empty when it is not executable), else `name` in the directory of the running
-// executable, else `build_path` (the build tree's copy; may be null). Empty when none is executable.
+// executable, else `build_path` (the build tree's copy; null or empty where there is none). Empty when none
+// is executable.
 std::string find_companion(const std::string& name, const char* env_var, const char* build_path);
 
 // The program's own last line in a log file, for a one-line reason: the last non-empty line outside a

@@ -4,6 +4,7 @@
 #include "core/io.hpp"
 #include "core/json_keys.hpp"
 #include "core/key_path.hpp"
+#include "core/names.hpp"
 #include "core/nesting.hpp"
 #include "core/range.hpp"
 
@@ -17,26 +18,21 @@ namespace roofcast::core {
 
 using nlohmann::json;
 
+namespace {
+
+constexpr NameTable<MetricOrigin, 4> k_origin_names{{{MetricOrigin::counted, "counted"},
+                                                     {MetricOrigin::simulated, "simulated"},
+                                                     {MetricOrigin::sampled, "sampled"},
+                                                     {MetricOrigin::declared, "declared"}}};
+
+} // namespace
+
 std::string to_string(MetricOrigin o) {
-    switch (o) {
-    case MetricOrigin::counted:
-        return "counted";
-    case MetricOrigin::simulated:
-        return "simulated";
-    case MetricOrigin::sampled:
-        return "sampled";
-    case MetricOrigin::declared:
-        return "declared";
-    }
-    return "counted";
+    return std::string(name_of(k_origin_names, o));
 }
 
 std::optional<MetricOrigin> metric_origin_from_string(const std::string& s) {
-    for (auto o :
-         {MetricOrigin::counted, MetricOrigin::simulated, MetricOrigin::sampled, MetricOrigin::declared})
-        if (to_string(o) == s)
-            return o;
-    return std::nullopt;
+    return value_named(k_origin_names, s);
 }
 
 bool is_rank_aggregate(std::string_view how) {

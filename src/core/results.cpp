@@ -103,13 +103,17 @@ struct J {
             fail("expected true or false");
         return v.get<bool>();
     }
+    // The list at `key` (absent or null: nothing), each element read by `read(element)` onto `out`.
+    template <class T, class Read> void each(const std::string& key, std::vector<T>& out, Read read) const {
+        if (!has(key))
+            return;
+        const J list = (*this)[key];
+        for (std::size_t i = 0; i < list.size(); ++i)
+            out.push_back(read(list.at(i)));
+    }
     std::vector<std::string> strings(const std::string& key) const {
         std::vector<std::string> out;
-        if (has(key)) {
-            J list = (*this)[key];
-            for (std::size_t i = 0; i < list.size(); ++i)
-                out.push_back(list.at(i).str());
-        }
+        each(key, out, [](const J& x) { return x.str(); });
         return out;
     }
 };
@@ -158,21 +162,17 @@ Prediction prediction_from(const J& f) {
     // (predicted - measured) / measured with a prediction >= 0: at least -100 %.
     p.error_pct = f.opt_at_least("error_pct", -100);
     p.compute_seconds_per_iteration = f.opt_at_least("compute_seconds_per_iteration", 0);
-    if (f.has("terms")) {
-        J terms = f["terms"];
-        for (std::size_t i = 0; i < terms.size(); ++i) {
-            J t = terms.at(i);
-            LevelTerm lt;
-            lt.level = t["level"].str();
-            lt.bytes_per_iteration = t["bytes_per_iteration"].num_in(0, k_max_events);
-            lt.intensity = t.opt_at_least("intensity", 0);
-            if (t.has("bandwidth_gbs"))
-                lt.bandwidth_gbs = t["bandwidth_gbs"].positive_at_most(k_max_gbs);
-            lt.bandwidth_source = t.str_or("bandwidth_source", "");
-            lt.seconds_per_iteration = t.opt_at_least("seconds_per_iteration", 0);
-            p.terms.push_back(lt);
-        }
-    }
+    f.each("terms", p.terms, [](const J& t) {
+        LevelTerm lt;
+        lt.level = t["level"].str();
+        lt.bytes_per_iteration = t["bytes_per_iteration"].num_in(0, k_max_events);
+        lt.intensity = t.opt_at_least("intensity", 0);
+        if (t.has("bandwidth_gbs"))
+            lt.bandwidth_gbs = t["bandwidth_gbs"].positive_at_most(k_max_gbs);
+        lt.bandwidth_source = t.str_or("bandwidth_source", "");
+        lt.seconds_per_iteration = t.opt_at_least("seconds_per_iteration", 0);
+        return lt;
+    });
     return p;
 }
 
@@ -211,11 +211,7 @@ KernelResult kernel_from(const J& k) {
         b.opt_num_in("gflops", 0, k_max_system_gflops);
         b.opt_num_in("gbs", 0, k_max_system_gbs);
     }
-    if (k.has("predictions")) {
-        J ps = k["predictions"];
-        for (std::size_t p = 0; p < ps.size(); ++p)
-            kr.predictions.push_back(prediction_from(ps.at(p)));
-    }
+    k.each("predictions", kr.predictions, prediction_from);
     kr.notes = k.strings("notes");
     // The slowest thread over the mean: at most the thread count.
     if (k.has("thread_imbalance"))
@@ -223,35 +219,23 @@ KernelResult kernel_from(const J& k) {
     if (k.has("in_cache_seconds_per_iteration"))
         kr.in_cache_seconds = k["in_cache_seconds_per_iteration"].positive_at_most(k_max_run_seconds);
     kr.bound_fraction = k.opt_at_least("bound_fraction", 0);
-    if (k.has("ceilings")) {
-        J cs = k["ceilings"];
-        for (std::size_t c = 0; c < cs.size(); ++c) {
-            J x = cs.at(c);
-            Ceiling ce;
-            ce.name = x["name"].str();
-            ce.kind = x["kind"].one_of({"compute", "bandwidth"});
-            ce.gflops = x["gflops"].num_in(0, k_max_gflops);
-            ce.above = x.has("above") && x["above"].boolean();
-            kr.ceilings.push_back(std::move(ce));
-        }
-    }
-    if (k.has("diagnosis")) {
-        J ds = k["diagnosis"];
-        for (std::size_t d = 0; d < ds.size(); ++d) {
-            J x = ds.at(d);
-            Diagnosis dg;
-            dg.cause = x["cause"].str();
-            dg.evidence = x["evidence"].str();
-            dg.figure = x.opt_num("figure"); // in the unit the evidence states: finite, any sign
-            dg.limit = x.opt_num("limit");
-            kr.diagnosis.push_back(std::move(dg));
-        }
-    }
-    if (k.has("bound_fraction_rounds")) {
-        J f = k["bound_fraction_rounds"];
-        for (std::size_t e = 0; e < f.size(); ++e)
-            kr.bound_fraction_rounds.push_back(f.at(e).at_least(0));
-    }
+    k.each("ceilings", kr.ceilings, [](const J& x) {
+        Ceiling ce;
+        ce.name = x["name"].str();
+        ce.kind = x["kind"].one_of({"compute", "bandwidth"});
+        ce.gflops = x["gflops"].num_in(0, k_max_gflops);
+        ce.above = x.has("above") && x["above"].boolean();
+        return ce;
+    });
+    k.each("diagnosis", kr.diagnosis, [](const J& x) {
+        Diagnosis dg;
+        dg.cause = x["cause"].str();
+        dg.evidence = x["evidence"].str();
+        dg.figure = x.opt_num("figure"); // in the unit the evidence states: finite, any sign
+        dg.limit = x.opt_num("limit");
+        return dg;
+    });
+    k.each("bound_fraction_rounds", kr.bound_fraction_rounds, [](const J& x) { return x.at_least(0); });
     kr.bound_fraction_median_round = k.opt_at_least("bound_fraction_median_round", 0);
     if (k.has("settle")) {
         J x = k["settle"];

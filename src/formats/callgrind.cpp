@@ -6,27 +6,12 @@
 
 namespace roofcast::model::formats {
 
-namespace {
-
-bool sniff_callgrind(const Input& in) {
-    return !in.is_directory() && !in.is_binary() && measure::profile::looks_like_callgrind(in.text());
-}
-
-Document read_callgrind_document(const Input& in, std::vector<std::string>* /*unread*/) {
-    return measure::profile::profile_from_callgrind(in.text(), in.path());
-}
-
-scale::Dataset callgrind_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
-    return dataset_of(measure::profile::profile_from_callgrind(in.text(), in.path()), in.path());
-}
-
-} // namespace
-
-const FormatReader& callgrind_format() {
-    static const FormatReader f{
-        "callgrind",     "callgrind output",      "tests/measure/data/callgrind/triad.callgrind",
-        sniff_callgrind, read_callgrind_document, callgrind_dataset};
-    return f;
-}
+extern constinit const FormatReader callgrind_format{
+    "callgrind",
+    "callgrind output",
+    "tests/measure/data/callgrind/triad.callgrind",
+    text_output_of<measure::profile::looks_like_callgrind>,
+    document_of<parsed_text<measure::profile::profile_from_callgrind>>,
+    profile_dataset<parsed_text<measure::profile::profile_from_callgrind>>};
 
 } // namespace roofcast::model::formats

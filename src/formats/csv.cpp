@@ -13,20 +13,13 @@ bool sniff_csv(const Input& in) {
            !measure::profile::looks_like_likwid_csv(in.text());
 }
 
-scale::Dataset csv_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
+scale::Dataset read_csv(const Input& in, std::vector<std::string>* /*unread*/) {
     return scale::read_csv(in.text(), in.path());
-}
-
-Document read_csv_document(const Input& in, std::vector<std::string>* unread) {
-    return csv_dataset(in, unread);
 }
 
 } // namespace
 
-const FormatReader& csv_format() {
-    static const FormatReader f{"csv",     "CSV profile",     "data/profiles/two-param.csv",
-                                sniff_csv, read_csv_document, csv_dataset};
-    return f;
-}
+extern constinit const FormatReader csv_format{
+    "csv", "CSV profile", "data/profiles/two-param.csv", sniff_csv, document_of<read_csv>, read_csv};
 
 } // namespace roofcast::model::formats

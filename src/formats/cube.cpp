@@ -13,20 +13,14 @@ bool sniff_cube(const Input& in) {
            (has_extension(in, ".cubex") || measure::profile::looks_like_cube(in.text()));
 }
 
-Document read_cube_document(const Input& in, std::vector<std::string>* /*unread*/) {
+core::Profile read_cube(const Input& in, std::vector<std::string>* /*unread*/) {
     return measure::profile::cube_to_profile(measure::profile::parse_cube(in.text(), in.path()), in.path());
-}
-
-scale::Dataset cube_dataset(const Input& in, std::vector<std::string>* unread) {
-    return dataset_of(std::get<core::Profile>(read_cube_document(in, unread)), in.path());
 }
 
 } // namespace
 
-const FormatReader& cube_format() {
-    static const FormatReader f{"cube",     "CUBE4 profile",    "tests/measure/data/cube/small.cubex",
-                                sniff_cube, read_cube_document, cube_dataset};
-    return f;
-}
+extern constinit const FormatReader cube_format{
+    "cube",     "CUBE4 profile",        "tests/measure/data/cube/small.cubex",
+    sniff_cube, document_of<read_cube>, profile_dataset<read_cube>};
 
 } // namespace roofcast::model::formats

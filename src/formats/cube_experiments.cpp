@@ -12,21 +12,14 @@ bool sniff_cube_experiments(const Input& in) {
     return in.is_directory() && scale::is_cube_experiment_dir(in.path());
 }
 
-scale::Dataset cube_experiments_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
+scale::Dataset read_cube_experiments(const Input& in, std::vector<std::string>* /*unread*/) {
     return scale::read_cube_experiments(in.path(), in.scaling());
-}
-
-Document read_cube_experiments_document(const Input& in, std::vector<std::string>* unread) {
-    return cube_experiments_dataset(in, unread);
 }
 
 } // namespace
 
-const FormatReader& cube_experiments_format() {
-    static const FormatReader f{
-        "cube-experiments",     "Score-P experiment directory", "tests/measure/data/cube/experiments",
-        sniff_cube_experiments, read_cube_experiments_document, cube_experiments_dataset};
-    return f;
-}
+extern constinit const FormatReader cube_experiments_format{
+    "cube-experiments",     "Score-P experiment directory",     "tests/measure/data/cube/experiments",
+    sniff_cube_experiments, document_of<read_cube_experiments>, read_cube_experiments};
 
 } // namespace roofcast::model::formats

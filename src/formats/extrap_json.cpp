@@ -11,24 +11,17 @@ bool sniff_extrap_json(const Input& in) {
            in.text().find("\"roofcast-") == std::string::npos;
 }
 
-scale::Dataset extrap_json_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
+scale::Dataset read_extrap_json(const Input& in, std::vector<std::string>* /*unread*/) {
     return scale::read_extrap_json(in.text(), in.path());
-}
-
-Document read_extrap_json_document(const Input& in, std::vector<std::string>* unread) {
-    return extrap_json_dataset(in, unread);
 }
 
 } // namespace
 
-const FormatReader& extrap_json_format() {
-    static const FormatReader f{"extrap-json",
-                                "Extra-P JSON",
-                                "fuzz/seeds/extrap_json/new.json",
-                                sniff_extrap_json,
-                                read_extrap_json_document,
-                                extrap_json_dataset};
-    return f;
-}
+extern constinit const FormatReader extrap_json_format{"extrap-json",
+                                                       "Extra-P JSON",
+                                                       "fuzz/seeds/extrap_json/new.json",
+                                                       sniff_extrap_json,
+                                                       document_of<read_extrap_json>,
+                                                       read_extrap_json};
 
 } // namespace roofcast::model::formats

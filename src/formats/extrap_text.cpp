@@ -31,14 +31,6 @@ bool sniff_extrap_text(const Input& in) {
     return !in.is_directory() && (has_extension(in, ".txt") || starts_with_parameter(in.text()));
 }
 
-scale::Dataset extrap_text_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
-    return scale::read_extrap_text(in.text(), in.path());
-}
-
-Document read_extrap_text_document(const Input& in, std::vector<std::string>* unread) {
-    return extrap_text_dataset(in, unread);
-}
-
 // A name on a REGION or METRIC line: the reader takes the rest of the line, trimmed.
 const std::string& extrap_name(const std::string& name, const std::string& file, const char* what) {
     const bool ok = !name.empty() && name.find_first_of("\n\r") == std::string::npos &&
@@ -116,18 +108,19 @@ std::string write_extrap_text(const scale::Dataset& d, const std::string& file) 
     return out;
 }
 
+scale::Dataset read_extrap_text(const Input& in, std::vector<std::string>* /*unread*/) {
+    return scale::read_extrap_text(in.text(), in.path());
+}
+
 } // namespace
 
-const FormatReader& extrap_text_format() {
-    static const FormatReader f{"extrap-text",
-                                "Extra-P text",
-                                "fuzz/seeds/extrap_text/seed.txt",
-                                sniff_extrap_text,
-                                read_extrap_text_document,
-                                extrap_text_dataset,
-                                nullptr,
-                                write_extrap_text};
-    return f;
-}
+extern constinit const FormatReader extrap_text_format{"extrap-text",
+                                                       "Extra-P text",
+                                                       "fuzz/seeds/extrap_text/seed.txt",
+                                                       sniff_extrap_text,
+                                                       document_of<read_extrap_text>,
+                                                       read_extrap_text,
+                                                       nullptr,
+                                                       write_extrap_text};
 
 } // namespace roofcast::model::formats

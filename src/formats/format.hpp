@@ -104,6 +104,34 @@ std::vector<const FormatReader*> claims(const Input& in);
 scale::Dataset read_dataset(const std::string& path, std::vector<std::string>* unread = nullptr,
                             const std::string& scaling = "weak");
 
+// The registry's readers of a format built from one function `Read(in, unread)`, which yields the format's
+// profile or series: its document, and the series of a profile as dataset_of converts them.
+template <auto Read> Document document_of(const Input& in, std::vector<std::string>* unread) {
+    return Read(in, unread);
+}
+template <auto Read> scale::Dataset profile_dataset(const Input& in, std::vector<std::string>* unread) {
+    return dataset_of(Read(in, unread), in.path());
+}
+// The document of a YAML format: a fresh parse, so that the record of the keys read is this reader's alone.
+template <auto FromYaml> Document yaml_document(const Input& in, std::vector<std::string>* unread) {
+    const core::YamlField root = core::YamlField::load_text(in.text(), in.path());
+    auto doc = FromYaml(root);
+    if (unread)
+        *unread = root.unread_keys();
+    return doc;
+}
+
+// A reader of another tool's text output: `parse(text, file)`.
+template <auto Parse> auto parsed_text(const Input& in, std::vector<std::string>* /*unread*/) {
+    return Parse(in.text(), in.path());
+}
+
+// The sniff of another tool's text output: a regular file, not binary, whose text `looks_like(text)` says
+// is that tool's.
+template <auto LooksLike> bool text_output_of(const Input& in) {
+    return !in.is_directory() && !in.is_binary() && LooksLike(in.text());
+}
+
 // Shared sniffing helpers.
 bool has_extension(const Input& in, std::string_view ext); // ".txt"
 // A JSON document whose text holds `tag` as a string ("\"roofcast-results\""): how roofcast's own JSON

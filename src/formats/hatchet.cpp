@@ -93,10 +93,7 @@ std::string write_hatchet(const core::Profile& p, const std::string& file) {
 
 } // namespace
 
-const FormatReader& hatchet_format() {
-    static const FormatReader f{"hatchet", "Hatchet literal JSON", "",     nullptr, nullptr,
-                                nullptr,   write_hatchet,          nullptr};
-    return f;
-}
+extern constinit const FormatReader hatchet_format{"hatchet", "Hatchet literal JSON", "", nullptr, nullptr,
+                                                   nullptr,   write_hatchet};
 
 } // namespace roofcast::model::formats

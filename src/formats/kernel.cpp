@@ -11,20 +11,9 @@ bool sniff_kernel(const Input& in) {
            !yaml_with_key(in, "compute");
 }
 
-Document read_kernel_document(const Input& in, std::vector<std::string>* unread) {
-    const core::YamlField root = core::YamlField::load_text(in.text(), in.path());
-    KernelSpec k = kernel_from_yaml(root);
-    if (unread)
-        *unread = root.unread_keys();
-    return k;
-}
-
 } // namespace
 
-const FormatReader& kernel_format() {
-    static const FormatReader f{"kernel",     "kernel file",        "data/kernels/triad.yaml",
-                                sniff_kernel, read_kernel_document, nullptr};
-    return f;
-}
+extern constinit const FormatReader kernel_format{"kernel", "kernel file", "data/kernels/triad.yaml",
+                                                  sniff_kernel, yaml_document<kernel_from_yaml>};
 
 } // namespace roofcast::model::formats

@@ -12,17 +12,14 @@ bool sniff_marker(const Input& in) {
     return json_with_tag(in, "\"roofcast-marker\"");
 }
 
-Document read_marker_document(const Input& in, std::vector<std::string>* /*unread*/) {
+measure::profile::MarkerFile read_marker(const Input& in, std::vector<std::string>* /*unread*/) {
     core::check_nesting(in.text(), in.path());
     return measure::profile::parse_marker_file(in.text(), in.path());
 }
 
 } // namespace
 
-const FormatReader& marker_format() {
-    static const FormatReader f{"marker",     "marker file",        "fuzz/seeds/marker/marker.0.100.json",
-                                sniff_marker, read_marker_document, nullptr};
-    return f;
-}
+extern constinit const FormatReader marker_format{
+    "marker", "marker file", "fuzz/seeds/marker/marker.0.100.json", sniff_marker, document_of<read_marker>};
 
 } // namespace roofcast::model::formats

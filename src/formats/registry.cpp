@@ -1,14 +1,14 @@
 // The one list of formats (docs/extending.md, "A file format"): a new format is a file beside this one that
-// defines `const FormatReader& NAME_format()` and one X(NAME) line in ROOFCAST_FORMATS below. The order is
-// the order in which formats are asked: roofcast's own tagged JSON first, then the foreign formats, then the
-// YAML files that are recognised by their keys.
+// defines `extern constinit const FormatReader NAME_format{...}` and one X(NAME) line in ROOFCAST_FORMATS
+// below. The order is the order in which formats are asked: roofcast's own tagged JSON first, then the
+// foreign formats, then the YAML files that are recognised by their keys.
 #include "core/error.hpp"
 #include "formats/format.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-// X-macro: declares each format's accessor and lists it, so that a format is named once.
+// X-macro: declares each format's reader and lists it, so that a format is named once.
 #define ROOFCAST_FORMATS(X)                                                                                  \
     X(threads)                                                                                               \
     X(marker)                                                                                                \
@@ -28,14 +28,16 @@
 
 namespace roofcast::model::formats {
 
-#define ROOFCAST_DECLARE_FORMAT(id) const FormatReader& id##_format();
+// Each reader is constant-initialised (string views and function pointers), so the list may copy them at any
+// time.
+#define ROOFCAST_DECLARE_FORMAT(id) extern const FormatReader id##_format;
 ROOFCAST_FORMATS(ROOFCAST_DECLARE_FORMAT)
 #undef ROOFCAST_DECLARE_FORMAT
 
 namespace {
 
 const std::vector<FormatReader>& all_formats() {
-#define ROOFCAST_LIST_FORMAT(id) id##_format(),
+#define ROOFCAST_LIST_FORMAT(id) id##_format,
     static const std::vector<FormatReader> formats{ROOFCAST_FORMATS(ROOFCAST_LIST_FORMAT)};
 #undef ROOFCAST_LIST_FORMAT
     return formats;

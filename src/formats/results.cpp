@@ -11,16 +11,13 @@ bool sniff_results(const Input& in) {
     return json_with_tag(in, "\"roofcast-results\"");
 }
 
-Document read_results_document(const Input& in, std::vector<std::string>* unread) {
+core::Results read_results(const Input& in, std::vector<std::string>* unread) {
     return core::results_from_text(in.text(), in.path(), unread);
 }
 
 } // namespace
 
-const FormatReader& results_format() {
-    static const FormatReader f{"results",     "results file",        "tests/report/data/results.json",
-                                sniff_results, read_results_document, nullptr};
-    return f;
-}
+extern constinit const FormatReader results_format{
+    "results", "results file", "tests/report/data/results.json", sniff_results, document_of<read_results>};
 
 } // namespace roofcast::model::formats

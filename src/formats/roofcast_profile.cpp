@@ -20,7 +20,7 @@ bool sniff_roofcast_profile(const Input& in) {
     return format && format.IsScalar() && format.Scalar() == "roofcast-profile";
 }
 
-Document read_roofcast_profile_document(const Input& in, std::vector<std::string>* unread) {
+core::Profile read_roofcast_profile(const Input& in, std::vector<std::string>* unread) {
     return core::profile_from_text(in.text(), in.path(), unread);
 }
 
@@ -35,16 +35,12 @@ std::string write_roofcast_profile(const core::Profile& p, const std::string& /*
 
 } // namespace
 
-const FormatReader& roofcast_profile_format() {
-    static const FormatReader f{"roofcast-profile",
-                                "roofcast profile",
-                                "data/profiles/run-008.json",
-                                sniff_roofcast_profile,
-                                read_roofcast_profile_document,
-                                roofcast_profile_dataset,
-                                write_roofcast_profile,
-                                nullptr};
-    return f;
-}
+extern constinit const FormatReader roofcast_profile_format{"roofcast-profile",
+                                                            "roofcast profile",
+                                                            "data/profiles/run-008.json",
+                                                            sniff_roofcast_profile,
+                                                            document_of<read_roofcast_profile>,
+                                                            roofcast_profile_dataset,
+                                                            write_roofcast_profile};
 
 } // namespace roofcast::model::formats

@@ -24,20 +24,13 @@ bool sniff_tau(const Input& in) {
     return false;
 }
 
-Document read_tau_document(const Input& in, std::vector<std::string>* /*unread*/) {
+core::Profile read_tau(const Input& in, std::vector<std::string>* /*unread*/) {
     return measure::profile::import_tau_directory(in.path());
-}
-
-scale::Dataset tau_dataset(const Input& in, std::vector<std::string>* /*unread*/) {
-    return dataset_of(measure::profile::import_tau_directory(in.path()), in.path());
 }
 
 } // namespace
 
-const FormatReader& tau_format() {
-    static const FormatReader f{"tau",     "TAU profile directory", "fuzz/seeds/tau",
-                                sniff_tau, read_tau_document,       tau_dataset};
-    return f;
-}
+extern constinit const FormatReader tau_format{"tau",     "TAU profile directory", "fuzz/seeds/tau",
+                                               sniff_tau, document_of<read_tau>,   profile_dataset<read_tau>};
 
 } // namespace roofcast::model::formats

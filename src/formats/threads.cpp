@@ -14,7 +14,7 @@ bool sniff_threads(const Input& in) {
     return json_with_tag(in, "\"roofcast-threads\"");
 }
 
-Document read_threads_document(const Input& in, std::vector<std::string>* unread) {
+threads::ThreadsData read_threads(const Input& in, std::vector<std::string>* unread) {
     core::check_nesting(in.text(), in.path());
     nlohmann::json j;
     try {
@@ -27,10 +27,8 @@ Document read_threads_document(const Input& in, std::vector<std::string>* unread
 
 } // namespace
 
-const FormatReader& threads_format() {
-    static const FormatReader f{"threads",     "threads results file", "fuzz/seeds/threads/norm2-omp.json",
-                                sniff_threads, read_threads_document,  nullptr};
-    return f;
-}
+extern constinit const FormatReader threads_format{"threads", "threads results file",
+                                                   "fuzz/seeds/threads/norm2-omp.json", sniff_threads,
+                                                   document_of<read_threads>};
 
 } // namespace roofcast::model::formats

@@ -298,6 +298,19 @@ bool active() {
     return g_active.load(std::memory_order_relaxed);
 }
 
+// A region call of the API (`caller` names it): nothing while the library is inactive, a notice (not a
+// crash) for a null name, else `call(name)` guarded as every entry point is.
+template <class Call> inline void region_call(const char* caller, const char* name, Call call) {
+    if (!active()) [[likely]] {
+        return;
+    }
+    if (name == nullptr) {
+        null_name(caller);
+        return;
+    }
+    guarded([&] { call(name); });
+}
+
 } // namespace roofcast::marker::detail
 
 namespace detail = roofcast::marker::detail;
@@ -305,25 +318,11 @@ namespace detail = roofcast::marker::detail;
 extern "C" {
 
 void roofcast_region_begin(const char* name) {
-    if (!detail::active()) [[likely]] {
-        return;
-    }
-    if (name == nullptr) {
-        detail::null_name("roofcast_region_begin");
-        return;
-    }
-    detail::guarded([&] { detail::begin(name); });
+    detail::region_call("roofcast_region_begin", name, [](const char* n) { detail::begin(n); });
 }
 
 void roofcast_region_end(const char* name) {
-    if (!detail::active()) [[likely]] {
-        return;
-    }
-    if (name == nullptr) {
-        detail::null_name("roofcast_region_end");
-        return;
-    }
-    detail::guarded([&] { detail::end(name); });
+    detail::region_call("roofcast_region_end", name, [](const char* n) { detail::end(n); });
 }
 
 void roofcast_region_work(double flops, double bytes) {
@@ -345,25 +344,13 @@ int roofcast_marker_active(void) {
 }
 
 void roofcast_region_begin_(const char* name, size_t len) {
-    if (!detail::active()) [[likely]] {
-        return;
-    }
-    if (name == nullptr) {
-        detail::null_name("roofcast_region_begin_");
-        return;
-    }
-    detail::guarded([&] { detail::begin(detail::fortran_name(name, len)); });
+    detail::region_call("roofcast_region_begin_", name,
+                        [len](const char* n) { detail::begin(detail::fortran_name(n, len)); });
 }
 
 void roofcast_region_end_(const char* name, size_t len) {
-    if (!detail::active()) [[likely]] {
-        return;
-    }
-    if (name == nullptr) {
-        detail::null_name("roofcast_region_end_");
-        return;
-    }
-    detail::guarded([&] { detail::end(detail::fortran_name(name, len)); });
+    detail::region_call("roofcast_region_end_", name,
+                        [len](const char* n) { detail::end(detail::fortran_name(n, len)); });
 }
 
 void roofcast_region_work_(const double* flops, const double* bytes) {

@@ -21,22 +21,19 @@ struct Function {
 std::vector<Function> parse_functions(const std::string& text, std::string_view prefix) {
     std::vector<Function> out;
     bool in_match = false;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        const auto nl = std::min(text.find('\n', pos), text.size());
-        const std::string_view line(text.data() + pos, nl - pos);
-        pos = nl + 1;
-        if (auto name = parse_header(line)) {
-            in_match = symbol_matches(*name, prefix);
+    walk_listing(
+        text,
+        [&](std::string name) {
+            in_match = symbol_matches(name, prefix);
             if (in_match)
-                out.push_back(Function{std::move(*name), {}});
-            continue;
-        }
-        if (!in_match)
-            continue;
-        if (auto ins = parse_instruction(line))
-            out.back().code.push_back(std::move(*ins));
-    }
+                out.push_back(Function{std::move(name), {}});
+        },
+        [&](std::string_view line) {
+            if (!in_match)
+                return;
+            if (auto ins = parse_instruction(line))
+                out.back().code.push_back(std::move(*ins));
+        });
     // objdump prints in address order; text from elsewhere is made so, since the loop search bisects.
     auto by_address = [](const Instruction& a, const Instruction& b) { return a.address < b.address; };
     for (Function& f : out) {

@@ -207,21 +207,15 @@ void add_vector_flops(const DecodedInstruction& ins, InstructionWork& w) {
 std::vector<DecodedInstruction> parse_objdump_instructions(const std::string& objdump_text) {
     std::vector<DecodedInstruction> out;
     std::string function;
-    std::size_t pos = 0;
-    while (pos < objdump_text.size()) {
-        const auto nl = std::min(objdump_text.find('\n', pos), objdump_text.size());
-        const std::string_view line(objdump_text.data() + pos, nl - pos);
-        pos = nl + 1;
-        if (auto name = parse_header(line)) {
-            function = std::move(*name);
-            continue;
-        }
-        auto ins = parse_instruction(line);
-        if (!ins || is_raw_bytes_row(*ins))
-            continue;
-        out.push_back(DecodedInstruction{ins->address, function, std::move(ins->mnemonic),
-                                         std::move(ins->operands), ins->rep});
-    }
+    walk_listing(
+        objdump_text, [&](std::string name) { function = std::move(name); },
+        [&](std::string_view line) {
+            auto ins = parse_instruction(line);
+            if (!ins || is_raw_bytes_row(*ins))
+                return;
+            out.push_back(DecodedInstruction{ins->address, function, std::move(ins->mnemonic),
+                                             std::move(ins->operands), ins->rep});
+        });
     std::stable_sort(out.begin(), out.end(), [](const DecodedInstruction& a, const DecodedInstruction& b) {
         return a.address < b.address;
     });

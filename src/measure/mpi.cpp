@@ -123,11 +123,7 @@ core::MpiFigures mpi_figures_from_probe(const nlohmann::json& probe, const std::
 }
 
 std::string find_mpi_probe() {
-#ifdef ROOFCAST_MPI_PROBE_BUILD_PATH
     return core::find_companion("roofcast-mpi-probe", "ROOFCAST_MPI_PROBE", ROOFCAST_MPI_PROBE_BUILD_PATH);
-#else
-    return core::find_companion("roofcast-mpi-probe", "ROOFCAST_MPI_PROBE", nullptr);
-#endif
 }
 
 MpiMeasurement measure_mpi(const MpiOptions& opt) {

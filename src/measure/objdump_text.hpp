@@ -34,6 +34,21 @@ std::optional<Instruction> parse_instruction(std::string_view line);
 // "0000000000401136 <name>:" -> name.
 std::optional<std::string> parse_header(std::string_view line);
 
+// Every line of a listing in order: `on_function(name)` for a symbol header, `on_row(line)` for any other
+// line (an instruction row, or anything objdump prints between them; the caller parses what it needs).
+template <class OnFunction, class OnRow>
+void walk_listing(std::string_view text, OnFunction on_function, OnRow on_row) {
+    while (!text.empty()) {
+        const auto nl = text.find('\n');
+        const std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+        if (auto name = parse_header(line))
+            on_function(std::move(*name));
+        else
+            on_row(line);
+    }
+}
+
 bool is_branch(std::string_view mnemonic);
 
 // The operand without its AVX-512 decorations: "%zmm1{%k1}{z}" -> "%zmm1", "(%rax){1to8}" -> "(%rax)".

@@ -14,22 +14,17 @@ namespace {
 // --- ISA tags: the register width in bytes (0 = one element in a scalar register) and the gcc target
 // the variant is compiled for. Variants are built with per-function target attributes and chosen at run
 // time from CPUID, so one binary serves every x86-64 CPU.
-struct Scalar {
-    static constexpr const char* name = "scalar";
-    static constexpr std::size_t bytes = 0;
+template <std::size_t Bytes> struct IsaTag {
+    static constexpr std::size_t bytes = Bytes;
+    static constexpr const char* name = Bytes == 0    ? "scalar"
+                                        : Bytes == 16 ? "sse"
+                                        : Bytes == 32 ? "avx2"
+                                                      : "avx512";
 };
-struct Sse {
-    static constexpr const char* name = "sse";
-    static constexpr std::size_t bytes = 16;
-};
-struct Avx2 {
-    static constexpr const char* name = "avx2";
-    static constexpr std::size_t bytes = 32;
-};
-struct Avx512 {
-    static constexpr const char* name = "avx512";
-    static constexpr std::size_t bytes = 64;
-};
+using Scalar = IsaTag<0>;
+using Sse = IsaTag<16>;
+using Avx2 = IsaTag<32>;
+using Avx512 = IsaTag<64>;
 
 // --- Op tags. Roofline ceilings (Williams et al., CACM 2009, section 4): FMA is the peak; ADD-only and
 // MUL-only use half of an FMA pipe's flops; balanced ADD+MUL is the classic "mul/add balance" ceiling;
@@ -41,52 +36,41 @@ constexpr int k_accumulators = 12;
 constexpr int k_unroll = 4;       // op applications per accumulator per trip: loop overhead < 1/24 of uops
 constexpr int k_chain_unroll = 8; // the dependent chain is latency bound; unrolled only to amortise the loop
 
-struct Fma {
+// What every op tag says besides its name and operation: flops per application, independent accumulators,
+// applications per accumulator and trip, and whether it needs FMA3.
+template <int Flops, int Accumulators, int Unroll, bool NeedsFma> struct OpShape {
+    static constexpr int flops_per_op = Flops;
+    static constexpr int accumulators = Accumulators;
+    static constexpr int unroll = Unroll;
+    static constexpr bool needs_fma = NeedsFma;
+};
+
+struct Fma : OpShape<2, k_accumulators, k_unroll, true> {
     static constexpr const char* name = "fma";
-    static constexpr int flops_per_op = 2;
-    static constexpr int accumulators = k_accumulators;
-    static constexpr int unroll = k_unroll;
-    static constexpr bool needs_fma = true;
     template <class V> [[gnu::always_inline]] static void apply(V& a, const V& b, const V& c, int) {
         a = a * b + c; // contracted to one fused multiply-add (checked in tests/measure/test_peak_kernels)
     }
 };
-struct Add {
+struct Add : OpShape<1, k_accumulators, k_unroll, false> {
     static constexpr const char* name = "add";
-    static constexpr int flops_per_op = 1;
-    static constexpr int accumulators = k_accumulators;
-    static constexpr int unroll = k_unroll;
-    static constexpr bool needs_fma = false;
     template <class V> [[gnu::always_inline]] static void apply(V& a, const V&, const V& c, int) {
         a = a + c;
     }
 };
-struct Mul {
+struct Mul : OpShape<1, k_accumulators, k_unroll, false> {
     static constexpr const char* name = "mul";
-    static constexpr int flops_per_op = 1;
-    static constexpr int accumulators = k_accumulators;
-    static constexpr int unroll = k_unroll;
-    static constexpr bool needs_fma = false;
     template <class V> [[gnu::always_inline]] static void apply(V& a, const V& b, const V&, int) {
         a = a * b;
     }
 };
-struct AddMul {
+struct AddMul : OpShape<1, k_accumulators, k_unroll, false> {
     static constexpr const char* name = "addmul";
-    static constexpr int flops_per_op = 1;
-    static constexpr int accumulators = k_accumulators;
-    static constexpr int unroll = k_unroll;
-    static constexpr bool needs_fma = false;
     template <class V> [[gnu::always_inline]] static void apply(V& a, const V& b, const V& c, int k) {
         a = k % 2 == 0 ? a + c : a * b; // even accumulators add, odd ones multiply: 1:1 balance
     }
 };
-struct Chain {
+struct Chain : OpShape<2, 1, k_chain_unroll, true> {
     static constexpr const char* name = "chain";
-    static constexpr int flops_per_op = 2;
-    static constexpr int accumulators = 1;
-    static constexpr int unroll = k_chain_unroll;
-    static constexpr bool needs_fma = true;
     template <class V> [[gnu::always_inline]] static void apply(V& a, const V& b, const V& c, int) {
         a = a * b + c;
     }

@@ -11,26 +11,9 @@
 namespace roofcast::measure {
 
 // Per-ISA variants of the kernel bodies, generated from the one text in stream_kernels.inc.
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-namespace isa_avx512 {
-inline constexpr int k_lanes = 8;
-#include "measure/stream_kernels.inc"
-} // namespace isa_avx512
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2")
-namespace isa_avx2 {
-inline constexpr int k_lanes = 4;
-#include "measure/stream_kernels.inc"
-} // namespace isa_avx2
-#pragma GCC pop_options
-
-namespace isa_sse {
-inline constexpr int k_lanes = 2;
-#include "measure/stream_kernels.inc"
-} // namespace isa_sse
+#define ROOFCAST_VARIANTS_OF "measure/stream_kernels.inc"
+#define ROOFCAST_VARIANTS_NS isa
+#include "measure/isa_variants.inc"
 
 namespace {
 

@@ -14,26 +14,9 @@ namespace roofcast::measure {
 
 // Per-ISA variants of the kernels, generated from the one text in stream_capacity_kernels.inc and
 // chosen at run time from CPUID, as the bandwidth kernels are (docs/design.md, "Stream capacity").
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-namespace capacity_avx512 {
-inline constexpr int k_lanes = 8;
-#include "measure/stream_capacity_kernels.inc"
-} // namespace capacity_avx512
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2")
-namespace capacity_avx2 {
-inline constexpr int k_lanes = 4;
-#include "measure/stream_capacity_kernels.inc"
-} // namespace capacity_avx2
-#pragma GCC pop_options
-
-namespace capacity_sse {
-inline constexpr int k_lanes = 2;
-#include "measure/stream_capacity_kernels.inc"
-} // namespace capacity_sse
+#define ROOFCAST_VARIANTS_OF "measure/stream_capacity_kernels.inc"
+#define ROOFCAST_VARIANTS_NS capacity
+#include "measure/isa_variants.inc"
 
 namespace {
 

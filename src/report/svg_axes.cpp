@@ -70,38 +70,41 @@ std::string compact_number(double v) {
     return fmt::format("{:.4g}", v);
 }
 
-Axis Axis::log10(double min_value, double max_value, std::string label) {
+namespace {
+
+// A logarithmic axis in base `base` covering [min_value, max_value] widened to whole powers of the base (at
+// least one power); `log_b` and `pow_b` are the base's logarithm and power (log10 and pow(10, x), log2 and
+// exp2: exact on whole exponents).
+Axis log_axis(Scale scale, double base, double (*log_b)(double), double (*pow_b)(double), double min_value,
+              double max_value, std::string label) {
     Axis a;
-    a.scale = Scale::log10;
+    a.scale = scale;
     if (!(min_value > 0) || !(max_value > 0) || !std::isfinite(min_value) || !std::isfinite(max_value)) {
         min_value = 1;
-        max_value = 10;
+        max_value = base;
     }
     if (min_value > max_value)
         std::swap(min_value, max_value);
-    a.lo = std::pow(10.0, std::floor(std::log10(min_value) + k_eps));
-    a.hi = std::pow(10.0, std::ceil(std::log10(max_value) - k_eps));
+    a.lo = pow_b(std::floor(log_b(min_value) + k_eps));
+    a.hi = pow_b(std::ceil(log_b(max_value) - k_eps));
     if (a.hi <= a.lo)
-        a.hi = a.lo * 10;
+        a.hi = a.lo * base;
     a.label = std::move(label);
     return a;
 }
 
+} // namespace
+
+Axis Axis::log10(double min_value, double max_value, std::string label) {
+    return log_axis(
+        Scale::log10, 10, [](double x) { return std::log10(x); }, [](double x) { return std::pow(10.0, x); },
+        min_value, max_value, std::move(label));
+}
+
 Axis Axis::log2(double min_value, double max_value, std::string label) {
-    Axis a;
-    a.scale = Scale::log2;
-    if (!(min_value > 0) || !(max_value > 0) || !std::isfinite(min_value) || !std::isfinite(max_value)) {
-        min_value = 1;
-        max_value = 2;
-    }
-    if (min_value > max_value)
-        std::swap(min_value, max_value);
-    a.lo = std::exp2(std::floor(std::log2(min_value) + k_eps));
-    a.hi = std::exp2(std::ceil(std::log2(max_value) - k_eps));
-    if (a.hi <= a.lo)
-        a.hi = a.lo * 2;
-    a.label = std::move(label);
-    return a;
+    return log_axis(
+        Scale::log2, 2, [](double x) { return std::log2(x); }, [](double x) { return std::exp2(x); },
+        min_value, max_value, std::move(label));
 }
 
 Axis Axis::linear(double min_value, double max_value, std::string label) {

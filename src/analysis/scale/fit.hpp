@@ -30,6 +30,7 @@
 
 #include "analysis/scale/dataset.hpp"
 #include "analysis/scale/grid.hpp"
+#include "core/names.hpp"
 
 #include <array>
 #include <memory>
@@ -40,10 +41,20 @@
 namespace roofcast::model::scale {
 
 enum class Selection { forecast, loo, mape };
+inline constexpr core::NameTable<Selection, 3> k_selection_names{
+    {{Selection::forecast, "forecast"}, {Selection::loo, "loo"}, {Selection::mape, "mape"}}};
 Selection parse_selection(const std::string& text); // InputError(field "select") on bad text
 const char* to_string(Selection s);
 
 enum class Family { constant, pmnf, linear, inverse, logarithmic, exponential, piecewise, grid };
+inline constexpr core::NameTable<Family, 8> k_family_names{{{Family::constant, "constant"},
+                                                            {Family::pmnf, "pmnf"},
+                                                            {Family::linear, "linear"},
+                                                            {Family::inverse, "inverse"},
+                                                            {Family::logarithmic, "logarithmic"},
+                                                            {Family::exponential, "exponential"},
+                                                            {Family::piecewise, "piecewise"},
+                                                            {Family::grid, "grid"}}};
 const char* to_string(Family f);
 
 // x^i · log2(x)^j for one parameter; {0, 0} is the constant 1.

@@ -2,6 +2,7 @@
 
 #include "analysis/scale/fit_detail.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -145,15 +146,9 @@ Grid parse_grid(const std::string& dims, const std::vector<std::string>& shapes,
 }
 
 const char* to_string(GridTerm t) {
-    switch (t) {
-    case GridTerm::ranks:
-        return "ranks";
-    case GridTerm::cuts:
-        return "cuts";
-    case GridTerm::faces:
-        return "faces";
-    }
-    return "?";
+    static constexpr core::NameTable<GridTerm, 3> names{
+        {{GridTerm::ranks, "ranks"}, {GridTerm::cuts, "cuts"}, {GridTerm::faces, "faces"}}};
+    return core::name_of(names, t).data();
 }
 
 double grid_value(const Grid& g, GridTerm t, double ranks) {

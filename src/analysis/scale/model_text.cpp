@@ -86,47 +86,18 @@ std::string signed_term(double c, const std::string& t) {
 } // namespace
 
 Selection parse_selection(const std::string& text) {
-    if (text == "forecast")
-        return Selection::forecast;
-    if (text == "loo")
-        return Selection::loo;
-    if (text == "mape")
-        return Selection::mape;
-    throw core::InputError("", "select", fmt::format("expected forecast, loo or mape, got '{}'", text));
+    if (const auto s = core::value_named(k_selection_names, text))
+        return *s;
+    throw core::InputError("", "select",
+                           fmt::format("expected {}, got '{}'", core::names_list(k_selection_names), text));
 }
 
 const char* to_string(Selection s) {
-    switch (s) {
-    case Selection::forecast:
-        return "forecast";
-    case Selection::loo:
-        return "loo";
-    case Selection::mape:
-        return "mape";
-    }
-    return "?";
+    return core::name_of(k_selection_names, s).data();
 }
 
 const char* to_string(Family f) {
-    switch (f) {
-    case Family::constant:
-        return "constant";
-    case Family::pmnf:
-        return "pmnf";
-    case Family::linear:
-        return "linear";
-    case Family::inverse:
-        return "inverse";
-    case Family::logarithmic:
-        return "logarithmic";
-    case Family::exponential:
-        return "exponential";
-    case Family::piecewise:
-        return "piecewise";
-    case Family::grid:
-        return "grid";
-    }
-    return "?";
+    return core::name_of(k_family_names, f).data();
 }
 
 std::size_t Model::parameter_count() const {

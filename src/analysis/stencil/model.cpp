@@ -6,6 +6,7 @@
 #include "model/predict.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,35 +37,43 @@ double exchange_seconds(const std::vector<std::pair<double, double>>& points, do
     return std::max(0.0, y0 + (y1 - y0) * (bytes - x0) / (x1 - x0));
 }
 
-const std::vector<std::string>& kernel_names() {
-    static const std::vector<std::string> k_names{"jacobi7", "himeno"};
-    return k_names;
-}
-
 namespace {
 
-[[noreturn]] void throw_unknown_stencil_kernel(const std::string& kernel) {
+// The stencils the runner knows: element size and flops per updated point (7-point Jacobi in double: 6
+// additions, 2 multiplications; Himeno in single: 34 (Himeno benchmark, jacobi())).
+struct StencilKernel {
+    const char* name;
+    double element_bytes;
+    double flops_per_point;
+};
+constexpr std::array<StencilKernel, 2> k_stencil_kernels{{{"jacobi7", 8, 8}, {"himeno", 4, 34}}};
+
+const StencilKernel& stencil_kernel(const std::string& kernel) {
+    for (const auto& k : k_stencil_kernels)
+        if (kernel == k.name)
+            return k;
     throw core::InputError("", "kernel",
                            fmt::format("expected {}, got '{}'", fmt::join(kernel_names(), " or "), kernel));
 }
 
 } // namespace
 
+const std::vector<std::string>& kernel_names() {
+    static const std::vector<std::string> k_names = [] {
+        std::vector<std::string> names;
+        for (const auto& k : k_stencil_kernels)
+            names.emplace_back(k.name);
+        return names;
+    }();
+    return k_names;
+}
+
 double element_bytes(const std::string& kernel) {
-    if (kernel == "jacobi7")
-        return 8;
-    if (kernel == "himeno")
-        return 4;
-    throw_unknown_stencil_kernel(kernel);
+    return stencil_kernel(kernel).element_bytes;
 }
 
 double flops_per_point(const std::string& kernel) {
-    // 7-point Jacobi: 6 additions, 2 multiplications; Himeno: 34 (Himeno benchmark, jacobi()).
-    if (kernel == "jacobi7")
-        return 8;
-    if (kernel == "himeno")
-        return 34;
-    throw_unknown_stencil_kernel(kernel);
+    return stencil_kernel(kernel).flops_per_point;
 }
 
 int max_k(const StencilProblem& p) {

@@ -3,6 +3,7 @@
 #include "analysis/scale/fit.hpp"
 #include "analysis/threads/fit_detail.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
 #include "core/stats.hpp"
 
 #include <Eigen/Dense>
@@ -339,15 +340,9 @@ ThreadsModel initial(Kind kind, const Context& ctx, const std::vector<Measuremen
 } // namespace
 
 const char* to_string(Kind k) {
-    switch (k) {
-    case Kind::roofcast:
-        return "roofcast";
-    case Kind::doda:
-        return "doda";
-    case Kind::doda_memory:
-        return "doda-memory";
-    }
-    return "?";
+    static constexpr core::NameTable<Kind, 3> names{
+        {{Kind::roofcast, "roofcast"}, {Kind::doda, "doda"}, {Kind::doda_memory, "doda-memory"}}};
+    return core::name_of(names, k).data();
 }
 
 double ThreadsModel::bandwidth(double s) const {
@@ -520,18 +515,15 @@ ThreadsModel fit_model(Kind kind, const Context& ctx, const std::vector<Measurem
     }
     // The least model, θ0 + θ1·s + b·n·share(s), has three parameters: on one thread count the threads'
     // cost cannot be told from the work, on one size the work per element cannot be told from the threads'.
-    if (counts.size() < 2)
-        throw core::InputError(
-            "", "threads",
-            fmt::format("expected at least 2 distinct thread counts (θ(s) and the work T_seq(n)/s cannot be "
-                        "told apart on one), got {}",
-                        counts.size()));
-    if (sizes.size() < 2)
-        throw core::InputError(
-            "", "sizes",
-            fmt::format("expected at least 2 distinct sizes (the time per element cannot be told from the "
-                        "threads' cost on one), got {}",
-                        sizes.size()));
+    const auto require_two = [](std::size_t distinct, const char* field, const char* what) {
+        if (distinct < 2)
+            throw core::InputError("", field,
+                                   fmt::format("expected at least 2 distinct {}, got {}", what, distinct));
+    };
+    require_two(counts.size(), "threads",
+                "thread counts (θ(s) and the work T_seq(n)/s cannot be told apart on one)");
+    require_two(sizes.size(), "sizes",
+                "sizes (the time per element cannot be told from the threads' cost on one)");
     ThreadsModel m = initial(kind, ctx, pts);
     detail::settle(m, pts, true);
     detail::determine(m, pts);

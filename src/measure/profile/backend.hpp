@@ -87,9 +87,12 @@ struct Availability {
 
 class ProfileBackend {
 public:
+    // `name` is what --backend says; `summary` one phrase for --backend's help.
+    ProfileBackend(std::string name, std::string summary)
+        : m_name(std::move(name)), m_summary(std::move(summary)) {}
     virtual ~ProfileBackend() = default;
-    virtual std::string name() const = 0;
-    virtual std::string summary() const = 0; // one phrase for --backend's help
+    const std::string& name() const { return m_name; }
+    const std::string& summary() const { return m_summary; }
     // Whether it can run here for `program` (empty: without a program in view).
     virtual Availability availability(const std::string& program) const = 0;
     // Called once before the first launch: settings into `p`, the passes of each repetition.
@@ -104,6 +107,10 @@ public:
     // Whether a run without marker regions records the whole run's wall time as the region "(program)"
     // (backends that time nothing per function).
     virtual bool records_whole_run() const { return false; }
+
+private:
+    std::string m_name;
+    std::string m_summary;
 };
 
 using BackendFactory = std::unique_ptr<ProfileBackend> (*)();

@@ -17,8 +17,7 @@ namespace {
 
 class CachegrindBackend final : public ProfileBackend {
 public:
-    std::string name() const override { return "cachegrind"; }
-    std::string summary() const override { return "valgrind's cache simulation per function"; }
+    CachegrindBackend() : ProfileBackend("cachegrind", "valgrind's cache simulation per function") {}
     Availability availability(const std::string&) const override {
         if (core::find_in_path("valgrind"))
             return {true, false, "valgrind's cachegrind is installed"};

@@ -137,10 +137,9 @@ void disassemble(const std::map<std::string, std::vector<std::uint64_t>>& execut
 
 class CallgrindBackend final : public ProfileBackend {
 public:
-    std::string name() const override { return "callgrind"; }
-    std::string summary() const override {
-        return "counted FLOPs and bytes per function and loop (valgrind, no counters)";
-    }
+    CallgrindBackend()
+        : ProfileBackend("callgrind",
+                         "counted FLOPs and bytes per function and loop (valgrind, no counters)") {}
     Availability availability(const std::string& program) const override {
         if (!core::find_in_path("valgrind"))
             return {false, false, "callgrind: valgrind is not installed (Debian package valgrind)"};

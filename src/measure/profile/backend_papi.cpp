@@ -19,8 +19,7 @@ const std::vector<std::string> k_papi_presets = {"PAPI_L1_DCM", "PAPI_L2_TCM", "
 
 class PapiBackend final : public ProfileBackend {
 public:
-    std::string name() const override { return "papi"; }
-    std::string summary() const override { return "PAPI presets per marker region (hardware counters)"; }
+    PapiBackend() : ProfileBackend("papi", "PAPI presets per marker region (hardware counters)") {}
     Availability availability(const std::string&) const override {
         std::string why;
         const auto presets = papi_addable_presets(why);

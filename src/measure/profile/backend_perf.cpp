@@ -15,8 +15,7 @@ namespace {
 
 class PerfBackend final : public ProfileBackend {
 public:
-    std::string name() const override { return "perf"; }
-    std::string summary() const override { return "perf sampling per function"; }
+    PerfBackend() : ProfileBackend("perf", "perf sampling per function") {}
     Availability availability(const std::string&) const override {
         const auto perf = core::find_in_path("perf");
         if (!perf)

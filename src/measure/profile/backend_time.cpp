@@ -8,8 +8,7 @@ namespace {
 
 class TimeBackend final : public ProfileBackend {
 public:
-    std::string name() const override { return "time"; }
-    std::string summary() const override { return "marker regions timed (no tool)"; }
+    TimeBackend() : ProfileBackend("time", "marker regions timed (no tool)") {}
     Availability availability(const std::string&) const override {
         return {true, false, "time: marker regions timed"};
     }

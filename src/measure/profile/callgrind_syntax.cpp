@@ -1,6 +1,7 @@
 #include "measure/profile/callgrind_syntax.hpp"
 
 #include "core/error.hpp"
+#include "core/names.hpp"
 #include "measure/profile/cachegrind.hpp" // demangle
 #include "measure/profile/text.hpp"
 
@@ -38,19 +39,7 @@ std::string function_name(std::string_view raw) {
 
 namespace {
 
-const char* sub_name(Sub s) {
-    return s == Sub::instr ? "instr" : s == Sub::bb ? "bb" : "line";
-}
-
-std::optional<Sub> sub_of(std::string_view w) {
-    if (w == "instr")
-        return Sub::instr;
-    if (w == "bb")
-        return Sub::bb;
-    if (w == "line")
-        return Sub::line;
-    return std::nullopt;
-}
+constexpr core::NameTable<Sub, 3> k_sub_names{{{Sub::instr, "instr"}, {Sub::bb, "bb"}, {Sub::line, "line"}}};
 
 // `base` moved by "+v" / "-v" (sign) or replaced by v (no sign), within [0, max]; nullopt outside.
 std::optional<std::uint64_t> moved(std::uint64_t base, char sign, std::uint64_t v, std::uint64_t max) {
@@ -66,7 +55,7 @@ std::optional<std::uint64_t> moved(std::uint64_t base, char sign, std::uint64_t 
 std::optional<std::vector<Sub>> parse_positions(std::string_view value) {
     std::vector<Sub> out;
     for (const auto w : text::words(value)) {
-        const auto s = sub_of(w);
+        const auto s = core::value_named(k_sub_names, w);
         if (!s || (!out.empty() && out.back() >= *s))
             return std::nullopt;
         out.push_back(*s);
@@ -81,7 +70,7 @@ std::string position_names(const std::vector<Sub>& subs) {
     for (const Sub s : subs) {
         if (!out.empty())
             out += ' ';
-        out += sub_name(s);
+        out += core::name_of(k_sub_names, s);
     }
     return out;
 }
