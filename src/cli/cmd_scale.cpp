@@ -57,25 +57,45 @@ struct ScaleOptions {
     bool csv = false;
 };
 
-void run_scale(const ScaleOptions& o) {
-    using namespace model::scale;
-    const Selection sel = parse_selection(o.select);
+// The phases of `roofcast scale`, in a namespace of their own so that the scaling library's names they use
+// do not reach the other commands compiled beside this file.
+namespace phases {
+
+using namespace model::scale;
+
+// What `scale` fits and against what, every input read and checked before any fitting starts.
+struct ScaleInputs {
+    Selection selection = Selection::forecast;
     std::optional<Grid> grid;
+    Dataset data;
+    std::optional<core::Machine> machine; // --machine: the roofline at the targets
+    std::vector<Coord> targets;
+    std::optional<Dataset> measured; // --evaluate: the measured run at the target
+};
+
+std::optional<Grid> grid_of(const ScaleOptions& o) {
     if (!o.grid.empty())
-        grid = parse_grid(o.grid, o.grid_shapes, o.grid_domain);
-    else if (!o.grid_shapes.empty() || !o.grid_domain.empty())
+        return parse_grid(o.grid, o.grid_shapes, o.grid_domain);
+    if (!o.grid_shapes.empty() || !o.grid_domain.empty())
         throw core::InputError("", o.grid_shapes.empty() ? "--grid-domain" : "--grid-shape",
                                "expected --grid D too: it describes a D-dimensional grid");
-    if (!o.plot_dir.empty()) { // checked before any fitting: the directory exists (made now) and takes files
-        std::error_code ec;
-        std::filesystem::create_directories(o.plot_dir, ec);
-        if (ec || !std::filesystem::is_directory(o.plot_dir))
-            throw core::InputError(o.plot_dir, "--plot-dir",
-                                   "expected a directory (or a name for a new one): " +
-                                       (ec ? ec.message() : std::string("it exists and is not a directory")));
-        core::check_output_writable(std::filesystem::path(o.plot_dir) / "chart.svg", "--plot-dir");
-    }
-    // Each file read on its own, so that a roofcast profile's unknown keys are named with its path.
+    return std::nullopt;
+}
+
+// Checked before any fitting: the directory exists (made now) and takes files.
+void prepare_plot_dir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+        throw core::InputError(dir, "--plot-dir",
+                               "expected a directory (or a name for a new one): " +
+                                   (ec ? ec.message() : std::string("it exists and is not a directory")));
+    core::check_output_writable(std::filesystem::path(dir) / "chart.svg", "--plot-dir");
+}
+
+// Each file read on its own, so that a roofcast profile's unknown keys are named with its path; then only the
+// series of --metric, when given.
+Dataset read_profiles(const ScaleOptions& o) {
     const auto t_read = Clock::now();
     Dataset data;
     std::vector<std::string> unread;
@@ -96,53 +116,72 @@ void run_scale(const ScaleOptions& o) {
         if (data.series.empty())
             throw core::InputError("", "--metric", fmt::format("no series has metric '{}'", o.metric));
     }
-    std::optional<core::Machine> machine;
-    if (!o.machine.empty()) {
-        if (o.predict.empty())
-            throw core::InputError("", "--machine",
-                                   "expected --predict too: the roofline is drawn at the target");
-        const DataFile d = load_data_file(o.machine);
-        machine = d.machine ? d.machine : d.results ? d.results->machine : std::nullopt;
-        if (!machine)
-            throw core::InputError(o.machine, "machine",
-                                   "expected a machine file or a results file with one");
+    return data;
+}
+
+std::optional<core::Machine> machine_of(const ScaleOptions& o) {
+    if (o.machine.empty())
+        return std::nullopt;
+    if (o.predict.empty())
+        throw core::InputError("", "--machine",
+                               "expected --predict too: the roofline is drawn at the target");
+    const DataFile d = load_data_file(o.machine);
+    std::optional<core::Machine> machine = d.machine   ? d.machine
+                                           : d.results ? d.results->machine
+                                                       : std::nullopt;
+    if (!machine)
+        throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
+    return machine;
+}
+
+// --evaluate: the measured run at the target, with the small runs' parameters; without --predict its points
+// are the targets.
+Dataset read_evaluation(const ScaleOptions& o, const Dataset& data, std::vector<Coord>& targets) {
+    std::vector<std::string> unread;
+    Dataset measured = model::formats::read_dataset(o.evaluate, &unread, o.scaling);
+    check_unread_keys(o.evaluate, unread, false);
+    if (measured.parameters != data.parameters)
+        throw core::InputError(
+            o.evaluate, "parameters",
+            fmt::format("expected the parameters of the small runs ({})", fmt::join(data.parameters, ", ")));
+    if (targets.empty()) {
+        std::set<Coord> pts;
+        for (const auto& s : measured.series)
+            for (const auto& p : s.points)
+                pts.insert(p.x);
+        targets.assign(pts.begin(), pts.end());
     }
-    std::vector<Coord> targets;
+    return measured;
+}
+
+ScaleInputs read_inputs(const ScaleOptions& o) {
+    ScaleInputs in;
+    in.selection = parse_selection(o.select);
+    in.grid = grid_of(o);
+    if (!o.plot_dir.empty())
+        prepare_plot_dir(o.plot_dir);
+    in.data = read_profiles(o);
+    in.machine = machine_of(o);
     for (const auto& p : o.predict)
-        targets.push_back(parse_point(p, data.parameters));
-    std::optional<Dataset> measured;
-    if (!o.evaluate.empty()) {
-        measured = model::formats::read_dataset(o.evaluate, &unread, o.scaling);
-        check_unread_keys(o.evaluate, unread, false);
-        if (measured->parameters != data.parameters)
-            throw core::InputError(o.evaluate, "parameters",
-                                   fmt::format("expected the parameters of the small runs ({})",
-                                               fmt::join(data.parameters, ", ")));
-        if (targets.empty()) { // predict where the measured target run is
-            std::set<Coord> pts;
-            for (const auto& s : measured->series)
-                for (const auto& p : s.points)
-                    pts.insert(p.x);
-            targets.assign(pts.begin(), pts.end());
-        }
-    }
-    ScaleResult r = forecast(std::move(data), sel, std::move(targets), std::move(grid));
-    fmt::print(stderr, "roofcast scale: fitted {} series in {:.3f} s ({} threads, selection {})\n",
-               r.data.series.size(), r.fit_seconds, omp_get_max_threads(), to_string(sel));
-    if (r.grid)
-        fmt::print(stderr, "{}", core::terminal_text(report::process_grid_text(r)));
-    if (measured)
-        r.evaluation = evaluate(r, *measured, o.evaluate);
-    if (!o.plot_dir.empty()) {
-        core::make_directories(o.plot_dir);
-        for (std::size_t i = 0; i < r.data.series.size(); ++i)
-            core::write_file_atomic(std::filesystem::path(o.plot_dir) / report::scale_svg_name(r, i),
-                                    report::scale_svg(r, i));
-        fmt::print(stderr, "roofcast scale: wrote {} SVG chart(s) to {}\n", r.data.series.size(), o.plot_dir);
-    }
+        in.targets.push_back(parse_point(p, in.data.parameters));
+    if (!o.evaluate.empty())
+        in.measured = read_evaluation(o, in.data, in.targets);
+    return in;
+}
+
+void write_plots(const std::string& dir, const ScaleResult& r) {
+    core::make_directories(dir);
+    for (std::size_t i = 0; i < r.data.series.size(); ++i)
+        core::write_file_atomic(std::filesystem::path(dir) / report::scale_svg_name(r, i),
+                                report::scale_svg(r, i));
+    fmt::print(stderr, "roofcast scale: wrote {} SVG chart(s) to {}\n", r.data.series.size(), dir);
+}
+
+// The result on standard output: JSON, CSV or the table. The large documents go out piece by piece as they
+// are formatted (report::write_scale_json/csv).
+void print_result(const ScaleOptions& o, const ScaleResult& r) {
     const auto t_write = Clock::now();
     double written = 0.0;
-    // The large documents go out piece by piece as they are formatted (report::write_scale_json/csv).
     const auto print = [&](std::string_view piece) {
         if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size())
             throw std::system_error(errno, std::generic_category(), "cannot write to standard output");
@@ -167,16 +206,33 @@ void run_scale(const ScaleOptions& o) {
     if (o.json || o.csv)
         fmt::print(stderr, "roofcast scale: wrote {} in {:.3f} s ({})\n", megabytes(written), write_s,
                    rate(written, write_s));
-    if (machine && !o.json && !o.csv)
+}
+
+// Read, fit, evaluate, write: each phase above, in that order.
+void run_scale(const ScaleOptions& o) {
+    ScaleInputs in = read_inputs(o);
+    ScaleResult r = forecast(std::move(in.data), in.selection, std::move(in.targets), std::move(in.grid));
+    fmt::print(stderr, "roofcast scale: fitted {} series in {:.3f} s ({} threads, selection {})\n",
+               r.data.series.size(), r.fit_seconds, omp_get_max_threads(), to_string(in.selection));
+    if (r.grid)
+        fmt::print(stderr, "{}", core::terminal_text(report::process_grid_text(r)));
+    if (in.measured)
+        r.evaluation = evaluate(r, *in.measured, o.evaluate);
+    if (!o.plot_dir.empty())
+        write_plots(o.plot_dir, r);
+    print_result(o, r);
+    if (in.machine && !o.json && !o.csv)
         for (const Coord& t : r.targets)
             fmt::print("{}", core::terminal_text(report::roofline_forecast_text(
-                                 roofline_forecast(r, *machine, t), r.data.parameters)));
+                                 roofline_forecast(r, *in.machine, t), r.data.parameters)));
 }
+
+} // namespace phases
 
 } // namespace
 
 void add_scale_command(CLI::App& app) {
-    auto [cmd, o] = add_command(app, "scale", run_scale,
+    auto [cmd, o] = add_command(app, "scale", phases::run_scale,
                                 "Forecast per-function metrics at large scale from small profiled runs");
     cmd->add_option("FILE", o->files,
                     "profiles: roofcast profile JSON (one per run), Extra-P text (.txt) or JSON, CSV "

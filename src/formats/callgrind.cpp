@@ -6,12 +6,11 @@
 
 namespace roofcast::model::formats {
 
+constexpr auto read_callgrind = &parsed_text<measure::profile::profile_from_callgrind>;
+constexpr auto sniff_callgrind = &text_output_of<measure::profile::looks_like_callgrind>;
+
 extern constinit const FormatReader callgrind_format{
-    "callgrind",
-    "callgrind output",
-    "tests/measure/data/callgrind/triad.callgrind",
-    text_output_of<measure::profile::looks_like_callgrind>,
-    document_of<parsed_text<measure::profile::profile_from_callgrind>>,
-    profile_dataset<parsed_text<measure::profile::profile_from_callgrind>>};
+    "callgrind",     "callgrind output",          "tests/measure/data/callgrind/triad.callgrind",
+    sniff_callgrind, document_of<read_callgrind>, profile_dataset<read_callgrind>};
 
 } // namespace roofcast::model::formats

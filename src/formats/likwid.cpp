@@ -5,12 +5,11 @@
 
 namespace roofcast::model::formats {
 
+constexpr auto read_likwid = &parsed_text<measure::profile::parse_likwid_csv>;
+constexpr auto sniff_likwid = &text_output_of<measure::profile::looks_like_likwid_csv>;
+
 extern constinit const FormatReader likwid_format{
-    "likwid",
-    "likwid-perfctr marker CSV",
-    "tests/measure/data/likwid/flops-dp.csv",
-    text_output_of<measure::profile::looks_like_likwid_csv>,
-    document_of<parsed_text<measure::profile::parse_likwid_csv>>,
-    profile_dataset<parsed_text<measure::profile::parse_likwid_csv>>};
+    "likwid",     "likwid-perfctr marker CSV", "tests/measure/data/likwid/flops-dp.csv",
+    sniff_likwid, document_of<read_likwid>,    profile_dataset<read_likwid>};
 
 } // namespace roofcast::model::formats
