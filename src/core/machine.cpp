@@ -110,12 +110,6 @@ BandwidthCurve curve_from(const YamlField& f) {
 
 } // namespace
 
-YAML::Node flow_seq() {
-    YAML::Node n(YAML::NodeType::Sequence);
-    n.SetStyle(YAML::EmitterStyle::Flow);
-    return n;
-}
-
 std::string one_of(const YamlField& f, const std::set<std::string>& allowed) {
     std::string s = f.as_string();
     if (!allowed.count(s))
@@ -170,9 +164,8 @@ std::string isa_label(const std::string& isa) {
     return isa == "avx512" ? "AVX-512" : isa == "avx2" ? "AVX2" : isa == "sse" ? "SSE" : isa;
 }
 
-YAML::Node summary_to_yaml(const Summary& s, bool with_samples) {
-    YAML::Node n;
-    n.SetStyle(YAML::EmitterStyle::Flow);
+nlohmann::ordered_json summary_tree(const Summary& s) {
+    nlohmann::ordered_json n;
     n["median"] = s.median;
     n["min"] = s.min;
     n["max"] = s.max;
@@ -180,12 +173,8 @@ YAML::Node summary_to_yaml(const Summary& s, bool with_samples) {
     if (s.spread)
         n["spread"] = *s.spread;
     n["noisy"] = s.noisy;
-    if (with_samples && !s.samples.empty()) {
-        YAML::Node v = flow_seq();
-        for (double x : s.samples)
-            v.push_back(x);
-        n["samples"] = v;
-    }
+    if (!s.samples.empty())
+        n["samples"] = s.samples;
     return n;
 }
 

@@ -271,7 +271,6 @@ nlohmann::json machine_to_json(const Machine& m);
 void save_machine(const std::string& path, const Machine& m); // atomic
 
 // Summary <-> YAML/JSON helpers shared by every writer of measured figures.
-YAML::Node summary_to_yaml(const Summary& s, bool with_samples = true);
 Summary summary_from_yaml(const YamlField& f); // a plain number is an entered one-sample summary
 nlohmann::json summary_to_json(const Summary& s);
 

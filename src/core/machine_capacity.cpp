@@ -104,11 +104,10 @@ std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq) {
     return out;
 }
 
-YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb) {
-    YAML::Node seq(YAML::NodeType::Sequence);
+nlohmann::ordered_json tlb_tree(const std::vector<TlbInfo>& tlb) {
+    nlohmann::ordered_json seq = nlohmann::ordered_json::array();
     for (const auto& t : tlb) {
-        YAML::Node n;
-        n.SetStyle(YAML::EmitterStyle::Flow);
+        nlohmann::ordered_json n;
         n["level"] = t.level;
         n["entries"] = t.entries;
         n["page_bytes"] = t.page_bytes;
@@ -159,10 +158,10 @@ std::vector<StreamCapacity> stream_capacity_from_yaml(const YamlField& seq) {
     return out;
 }
 
-YAML::Node stream_capacity_to_yaml(const std::vector<StreamCapacity>& sc) {
-    YAML::Node seq(YAML::NodeType::Sequence);
+nlohmann::ordered_json stream_capacity_tree(const std::vector<StreamCapacity>& sc) {
+    nlohmann::ordered_json seq = nlohmann::ordered_json::array();
     for (const auto& s : sc) {
-        YAML::Node n;
+        nlohmann::ordered_json n;
         n["level"] = s.level;
         n["access"] = s.access;
         n["threads"] = s.threads;
@@ -170,9 +169,9 @@ YAML::Node stream_capacity_to_yaml(const std::vector<StreamCapacity>& sc) {
         if (s.capacity)
             n["capacity"] = *s.capacity;
         for (const auto& p : s.points) {
-            YAML::Node pn;
+            nlohmann::ordered_json pn;
             pn["streams"] = p.streams;
-            pn["gbs"] = summary_to_yaml(p.gbs);
+            pn["gbs"] = summary_tree(p.gbs);
             n["points"].push_back(pn);
         }
         seq.push_back(n);

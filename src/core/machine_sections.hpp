@@ -6,6 +6,7 @@
 #include "core/doc.hpp"
 #include "core/machine.hpp"
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,11 +15,11 @@ namespace roofcast::core {
 
 // The string at `f`, which must be one of `allowed` (InputError listing them otherwise).
 std::string one_of(const YamlField& f, const std::set<std::string>& allowed);
-// An empty YAML sequence written inline ("[1, 2, 3]"), for short lists of numbers.
-YAML::Node flow_seq();
+// A summary in the machine's tree (core/machine_write.cpp writes the tree as YAML and as JSON).
+nlohmann::ordered_json summary_tree(const Summary& s);
 
 std::vector<TlbInfo> tlb_from_yaml(const YamlField& seq);
-YAML::Node tlb_to_yaml(const std::vector<TlbInfo>& tlb);
+nlohmann::ordered_json tlb_tree(const std::vector<TlbInfo>& tlb);
 // "always" | "madvise" | "never"; an empty string is written as an absent key.
 std::string huge_pages_from_yaml(const YamlField& f);
 
@@ -26,6 +27,6 @@ std::string huge_pages_from_yaml(const YamlField& f);
 void read_cpu_identity(const YamlField& topology, Topology& t);
 
 std::vector<StreamCapacity> stream_capacity_from_yaml(const YamlField& seq);
-YAML::Node stream_capacity_to_yaml(const std::vector<StreamCapacity>& sc);
+nlohmann::ordered_json stream_capacity_tree(const std::vector<StreamCapacity>& sc);
 
 } // namespace roofcast::core

@@ -1,4 +1,6 @@
-// Writing a machine file (docs/machine-file.md): the YAML form machine_from_yaml reads back.
+// Writing a machine file (docs/machine-file.md): one tree of the machine, written as the YAML form
+// machine_from_yaml reads back and as the JSON form machine_from_json reads back, so that a field is
+// written in one place for both.
 #include "core/machine.hpp"
 
 #include "core/error.hpp"
@@ -16,18 +18,20 @@ namespace roofcast::core {
 
 namespace {
 
-YAML::Node point_to_yaml(const BandwidthPoint& p) {
-    YAML::Node n;
+using Tree = nlohmann::ordered_json;
+
+Tree point_tree(const BandwidthPoint& p) {
+    Tree n;
     n["kernel"] = p.kernel;
     n["threads"] = p.threads;
     n["working_set_bytes"] = p.working_set_bytes;
-    n["gbs"] = summary_to_yaml(p.gbs);
+    n["gbs"] = summary_tree(p.gbs);
     n["moved_per_requested"] = p.moved_per_requested;
     return n;
 }
 
 // format_version, name and where the file came from, at the top of the file.
-void write_file_header(const Machine& m, YAML::Node& root) {
+void write_file_header(const Machine& m, Tree& root) {
     root["format_version"] = m.format_version;
     root["name"] = m.name;
     if (!m.created.empty())
@@ -39,8 +43,8 @@ void write_file_header(const Machine& m, YAML::Node& root) {
     root["source"] = to_string(m.source);
 }
 
-YAML::Node cache_to_yaml(const CacheInfo& c) {
-    YAML::Node cn;
+Tree cache_tree(const CacheInfo& c) {
+    Tree cn;
     cn["name"] = c.name;
     cn["size_bytes"] = c.size_bytes;
     cn["line_bytes"] = c.line_bytes;
@@ -51,19 +55,16 @@ YAML::Node cache_to_yaml(const CacheInfo& c) {
     if (c.effective_size_bytes)
         cn["effective_size_bytes"] = *c.effective_size_bytes;
     if (c.effective_size_range_bytes) {
-        YAML::Node range(YAML::NodeType::Sequence);
-        range.push_back(c.effective_size_range_bytes->first);
-        range.push_back(c.effective_size_range_bytes->second);
-        range.SetStyle(YAML::EmitterStyle::Flow);
-        cn["effective_size_range_bytes"] = range;
+        cn["effective_size_range_bytes"] = {c.effective_size_range_bytes->first,
+                                            c.effective_size_range_bytes->second};
     }
     if (!c.note.empty())
         cn["note"] = c.note;
     return cn;
 }
 
-YAML::Node topology_to_yaml(const Topology& t) {
-    YAML::Node tn;
+Tree topology_tree(const Topology& t) {
+    Tree tn;
     tn["cpu_model"] = t.cpu_model;
     if (!t.vendor.empty())
         tn["vendor"] = t.vendor;
@@ -73,7 +74,7 @@ YAML::Node topology_to_yaml(const Topology& t) {
         tn["model"] = *t.model_number;
     if (t.stepping)
         tn["stepping"] = *t.stepping;
-    YAML::Node isa = flow_seq();
+    Tree isa = Tree::array();
     for (const auto& i : t.isa)
         isa.push_back(i);
     tn["isa"] = isa;
@@ -82,38 +83,38 @@ YAML::Node topology_to_yaml(const Topology& t) {
     tn["hw_threads"] = t.hw_threads;
     tn["numa_nodes"] = t.numa_nodes;
     for (const auto& c : t.caches)
-        tn["caches"].push_back(cache_to_yaml(c));
+        tn["caches"].push_back(cache_tree(c));
     if (!t.tlb.empty())
-        tn["tlb"] = tlb_to_yaml(t.tlb);
+        tn["tlb"] = tlb_tree(t.tlb);
     if (!t.huge_pages.empty())
         tn["huge_pages"] = t.huge_pages;
     return tn;
 }
 
 // clock_ghz, tsc_ghz and clock_drift, after the topology.
-void write_clock(const Machine& m, YAML::Node& root) {
+void write_clock(const Machine& m, Tree& root) {
     if (m.clock_ghz)
-        root["clock_ghz"] = summary_to_yaml(*m.clock_ghz);
+        root["clock_ghz"] = summary_tree(*m.clock_ghz);
     if (m.tsc_ghz)
         root["tsc_ghz"] = *m.tsc_ghz;
     root["clock_drift"] = m.clock_drift;
 }
 
-YAML::Node ceiling_to_yaml(const ComputeCeiling& c) {
-    YAML::Node cn;
+Tree ceiling_tree(const ComputeCeiling& c) {
+    Tree cn;
     cn["precision"] = c.precision;
     cn["isa"] = c.isa;
     cn["op"] = c.op;
     cn["threads"] = c.threads;
-    cn["gflops"] = summary_to_yaml(c.gflops);
+    cn["gflops"] = summary_tree(c.gflops);
     if (c.ghz)
         cn["ghz"] = *c.ghz;
     cn["source"] = to_string(c.source);
     return cn;
 }
 
-YAML::Node compute_to_yaml(const Machine& m) {
-    YAML::Node compute;
+Tree compute_tree(const Machine& m) {
+    Tree compute;
     for (const auto& [p, v] : m.peak_gflops)
         compute["peak_gflops"][p] = v;
     for (const auto& [p, v] : m.effective_gflops)
@@ -122,12 +123,12 @@ YAML::Node compute_to_yaml(const Machine& m) {
         if (value)
             compute[name] = *value;
     for (const auto& c : m.ceilings)
-        compute["ceilings"].push_back(ceiling_to_yaml(c));
+        compute["ceilings"].push_back(ceiling_tree(c));
     return compute;
 }
 
-YAML::Node roof_choice_to_yaml(const RoofChoice& rc) {
-    YAML::Node n;
+Tree roof_choice_tree(const RoofChoice& rc) {
+    Tree n;
     n["method"] = rc.method;
     n["epochs"] = rc.epochs;
     n["best"] = rc.best;
@@ -138,17 +139,17 @@ YAML::Node roof_choice_to_yaml(const RoofChoice& rc) {
         n["window_seconds"] = rc.window_seconds;
     }
     if (rc.visit_gbs)
-        n["visit_gbs"] = summary_to_yaml(*rc.visit_gbs);
+        n["visit_gbs"] = summary_tree(*rc.visit_gbs);
     if (rc.thread_scaling)
         n["thread_scaling"] = *rc.thread_scaling;
     return n;
 }
 
-YAML::Node curve_to_yaml(const BandwidthCurve& c) {
-    YAML::Node cn;
+Tree curve_tree(const BandwidthCurve& c) {
+    Tree cn;
     cn["x"] = c.x;
     for (const auto& [x, y] : c.points) {
-        YAML::Node p = flow_seq();
+        Tree p = Tree::array();
         p.push_back(x);
         p.push_back(y);
         cn["points"].push_back(p);
@@ -160,8 +161,8 @@ YAML::Node curve_to_yaml(const BandwidthCurve& c) {
     return cn;
 }
 
-YAML::Node level_to_yaml(const Level& l) {
-    YAML::Node ln;
+Tree level_tree(const Level& l) {
+    Tree ln;
     ln["name"] = l.name;
     if (l.bandwidth_gbs)
         ln["bandwidth_gbs"] = *l.bandwidth_gbs;
@@ -169,9 +170,9 @@ YAML::Node level_to_yaml(const Level& l) {
         ln["bandwidth_kernel"] = l.bandwidth_kernel;
     ln["source"] = to_string(l.source);
     if (l.bandwidth)
-        ln["bandwidth"] = summary_to_yaml(*l.bandwidth);
+        ln["bandwidth"] = summary_tree(*l.bandwidth);
     if (l.roof_choice)
-        ln["roof_choice"] = roof_choice_to_yaml(*l.roof_choice);
+        ln["roof_choice"] = roof_choice_tree(*l.roof_choice);
     if (l.effective_bandwidth_gbs)
         ln["effective_bandwidth_gbs"] = *l.effective_bandwidth_gbs;
     if (l.effective_bandwidth_half_width_gbs)
@@ -179,22 +180,22 @@ YAML::Node level_to_yaml(const Level& l) {
     if (l.size_bytes)
         ln["size_bytes"] = *l.size_bytes;
     if (l.curve)
-        ln["curve"] = curve_to_yaml(*l.curve);
+        ln["curve"] = curve_tree(*l.curve);
     for (const auto& p : l.measurements)
-        ln["measurements"].push_back(point_to_yaml(p));
+        ln["measurements"].push_back(point_tree(p));
     return ln;
 }
 
-YAML::Node overhead_to_yaml(const ThreadOverhead& o) {
-    YAML::Node on;
+Tree overhead_tree(const ThreadOverhead& o) {
+    Tree on;
     on["method"] = o.method;
     on["threads"] = o.threads;
-    on["seconds"] = summary_to_yaml(o.seconds);
+    on["seconds"] = summary_tree(o.seconds);
     return on;
 }
 
-YAML::Node mpi_to_yaml(const MpiFigures& mpi) {
-    YAML::Node mn;
+Tree mpi_tree(const MpiFigures& mpi) {
+    Tree mn;
     mn["source"] = to_string(mpi.source);
     mn["ranks"] = mpi.ranks;
     if (!mpi.placement.empty())
@@ -202,57 +203,134 @@ YAML::Node mpi_to_yaml(const MpiFigures& mpi) {
     if (!mpi.library.empty())
         mn["library"] = mpi.library;
     if (mpi.latency_s)
-        mn["latency_s"] = summary_to_yaml(*mpi.latency_s);
+        mn["latency_s"] = summary_tree(*mpi.latency_s);
     if (mpi.bandwidth_gbs)
-        mn["bandwidth_gbs"] = summary_to_yaml(*mpi.bandwidth_gbs);
+        mn["bandwidth_gbs"] = summary_tree(*mpi.bandwidth_gbs);
     if (mpi.alpha_s)
         mn["alpha_s"] = *mpi.alpha_s;
     if (mpi.beta_gbs)
         mn["beta_gbs"] = *mpi.beta_gbs;
     for (const auto& p : mpi.points) {
-        YAML::Node pn;
+        Tree pn;
         pn["bytes"] = p.bytes;
-        pn["seconds"] = summary_to_yaml(p.seconds);
+        pn["seconds"] = summary_tree(p.seconds);
         mn["points"].push_back(pn);
     }
     return mn;
 }
 
-YAML::Node validity_to_yaml(const ValidityLimits& v) {
-    YAML::Node n;
+Tree validity_tree(const ValidityLimits& v) {
+    Tree n;
     n["l1_short_per_mem"] = v.l1_short_per_mem;
     n["l1_long_per_traffic"] = v.l1_long_per_traffic;
     n["l1_long_cache_bound"] = v.l1_long_cache_bound;
     return n;
 }
 
-} // namespace
-
 // The file top to bottom, one section at a time; an absent optional section writes no key.
-std::string machine_to_yaml(const Machine& m) {
-    YAML::Node root;
+Tree machine_tree(const Machine& m) {
+    Tree root;
     write_file_header(m, root);
     if (m.topology)
-        root["topology"] = topology_to_yaml(*m.topology);
+        root["topology"] = topology_tree(*m.topology);
     write_clock(m, root);
-    root["compute"] = compute_to_yaml(m);
+    root["compute"] = compute_tree(m);
     for (const auto& l : m.levels)
-        root["levels"].push_back(level_to_yaml(l));
+        root["levels"].push_back(level_tree(l));
     for (const auto& p : m.sweep)
-        root["sweep"].push_back(point_to_yaml(p));
+        root["sweep"].push_back(point_tree(p));
     for (const auto& o : m.thread_overhead)
-        root["thread_overhead"].push_back(overhead_to_yaml(o));
+        root["thread_overhead"].push_back(overhead_tree(o));
     if (m.mpi)
-        root["mpi"] = mpi_to_yaml(*m.mpi);
+        root["mpi"] = mpi_tree(*m.mpi);
     if (!m.stream_capacity.empty())
-        root["stream_capacity"] = stream_capacity_to_yaml(m.stream_capacity);
-    root["validity"] = validity_to_yaml(m.validity);
+        root["stream_capacity"] = stream_capacity_tree(m.stream_capacity);
+    root["validity"] = validity_tree(m.validity);
     for (const auto& n : m.notes)
         root["notes"].push_back(n);
+    return root;
+}
+
+// The YAML form: maps and lists in the tree's order, numbers with their C++ types; written inline (flow
+// style) are the summaries (the maps with a median), the TLB entries (the maps with a page size) and the
+// lists of numbers or names other than the notes.
+YAML::Node yaml_of(const Tree& t, std::string_view key) {
+    switch (t.type()) {
+    case Tree::value_t::object: {
+        YAML::Node n(YAML::NodeType::Map);
+        for (const auto& [k, v] : t.items())
+            n[k] = yaml_of(v, k);
+        if (t.contains("median") || t.contains("page_bytes"))
+            n.SetStyle(YAML::EmitterStyle::Flow);
+        return n;
+    }
+    case Tree::value_t::array: {
+        YAML::Node n(YAML::NodeType::Sequence);
+        bool scalars = true;
+        for (const auto& e : t) {
+            n.push_back(yaml_of(e, key));
+            scalars = scalars && e.is_primitive();
+        }
+        if (scalars && key != "notes")
+            n.SetStyle(YAML::EmitterStyle::Flow);
+        return n;
+    }
+    case Tree::value_t::string:
+        return YAML::Node(t.get<std::string>());
+    case Tree::value_t::boolean:
+        return YAML::Node(t.get<bool>());
+    case Tree::value_t::number_integer:
+        return YAML::Node(t.get<std::int64_t>());
+    case Tree::value_t::number_unsigned:
+        return YAML::Node(t.get<std::uint64_t>());
+    case Tree::value_t::number_float:
+        return YAML::Node(t.get<double>());
+    default:
+        return YAML::Node();
+    }
+}
+
+// The JSON form (embedded in results.json, printed by `roofcast machine --json`): the same keys, every number
+// a JSON float, as the form always had (it was once the YAML text read back, which read every number as a
+// double); numbers keep their full precision.
+nlohmann::json json_of(const Tree& t) {
+    switch (t.type()) {
+    case Tree::value_t::object: {
+        nlohmann::json j = nlohmann::json::object();
+        for (const auto& [k, v] : t.items())
+            j[k] = json_of(v);
+        return j;
+    }
+    case Tree::value_t::array: {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& e : t)
+            j.push_back(json_of(e));
+        return j;
+    }
+    case Tree::value_t::number_integer:
+    case Tree::value_t::number_unsigned:
+    case Tree::value_t::number_float:
+        return t.get<double>();
+    case Tree::value_t::string:
+        return t.get<std::string>();
+    case Tree::value_t::boolean:
+        return t.get<bool>();
+    default:
+        return nullptr;
+    }
+}
+
+} // namespace
+
+std::string machine_to_yaml(const Machine& m) {
     YAML::Emitter out;
     out.SetDoublePrecision(6);
-    out << root;
+    out << yaml_of(machine_tree(m), "");
     return std::string(out.c_str()) + "\n";
+}
+
+nlohmann::json machine_to_json(const Machine& m) {
+    return json_of(machine_tree(m));
 }
 
 void save_machine(const std::string& path, const Machine& m) {

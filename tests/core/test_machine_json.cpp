@@ -1,7 +1,7 @@
-// machine_to_json is built from the Machine struct; it must carry what the form carried when it was the
-// YAML text converted back (the reference below, kept here as the specification): the same keys, the
-// same value types (every number a float), and the same numbers up to the YAML text's 6 significant
-// digits.
+// machine_to_json writes the machine's one tree (core/machine_write.cpp) as JSON; it must carry what the form
+// carried when it was the YAML text converted back (the reference below, kept here as the specification): the
+// same keys, the same value types (every number a float), and the same numbers up to the YAML text's 6
+// significant digits.
 #include "core/machine.hpp"
 
 #include <cmath>
