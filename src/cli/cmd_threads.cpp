@@ -18,6 +18,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -196,7 +197,10 @@ void run_threads(const ThreadsOptions& o) {
     }
     if (const auto apis = api_choices();
         o.from.empty() && args.empty() && std::find(apis.begin(), apis.end(), o.api) == apis.end())
-        throw core::InputError("", "--api", fmt::format("expected omp, pthread or both, got '{}'", o.api));
+        throw core::InputError("", "--api",
+                               fmt::format("expected {} or {}, got '{}'",
+                                           fmt::join(apis.begin(), apis.end() - 1, ", "), apis.back(),
+                                           o.api));
     if (o.from.empty())
         check_chart_outputs(o, series_apis(o, !args.empty()), args);
     std::vector<Target> targets;

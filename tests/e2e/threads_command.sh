@@ -128,6 +128,7 @@ fi
 # A grid of one thread count determines no model: still refused, in one line.
 expect_error threads "expected at least 2 distinct thread counts" --command "sh $tmp/prog2.sh {n} {s}" \
     --time-regex 'elapsed ([0-9.e+-]+)' --sizes 1000,5000,25000 --threads 2 --machine "$tmp/two.yaml" --repetitions 1
+expect_error threads "expected omp, pthread or both, got 'bogus'" --api bogus --sizes 10 --threads 1 --no-machine
 expect_error threads "'--timeout'" --command "sh $tmp/prog.sh {n} {s}" --timeout -1 --sizes 10 --threads 1 --no-machine
 expect_error threads "'--command'" --command "sh $tmp/prog.sh {s}" --sizes 10,20 --threads 1,2,3 --no-machine
 expect_error threads "'--time-regex'" --command "sh $tmp/prog.sh {n} {s}" --time-regex 'took ([0-9]+)' --sizes 10 --threads 1 --machine "$tmp/machine.yaml"
