@@ -53,8 +53,8 @@ int main(int argc, char** argv) try {
         return 2;
     }
     const auto machine = roofcast::core::load_machine(file);
+    const auto catalogue = model::suite_catalogue(machine, threads, file); // needs L1 and L2
     const auto caches = roofcast::core::cache_levels(machine);
-    const auto catalogue = model::suite_catalogue(machine, caches, threads, file); // needs L1 and L2
     sw::SuiteOptions opt;
     opt.threads = threads;
     opt.harness.epochs = 5;

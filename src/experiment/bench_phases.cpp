@@ -1,5 +1,6 @@
 #include "experiment/bench_phases.hpp"
 
+#include "core/cache_sharing.hpp"
 #include "core/error.hpp"
 #include "core/machine_noise.hpp"
 #include "core/timestamp.hpp"
@@ -95,11 +96,10 @@ int rounds_for(const BenchOptions& o) {
 // The kind of probe for a calibration loop resident in `level`: memory, a cache shared by several cores
 // ("cache", the L3 of these VMs: its neighbours are not memory's, so memory's moves must not judge its rows),
 // or a private cache ("core").
-std::string resident_kind(const std::vector<CacheLevel>& caches, const std::string& level) {
+std::string resident_kind(const core::Machine& m, const std::string& level) {
     if (level == "MEM")
         return "memory";
-    const CacheLevel* c = core::find_cache(caches, level);
-    return c && c->shared_by > 1 ? "cache" : "core";
+    return core::cache_shared_by(m, level) > 1 ? "cache" : "core";
 }
 
 bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
@@ -110,8 +110,7 @@ bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
 // first one resident in a shared cache, a read with fewest flops), core (the first L2-resident one) and
 // compute (the last L2-resident one, the most multiply-adds per byte: compute-bound, so it sees a core shared
 // with a neighbour or a lower clock as the FMA-bound kernels do, which the data probes do not).
-std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue,
-                                    const std::vector<CacheLevel>& caches) {
+std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue, const core::Machine& m) {
     std::vector<Probe> out;
     std::optional<SuiteKernel> densest_l2;
     auto take = [&](SuiteKernel k, const std::string& kind, double units) {
@@ -127,7 +126,7 @@ std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue,
             continue;
         if (k.resident_level == "L2")
             densest_l2 = k;
-        const std::string kind = resident_kind(caches, k.resident_level);
+        const std::string kind = resident_kind(m, k.resident_level);
         // The core probe is L2's (a private level beyond it would take its place); one probe per kind.
         if ((kind == "core" && k.resident_level != "L2") || has_probe(out, kind))
             continue;
@@ -196,8 +195,7 @@ std::pair<std::optional<double>, std::string> probe_moved(const std::vector<Prob
 // other row, or a term whose resource has no probe, against the probe of its kind alone.
 void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std::string>& kinds,
                     const std::vector<ProbeRounds>& probes, std::size_t rounds,
-                    const std::vector<std::vector<double>>& epochs, const core::Machine& machine,
-                    const std::vector<CacheLevel>& caches) {
+                    const std::vector<std::vector<double>>& epochs, const core::Machine& machine) {
     std::vector<std::vector<std::vector<double>>> units(probes.size()); // [probe][row] one per round
     std::vector<std::optional<double>> refs;
     for (std::size_t j = 0; j < probes.size(); ++j) {
@@ -227,7 +225,7 @@ void round_verdicts(std::vector<core::KernelResult>& rows, const std::vector<std
             for (const auto& t : b->terms) {
                 if (!t.seconds_per_iteration || !(*t.seconds_per_iteration > 0))
                     continue;
-                const auto j = probe_of(resident_kind(caches, t.level));
+                const auto j = probe_of(resident_kind(machine, t.level));
                 if (!j) {
                     all_probed = false;
                     break;
@@ -299,8 +297,7 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     run.machine_file = &m;
     run.threads = bench_threads(o, m);
     require_known_suite(o);
-    run.caches = core::cache_levels(m);
-    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.caches, run.threads, o.machine_file);
+    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.threads, o.machine_file);
     run.kernels = select_kernels(o, catalogue);
     run.rounds = rounds_for(o);
     run.stat_before = measure::read_proc_stat();
@@ -309,7 +306,7 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     const std::size_t n = run.kernels.size();
     run.samples.assign(n, {});
     run.imbalance.assign(n, std::nullopt);
-    run.probes = o.probes ? reference_probes(catalogue, run.caches) : std::vector<Probe>{};
+    run.probes = o.probes ? reference_probes(catalogue, m) : std::vector<Probe>{};
     run.extra.assign(n, {});
     run.round_best.assign(n, {});
 }
@@ -450,7 +447,7 @@ void judge_noise(BenchRun& run, BenchReport& rep) {
     std::vector<std::string> kinds;
     for (std::size_t i = 0; i < run.kernels.size(); ++i) {
         const std::string level = bounding_level(run.kernels[i], rep.results.kernels[i]);
-        std::string kind = level == "compute" ? "compute" : resident_kind(run.caches, level);
+        std::string kind = level == "compute" ? "compute" : resident_kind(run.machine, level);
         if (!has_probe(run.probes,
                        kind)) // no probe of its own kind: memory for a shared cache, core for compute
             kind = level == "compute" ? "core" : core::machine_noise_kind(run.machine, level);
@@ -465,7 +462,7 @@ void judge_noise(BenchRun& run, BenchReport& rep) {
     rep.results.host_noise = assess_noise(rep.results.kernels, kinds, probe_rounds, rounds, run.samples);
     if (run.rounds < 2)
         return;
-    round_verdicts(rep.results.kernels, kinds, probe_rounds, rounds, run.samples, run.machine, run.caches);
+    round_verdicts(rep.results.kernels, kinds, probe_rounds, rounds, run.samples, run.machine);
     for (std::size_t i = 0; i < run.kernels.size(); ++i)
         run.moved[i] = probe_moved(run.probes, kinds[i], i);
 }

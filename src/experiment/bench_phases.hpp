@@ -38,7 +38,6 @@ struct BenchRun {
     const BenchOptions* options = nullptr;
     const core::Machine* machine_file = nullptr; // the machine as given
     int threads = 0;
-    std::vector<CacheLevel> caches; // the machine's (core::cache_levels): sizes and sharing
     int rounds = 0;
     std::vector<SuiteKernel> kernels;
     std::optional<measure::CpuTimes> stat_before; // steal time over the suite (judge_host)

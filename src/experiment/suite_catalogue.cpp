@@ -275,12 +275,12 @@ std::size_t odd_line_bytes(double bytes) {
     return lines * static_cast<std::size_t>(k_line);
 }
 
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vector<CacheLevel>& caches,
-                                         int threads, const std::string& machine_file) {
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
+                                         const std::string& machine_file) {
     threads = std::max(1, threads);
-    require_sized_caches(caches, machine_file);
     Sizes s;
-    s.caches = caches;
+    s.caches = core::cache_levels(m);
+    require_sized_caches(s.caches, machine_file);
     double all = 0;
     for (const auto& c : s.caches)
         all += c.total();

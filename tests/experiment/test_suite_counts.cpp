@@ -112,7 +112,7 @@ double halo_of(const KernelSpec& s) {
 class SuiteCounts : public ::testing::Test {
 protected:
     core::Machine m = tiny_machine();
-    std::vector<SuiteKernel> cat = suite_catalogue(m, core::cache_levels(m), 1, "tiny");
+    std::vector<SuiteKernel> cat = suite_catalogue(m, 1, "tiny");
 };
 
 } // namespace

@@ -40,7 +40,7 @@ TEST(SuiteSizes, ApplicationKernelsHaveARunnableInCacheInstance) {
     const std::set<std::string> streaming{"jacobi-3d-7pt", "jacobi-3d-7pt-tuned", "himeno", "himeno-tuned",
                                           "spmv-csr",      "spmv-csr-tuned"};
     int with = 0;
-    for (const auto& k : model::suite_catalogue(m, core::cache_levels(m), 1, "tiny.yaml")) {
+    for (const auto& k : model::suite_catalogue(m, 1, "tiny.yaml")) {
         if (!streaming.count(k.name)) {
             EXPECT_FALSE(k.run_in_cache) << k.name;
             continue;
@@ -57,7 +57,7 @@ TEST(SuiteSizes, ApplicationKernelsHaveARunnableInCacheInstance) {
 TEST(SuiteSizes, MemoryArraysFollowTheMachineRunsPlateau) {
     core::Machine m = test::tiny_machine();
     const double reported = 4096 + 32768 + 262144;
-    const auto plain = model::suite_catalogue(m, core::cache_levels(m), 1, "tiny.yaml");
+    const auto plain = model::suite_catalogue(m, 1, "tiny.yaml");
     EXPECT_DOUBLE_EQ(iterations_of(plain, "stream-copy"), elements(4 * reported));
 
     // The machine run found memory's plateau at 8 MiB: the STREAM arrays hold 8 MiB in all.
@@ -65,13 +65,12 @@ TEST(SuiteSizes, MemoryArraysFollowTheMachineRunsPlateau) {
     p.kernel = "load";
     p.working_set_bytes = 8u << 20;
     m.levels.back().measurements.push_back(p);
-    const auto wider = model::suite_catalogue(m, core::cache_levels(m), 1, "tiny.yaml");
+    const auto wider = model::suite_catalogue(m, 1, "tiny.yaml");
     EXPECT_DOUBLE_EQ(iterations_of(wider, "stream-copy"), elements(8u << 20));
     EXPECT_GT(iterations_of(wider, "calib-MEM-2F"), iterations_of(plain, "calib-MEM-2F"));
 
     // A smaller one changes nothing.
     m.levels.back().measurements.back().working_set_bytes = 64u << 10;
-    EXPECT_DOUBLE_EQ(
-        iterations_of(model::suite_catalogue(m, core::cache_levels(m), 1, "tiny.yaml"), "stream-copy"),
-        elements(4 * reported));
+    EXPECT_DOUBLE_EQ(iterations_of(model::suite_catalogue(m, 1, "tiny.yaml"), "stream-copy"),
+                     elements(4 * reported));
 }

@@ -130,7 +130,7 @@ class SuiteTuned : public ::testing::Test {
 protected:
     void SetUp() override { g_tally = Tally{}; }
     core::Machine m = tiny_machine();
-    std::vector<SuiteKernel> cat = suite_catalogue(m, core::cache_levels(m), 1, "tiny");
+    std::vector<SuiteKernel> cat = suite_catalogue(m, 1, "tiny");
 };
 
 } // namespace
@@ -232,7 +232,7 @@ TEST_F(SuiteTuned, JacobiBlockedSizesFollowTheLayerConditions) {
     m.topology->caches = {{"L1", 32768, 64, {}, 1, 1, {}, ""},
                           {"L2", 524288, 64, {}, 1, 1, {}, ""},
                           {"L3", 8 << 20, 64, {}, 1, 1, {}, ""}};
-    const std::vector<SuiteKernel> cat = suite_catalogue(m, core::cache_levels(m), 1, "real");
+    const std::vector<SuiteKernel> cat = suite_catalogue(m, 1, "real");
     const SuiteKernel& k = tuned_kernel(cat, "jacobi-3d-7pt-tuned");
     const LoopNest& nest = *k.spec.loop;
     const long jb = nest.bounds[1], ni = nest.arrays[0].dims[2];
@@ -453,7 +453,7 @@ TEST_F(SuiteTuned, MatmulPackedBlockingFromTheCaches) {
     real.topology->caches = {{"L1", 32768, 64, {}, 1, 2, {}, ""},
                              {"L2", 524288, 64, {}, 1, 2, {}, ""},
                              {"L3", 32 << 20, 64, {}, 2, 1, {}, ""}};
-    const std::vector<SuiteKernel> cat2 = suite_catalogue(real, core::cache_levels(real), 2, "real");
+    const std::vector<SuiteKernel> cat2 = suite_catalogue(real, 2, "real");
     const SuiteKernel& k2 = tuned_kernel(cat2, "matmul-blocked-tuned");
     const double rule2 = std::clamp(std::floor(0.5 * 32768 / (8 * nr)), 16.0, n);
     const double kc2 = kc_of(k2.spec, real, 2);
@@ -483,7 +483,7 @@ TEST_F(SuiteTuned, MatmulPackedSizedForTheThreads) {
         real.topology->caches = {{"L1", 32768, 64, {}, 1, threads, {}, ""},
                                  {"L2", 524288, 64, {}, 1, threads, {}, ""},
                                  {"L3", 32 << 20, 64, {}, threads, 1, {}, ""}};
-        const std::vector<SuiteKernel> c = suite_catalogue(real, core::cache_levels(real), threads, "real");
+        const std::vector<SuiteKernel> c = suite_catalogue(real, threads, "real");
         const double untuned = std::cbrt(*tuned_kernel(c, "matmul-blocked").spec.iterations);
         const double tuned = std::cbrt(*tuned_kernel(c, "matmul-blocked-tuned").spec.iterations);
         EXPECT_NEAR(untuned, 512, 1e-6);
