@@ -85,12 +85,8 @@ void run_convert(const ConvertOptions& o) {
     core::ensure_distinct_output(o.output, o.inputs, "--output");
     if (f.write_dataset) { // every input's series into one file, as `roofcast scale` merges them
         model::scale::Dataset data;
-        std::vector<std::string> unread;
-        for (const auto& path : o.inputs) {
-            model::scale::Dataset more = formats::read_dataset(path, &unread);
-            check_unread_keys(path, unread, false);
-            model::scale::merge(data, std::move(more), path);
-        }
+        for (const auto& path : o.inputs)
+            model::scale::merge(data, read_scaling_file(path), path);
         if (f.name == "extrap-text")
             for (const auto& d : keep_complete_series(data))
                 fmt::print(stderr, "roofcast: warning: left out of the Extra-P text: {}\n",

@@ -98,12 +98,9 @@ void prepare_plot_dir(const std::string& dir) {
 Dataset read_profiles(const ScaleOptions& o) {
     const auto t_read = Clock::now();
     Dataset data;
-    std::vector<std::string> unread;
     std::uintmax_t bytes = 0;
     for (const auto& f : o.files) {
-        Dataset more = model::formats::read_dataset(f, &unread, o.scaling);
-        check_unread_keys(f, unread, false);
-        merge(data, std::move(more), f);
+        merge(data, read_scaling_file(f, o.scaling), f);
         std::error_code ec;
         const auto size = std::filesystem::file_size(f, ec);
         bytes += ec ? 0 : size;
@@ -125,21 +122,13 @@ std::optional<core::Machine> machine_of(const ScaleOptions& o) {
     if (o.predict.empty())
         throw core::InputError("", "--machine",
                                "expected --predict too: the roofline is drawn at the target");
-    const DataFile d = load_data_file(o.machine);
-    std::optional<core::Machine> machine = d.machine   ? d.machine
-                                           : d.results ? d.results->machine
-                                                       : std::nullopt;
-    if (!machine)
-        throw core::InputError(o.machine, "machine", "expected a machine file or a results file with one");
-    return machine;
+    return machine_of_data_file(o.machine);
 }
 
 // --evaluate: the measured run at the target, with the small runs' parameters; without --predict its points
 // are the targets.
 Dataset read_evaluation(const ScaleOptions& o, const Dataset& data, std::vector<Coord>& targets) {
-    std::vector<std::string> unread;
-    Dataset measured = model::formats::read_dataset(o.evaluate, &unread, o.scaling);
-    check_unread_keys(o.evaluate, unread, false);
+    Dataset measured = read_scaling_file(o.evaluate, o.scaling);
     if (measured.parameters != data.parameters)
         throw core::InputError(
             o.evaluate, "parameters",

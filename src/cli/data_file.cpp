@@ -62,6 +62,12 @@ core::Profile read_profile_file(const std::string& path) {
     return load_warning_unread(path, core::load_profile);
 }
 
+model::scale::Dataset read_scaling_file(const std::string& path, const std::string& scaling) {
+    return load_warning_unread(path, [&](const std::string& p, std::vector<std::string>* unread) {
+        return model::formats::read_dataset(p, unread, scaling);
+    });
+}
+
 std::optional<core::Profile> profile_of(const std::string& path) {
     const auto in = model::formats::Input::open(path);
     const model::formats::FormatReader* f = model::formats::detect(in);

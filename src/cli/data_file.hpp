@@ -4,6 +4,7 @@
 // Keys a file's format does not read are warned about on stderr (check_unread_keys).
 #pragma once
 
+#include "analysis/scale/dataset.hpp"
 #include "analysis/threads/data.hpp"
 #include "core/machine.hpp"
 #include "core/profile.hpp"
@@ -34,6 +35,9 @@ void check_unread_keys(const std::string& path, const std::vector<std::string>& 
 core::Machine read_machine_file(const std::string& path);
 model::KernelSpec read_kernel_file(const std::string& path);
 core::Profile read_profile_file(const std::string& path);
+// The scaling series of one input of `scale` or `convert` (formats::read_dataset; `scaling` as its), its
+// unknown keys warned about.
+model::scale::Dataset read_scaling_file(const std::string& path, const std::string& scaling = "weak");
 // The profile a file holds when its format's document is one run's profile (roofcast's own, or another
 // tool's: TAU, likwid, CUBE, callgrind); nullopt for any other file (results, machine files, scaling series).
 std::optional<core::Profile> profile_of(const std::string& path);
