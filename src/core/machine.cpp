@@ -46,7 +46,7 @@ Provenance provenance_from(const YamlField& f) {
     const std::string s = f.as_string();
     if (const auto p = value_named(k_provenance_names, s))
         return *p;
-    f.fail("expected one of " + names_list(k_provenance_names, ", ") + ", got '" + s + "'");
+    f.fail(expected_one_of(names(k_provenance_names), s));
 }
 
 const std::set<std::string> k_precisions{"double", "single"};

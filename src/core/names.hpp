@@ -40,13 +40,12 @@ template <class E, std::size_t N> std::vector<std::string> names(const NameTable
     return out;
 }
 
-// The names for an error message: "a, b or c" (`last` between the last two, ", " elsewhere).
-template <class E, std::size_t N>
-std::string names_list(const NameTable<E, N>& table, std::string_view last = " or ") {
+// The names for an error message: "a, b or c" (core::expected_one_of words it "one of a, b, c").
+template <class E, std::size_t N> std::string names_list(const NameTable<E, N>& table) {
     std::string out;
     for (std::size_t i = 0; i < N; ++i) {
         if (i > 0)
-            out += i + 1 == N ? last : std::string_view(", ");
+            out += i + 1 == N ? " or " : ", ";
         out += table[i].second;
     }
     return out;

@@ -270,10 +270,10 @@ MachineCosts machine_costs(const StencilProblem& p, const core::Machine& m, cons
 
     std::optional<double> alpha = o.alpha_s;
     std::optional<double> beta = o.beta_gbs;
-    if (m.mpi) {
-        alpha = alpha ? alpha : m.mpi->alpha_s;
-        beta = beta ? beta : m.mpi->beta_gbs;
-    }
+    if (m.mpi && !alpha)
+        alpha = m.mpi->alpha_s;
+    if (m.mpi && !beta)
+        beta = m.mpi->beta_gbs;
     if (!alpha || !beta)
         throw core::InputError(file, !alpha ? "mpi.alpha_s" : "mpi.beta_gbs",
                                "expected the MPI Hockney figures (measure them with `roofcast machine`, or "
