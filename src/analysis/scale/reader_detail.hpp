@@ -40,17 +40,23 @@ void check_parameter_count(std::size_t n, const std::string& file, const std::st
 class Builder {
 public:
     explicit Builder(Dataset& d) : m_d(d) {}
+    Builder(const Builder&) = delete;
+    Builder& operator=(const Builder&) = delete;
+    Dataset& dataset() { return m_d; }
     // The series the values went to.
     Series& add(std::string_view function, std::string_view metric, const Coord& x,
                 std::vector<double> values);
     void add(std::string_view function, std::string_view metric, const Coord& x, double value);
-    // Adds the series of a data set read (by another Builder) from the text that follows this one's, as add()
-    // would have added its rows: new series in their order, further points and values after these.
-    void absorb(Dataset&& part);
+    // Adds the series that `parts` read from the text that follows this one's, part after part, as add()
+    // would have added their rows: new series in their order (moved in whole), further points and values
+    // after these. The last step of a reading: no row may be added after it.
+    void join(const std::vector<Builder*>& parts);
 
 private:
     std::vector<Point>& points_of(std::string_view function, std::string_view metric);
-    bool is_key_of(std::size_t series) const; // m_key spells that series's key
+    std::size_t key_hash(std::string_view function, std::string_view metric);
+    // The index of the series (function, metric) whose key hashes to `hash`, or k_empty.
+    std::size_t find(std::size_t hash, std::string_view function, std::string_view metric) const;
     void grow();
     // The series of each key (function, '\x1f', metric) by open addressing: a slot holds the key's hash
     // and its series' index, so that a million keys cost no string and no node each.
@@ -61,10 +67,11 @@ private:
     static constexpr std::size_t k_empty = static_cast<std::size_t>(-1);
     Dataset& m_d;
     std::vector<Slot> m_slots;
-    std::size_t m_used = 0;
+    std::vector<std::size_t> m_hashes; // each series' key hash, in the data set's order
     std::string m_key;
     std::size_t m_last = 0;
     bool m_has_last = false;
+    bool m_joined = false;
 };
 
 } // namespace roofcast::model::scale::reading

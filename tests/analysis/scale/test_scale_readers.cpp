@@ -3,6 +3,8 @@
 #include "core/profile.hpp"
 #include "test_inputs.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <omp.h>
@@ -130,6 +132,28 @@ TEST(ScaleReaders, CsvManySeriesInFirstSeenOrder) {
     }
 }
 
+namespace {
+
+// The same series in the same order, with the same notes, points and values.
+void expect_same_dataset(const Dataset& whole, const Dataset& parts) {
+    EXPECT_EQ(parts.parameters, whole.parameters);
+    ASSERT_EQ(parts.series.size(), whole.series.size());
+    for (std::size_t i = 0; i < whole.series.size(); ++i) {
+        const Series& a = whole.series[i];
+        const Series& b = parts.series[i];
+        ASSERT_EQ(a.function, b.function) << i;
+        ASSERT_EQ(a.metric, b.metric) << i;
+        ASSERT_EQ(a.notes, b.notes) << i;
+        ASSERT_EQ(a.points.size(), b.points.size()) << i;
+        for (std::size_t k = 0; k < a.points.size(); ++k) {
+            EXPECT_EQ(a.points[k].x, b.points[k].x) << i;
+            EXPECT_EQ(a.points[k].values, b.points[k].values) << i;
+        }
+    }
+}
+
+} // namespace
+
 // A CSV of more than a few megabytes is read in parts, one per thread, joined in order: the data set must be
 // the one a single reader builds (series, points and values in the same order, rows of a series and of a
 // point far apart and on both sides of every part's edge), and a bad line must give the single reader's
@@ -154,23 +178,60 @@ TEST(ScaleReaders, CsvReadInPartsIsReadWhole) {
     const Dataset parts = read_csv(text, "p.csv");
     const std::string parts_error = input_error_of([&] { read_csv(bad, "p.csv"); });
     omp_set_num_threads(threads);
-    ASSERT_EQ(parts.series.size(), whole.series.size());
-    for (std::size_t i = 0; i < whole.series.size(); ++i) {
-        const Series& a = whole.series[i];
-        const Series& b = parts.series[i];
-        ASSERT_EQ(a.function, b.function) << i;
-        ASSERT_EQ(a.metric, b.metric) << i;
-        ASSERT_EQ(a.notes, b.notes) << i;
-        ASSERT_EQ(a.points.size(), b.points.size()) << i;
-        for (std::size_t k = 0; k < a.points.size(); ++k) {
-            EXPECT_EQ(a.points[k].x, b.points[k].x) << i;
-            EXPECT_EQ(a.points[k].values, b.points[k].values) << i;
-        }
-    }
+    expect_same_dataset(whole, parts);
     EXPECT_NE(whole_error.find("p.csv: field 'line 240007 value': expected a number, got 'oops'"),
               std::string::npos)
         << whole_error;
     EXPECT_EQ(parts_error, whole_error);
+}
+
+// Extra-P text of more than a few megabytes is read in parts at its REGION lines once the lines before the
+// first region are read: the data set and the first error must be the single reader's, with METRIC lines
+// between the regions, a call path in several parts, a region named like a tag, and a POINTS line after
+// the first region (which makes the reader read the whole file in one part).
+TEST(ScaleReaders, ExtrapTextReadInPartsIsReadWhole) {
+    const std::string header = "# header\nPARAMETER p\nPOINTS 2 4 8\nMETRIC time\n";
+    std::string body;
+    for (int r = 0; r < 160000; ++r) {
+        if (r % 40000 == 3)
+            body += r % 80000 == 3 ? "METRIC bytes\n" : "  METRIC\tvisits \r\n";
+        body += "REGION " + std::string(r % 9 == 0 ? "REGION" : "main->g") + std::to_string((r * 37) % 7001) +
+                "\nDATA " + std::to_string(r % 1000) + "\nDATA 1 2\n\nDATA " + std::to_string(r % 13) +
+                ".5\n";
+    }
+    const std::string text = header + body;
+    ASSERT_GT(text.size(), std::size_t{4} << 20);
+    const std::string bad_data = text + "REGION h\nDATA 1\nDATA oops\nDATA 3\n" + body;
+    const std::string short_region = text + "REGION h\nDATA 1\nDATA 2\n" + body;
+    const std::string late_points = text + "POINTS 16\n";
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const Dataset whole = read_extrap_text(text, "p.txt");
+    const std::string bad_whole = input_error_of([&] { read_extrap_text(bad_data, "p.txt"); });
+    const std::string short_whole = input_error_of([&] { read_extrap_text(short_region, "p.txt"); });
+    const std::string late_whole = input_error_of([&] { read_extrap_text(late_points, "p.txt"); });
+    omp_set_num_threads(4);
+    const Dataset parts = read_extrap_text(text, "p.txt");
+    const std::string bad_parts = input_error_of([&] { read_extrap_text(bad_data, "p.txt"); });
+    const std::string short_parts = input_error_of([&] { read_extrap_text(short_region, "p.txt"); });
+    const std::string late_parts = input_error_of([&] { read_extrap_text(late_points, "p.txt"); });
+    omp_set_num_threads(threads);
+    expect_same_dataset(whole, parts);
+    EXPECT_GT(whole.series.size(), 7001u);
+    const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    EXPECT_EQ(bad_whole, fmt::format("p.txt: field 'line {}': expected a number, got 'oops'", lines + 3));
+    EXPECT_EQ(bad_parts, bad_whole);
+    EXPECT_EQ(short_whole,
+              fmt::format("p.txt: field 'line {}': region 'h' (line {}) has 2 DATA lines, expected "
+                          "one per point (3)",
+                          lines + 4, lines + 1));
+    EXPECT_EQ(short_parts, short_whole);
+    EXPECT_EQ(late_whole,
+              fmt::format("p.txt: field 'end of file': region '{}' (line {}) has 3 DATA lines, "
+                          "expected one per point (4)",
+                          whole.series.empty() ? "" : "main->g" + std::to_string((159999 * 37) % 7001),
+                          lines - 4));
+    EXPECT_EQ(late_parts, late_whole);
 }
 
 TEST(ScaleReaders, ExtrapJsonNewAndOld) {
