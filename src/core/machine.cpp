@@ -196,17 +196,9 @@ Summary summary_from_yaml(const YamlField& f) {
             samples->fail("expected at least one sample");
         return *summarize(v);
     }
-    Summary s;
-    s.median = f["median"].as_positive();
-    s.min = f.has("min") ? f["min"].as_positive() : s.median;
-    s.max = f.has("max") ? f["max"].as_positive() : s.median;
-    if (s.min > s.median || s.max < s.median)
-        f.fail("expected min <= median <= max");
-    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].as_int_in(1, std::int64_t{1} << 30) : 1);
-    if (s.median != 0)
-        s.spread = (s.max - s.min) / std::fabs(s.median);
-    s.noisy = s.spread && *s.spread > k_noisy_spread;
-    return s;
+    return summary_of_statistics(
+        f, [](const YamlField& x) { return x.as_positive(); },
+        [](const YamlField& x, std::int64_t most) { return x.as_int_in(1, most); });
 }
 
 nlohmann::json summary_to_json(const Summary& s) {

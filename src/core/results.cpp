@@ -132,17 +132,8 @@ Summary summary_from(const J& f, double hi, bool positive) {
             v.push_back(value(s.at(i)));
         return *summarize(v);
     }
-    Summary s;
-    s.median = value(f["median"]);
-    s.min = f.has("min") ? value(f["min"]) : s.median;
-    s.max = f.has("max") ? value(f["max"]) : s.median;
-    if (s.min > s.median || s.max < s.median)
-        f.fail("expected min <= median <= max");
-    s.n = static_cast<std::size_t>(f.has("n") ? f["n"].whole_in(1, std::int64_t{1} << 30) : 1);
-    if (s.median != 0)
-        s.spread = (s.max - s.min) / std::fabs(s.median);
-    s.noisy = s.spread && *s.spread > k_noisy_spread;
-    return s;
+    return core::summary_of_statistics(f, value,
+                                       [](const J& x, std::int64_t most) { return x.whole_in(1, most); });
 }
 
 // Ranges (docs/formats.md, "Results file"). A kernel may be a profile's region, whose one iteration is its

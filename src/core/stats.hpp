@@ -3,7 +3,9 @@
 // spread exceeds the noise threshold is flagged, never hidden. Undefined statistics are nullopt.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -26,6 +28,24 @@ struct Summary {
     bool noisy = false;
     std::vector<double> samples;
 };
+
+// A summary written as its statistics rather than its samples: median, min and max (each defaulting to the
+// median) read by `number`, n (default 1) by `count` from 1 to 2^30, both from the fields of `f` (a file's
+// reader: operator[], has(), fail()); the spread and the noise flag derived as from samples.
+template <class Field, class Number, class Count>
+Summary summary_of_statistics(const Field& f, Number&& number, Count&& count) {
+    Summary s;
+    s.median = number(f["median"]);
+    s.min = f.has("min") ? number(f["min"]) : s.median;
+    s.max = f.has("max") ? number(f["max"]) : s.median;
+    if (s.min > s.median || s.max < s.median)
+        f.fail("expected min <= median <= max");
+    s.n = static_cast<std::size_t>(f.has("n") ? count(f["n"], std::int64_t{1} << 30) : 1);
+    if (s.median != 0)
+        s.spread = (s.max - s.min) / std::fabs(s.median);
+    s.noisy = s.spread && *s.spread > k_noisy_spread;
+    return s;
+}
 
 std::optional<double> median(std::vector<double> values);
 std::optional<double> mean(const std::vector<double>& values);

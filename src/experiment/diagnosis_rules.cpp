@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -367,6 +368,14 @@ void unexplained_rule(const DiagnosisEvidence& e, std::vector<core::Diagnosis>& 
     }
 }
 
+using Rule = void (*)(const DiagnosisEvidence&, std::vector<core::Diagnosis>&, std::vector<std::string>&);
+
+// The rules in the order their causes are listed; the catch-all, which names what the others checked, last.
+constexpr std::array<Rule, 12> k_rules = {drift_rule,         set_conflict_rule, stream_capacity_rule,
+                                          tlb_rule,           code_rules,        in_core_share_rules,
+                                          under_ceiling_rule, in_cache_rule,     imbalance_rule,
+                                          overlap_rule,       memory_rate_rule,  unexplained_rule};
+
 } // namespace
 
 std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
@@ -374,18 +383,8 @@ std::vector<core::Diagnosis> diagnose(const DiagnosisEvidence& e) {
     if (e.fraction >= k_diagnosis_fraction)
         return out;
     std::vector<std::string> checked;
-    drift_rule(e, out, checked);
-    set_conflict_rule(e, out, checked);
-    stream_capacity_rule(e, out, checked);
-    tlb_rule(e, out, checked);
-    code_rules(e, out, checked);
-    in_core_share_rules(e, out, checked);
-    under_ceiling_rule(e, out, checked);
-    in_cache_rule(e, out, checked);
-    imbalance_rule(e, out, checked);
-    overlap_rule(e, out, checked);
-    memory_rate_rule(e, out, checked);
-    unexplained_rule(e, out, checked);
+    for (const Rule rule : k_rules)
+        rule(e, out, checked);
     return out;
 }
 

@@ -39,6 +39,19 @@ public:
     void null();
     void values(const std::vector<double>& v);
     void values(const std::vector<std::string>& v);
+    // An object member: its key and its value, as key() and then value(), value_unsigned() or values().
+    template <class T> void field(std::string_view k, const T& v) {
+        key(k);
+        value(v);
+    }
+    void unsigned_field(std::string_view k, std::uint64_t v) {
+        key(k);
+        value_unsigned(v);
+    }
+    template <class T> void list_field(std::string_view k, const std::vector<T>& v) {
+        key(k);
+        values(v);
+    }
 
 private:
     struct Level {

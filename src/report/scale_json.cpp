@@ -31,24 +31,18 @@ void point_out(JsonOut& j, const Coord& x, const std::vector<std::string>& param
     std::sort(members.begin(), members.end());
     j.begin_object();
     for (const auto& [name, v] : members) {
-        j.key(name);
-        j.value(v);
+        j.field(name, v);
     }
     j.end_object();
 }
 
 void prediction_out(JsonOut& j, const Prediction& p, const std::vector<std::string>& params) {
     j.begin_object();
-    j.key("distance");
-    j.value(p.distance);
-    j.key("far");
-    j.value(p.far);
-    j.key("hi");
-    j.value(p.hi);
-    j.key("lo");
-    j.value(p.lo);
-    j.key("value");
-    j.value(p.value);
+    j.field("distance", p.distance);
+    j.field("far", p.far);
+    j.field("hi", p.hi);
+    j.field("lo", p.lo);
+    j.field("value", p.value);
     j.key("x");
     point_out(j, p.x, params);
     j.end_object();
@@ -59,20 +53,13 @@ void points_out(JsonOut& j, const Series& s, const std::vector<std::string>& par
     for (const auto& p : s.points) {
         const auto sum = core::summarize(p.values);
         j.begin_object();
-        j.key("max");
-        j.value(sum->max);
-        j.key("mean");
-        j.value(p.mean());
-        j.key("median");
-        j.value(sum->median);
-        j.key("min");
-        j.value(sum->min);
-        j.key("n");
-        j.value_unsigned(sum->n);
-        j.key("noisy");
-        j.value(sum->noisy);
-        j.key("spread");
-        j.value(sum->spread);
+        j.field("max", sum->max);
+        j.field("mean", p.mean());
+        j.field("median", sum->median);
+        j.field("min", sum->min);
+        j.unsigned_field("n", sum->n);
+        j.field("noisy", sum->noisy);
+        j.field("spread", sum->spread);
         j.key("x");
         point_out(j, p.x, params);
         j.end_object();
@@ -87,37 +74,26 @@ void function_out(JsonOut& j, const ScaleResult& r, std::size_t i) {
     j.begin_object();
     j.key("fit");
     j.begin_object();
-    j.key("candidates");
-    j.value_unsigned(f.candidates);
-    j.key("mape_percent");
-    j.value(f.mape);
-    j.key("rss");
-    j.value(f.rss);
-    j.key("validation_error");
-    j.value(f.validation_error);
+    j.unsigned_field("candidates", f.candidates);
+    j.field("mape_percent", f.mape);
+    j.field("rss", f.rss);
+    j.field("validation_error", f.validation_error);
     j.end_object();
-    j.key("function");
-    j.value(s.function);
+    j.field("function", s.function);
     j.key("kind");
     if (s.kind.empty())
         j.null();
     else
         j.value(s.kind);
-    j.key("metric");
-    j.value(s.metric);
+    j.field("metric", s.metric);
     j.key("model");
     j.begin_object();
-    j.key("coefficients");
-    j.values(f.model.coef);
-    j.key("family");
-    j.value(to_string(f.model.family));
-    j.key("formula");
-    j.value(f.model.formula(params));
-    j.key("parameter_count");
-    j.value_unsigned(f.model.parameter_count());
+    j.list_field("coefficients", f.model.coef);
+    j.field("family", to_string(f.model.family));
+    j.field("formula", f.model.formula(params));
+    j.unsigned_field("parameter_count", f.model.parameter_count());
     j.end_object();
-    j.key("notes");
-    j.values(f.notes);
+    j.list_field("notes", f.notes);
     j.key("points");
     points_out(j, s, params);
     j.key("predictions");
@@ -131,51 +107,33 @@ void function_out(JsonOut& j, const ScaleResult& r, std::size_t i) {
 void evaluation_out(JsonOut& j, const ScaleResult& r) {
     const Evaluation& e = *r.evaluation;
     j.begin_object();
-    j.key("cost_ratio");
-    j.value(e.cost_ratio);
-    j.key("cpu_cost_ratio");
-    j.value(e.cpu_cost_ratio);
-    j.key("file");
-    j.value(e.file);
-    j.key("inside");
-    j.value_unsigned(e.inside);
-    j.key("library_rows");
-    j.value_unsigned(e.library_rows);
-    j.key("mean_relative_error");
-    j.value(e.mean_relative_error);
-    j.key("mean_relative_error_library");
-    j.value(e.mean_relative_error_library);
-    j.key("mean_relative_error_own");
-    j.value(e.mean_relative_error_own);
+    j.field("cost_ratio", e.cost_ratio);
+    j.field("cpu_cost_ratio", e.cpu_cost_ratio);
+    j.field("file", e.file);
+    j.unsigned_field("inside", e.inside);
+    j.unsigned_field("library_rows", e.library_rows);
+    j.field("mean_relative_error", e.mean_relative_error);
+    j.field("mean_relative_error_library", e.mean_relative_error_library);
+    j.field("mean_relative_error_own", e.mean_relative_error_own);
     j.key("rows");
     j.begin_array();
     for (const auto& c : e.rows) {
         j.begin_object();
-        j.key("function");
-        j.value(r.data.series[c.series].function);
-        j.key("inside");
-        j.value(c.inside);
-        j.key("measured");
-        j.value(c.measured);
-        j.key("metric");
-        j.value(r.data.series[c.series].metric);
+        j.field("function", r.data.series[c.series].function);
+        j.field("inside", c.inside);
+        j.field("measured", c.measured);
+        j.field("metric", r.data.series[c.series].metric);
         j.key("predicted");
         prediction_out(j, c.predicted, r.data.parameters);
-        j.key("relative_error");
-        j.value(c.relative_error);
+        j.field("relative_error", c.relative_error);
         j.end_object();
     }
     j.end_array();
-    j.key("small_core_seconds");
-    j.value(e.small_core_seconds);
-    j.key("small_cpu_seconds");
-    j.value(e.small_cpu_seconds);
-    j.key("target_core_seconds");
-    j.value(e.target_core_seconds);
-    j.key("target_cpu_seconds");
-    j.value(e.target_cpu_seconds);
-    j.key("unmatched");
-    j.values(e.unmatched);
+    j.field("small_core_seconds", e.small_core_seconds);
+    j.field("small_cpu_seconds", e.small_cpu_seconds);
+    j.field("target_core_seconds", e.target_core_seconds);
+    j.field("target_cpu_seconds", e.target_cpu_seconds);
+    j.list_field("unmatched", e.unmatched);
     j.end_object();
 }
 
@@ -189,8 +147,7 @@ void grid_out(JsonOut& j, const ScaleResult& r) {
     j.begin_object();
     j.key("dims");
     j.value_integer(r.grid->dims);
-    j.key("domain");
-    j.values(r.grid->domain);
+    j.list_field("domain", r.grid->domain);
     j.key("shapes");
     j.begin_object();
     for (const auto& [ranks, shape] : shapes) {
@@ -235,8 +192,7 @@ void write_scale_json(const ScaleResult& r, const TextSink& sink) {
         j.key("evaluation");
         evaluation_out(j, r);
     }
-    j.key("format");
-    j.value("roofcast-scale");
+    j.field("format", "roofcast-scale");
     j.key("format_version");
     j.value_integer(1);
     j.key("functions");
@@ -258,17 +214,14 @@ void write_scale_json(const ScaleResult& r, const TextSink& sink) {
         t.key("grid");
         grid_out(t, r);
     }
-    t.key("parameters");
-    t.values(r.data.parameters);
-    t.key("selection");
-    t.value(to_string(r.selection));
+    t.list_field("parameters", r.data.parameters);
+    t.field("selection", to_string(r.selection));
     t.key("targets");
     t.begin_array();
     for (const auto& x : r.targets)
         point_out(t, x, r.data.parameters);
     t.end_array();
-    t.key("warnings");
-    t.values(r.data.warnings);
+    t.list_field("warnings", r.data.warnings);
     t.end_object();
     tail += '\n';
     sink(tail);
