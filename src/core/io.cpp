@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <csignal>
@@ -10,8 +11,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 #include <utility>
+#include <vector>
 
 namespace roofcast::core {
 
@@ -168,6 +171,50 @@ void remove_stale_temps(const fs::path& dir, const std::string& prefix) {
     }
 }
 
+// Reads the `size` bytes a file had when it was opened into `text` (empty) and leaves the file's offset after
+// them. A large file is read in parts at once (pread), one per core up to four: the copies and page faults of
+// a file of hundreds of megabytes share the cores. A part that meets the end early (the file shrank
+// meanwhile) leaves `text` at the bytes before that part's.
+void read_known_size(int fd, const fs::path& path, std::size_t size, std::string& text) {
+    constexpr std::size_t k_part_min = std::size_t{32} << 20;
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t parts = std::clamp<std::size_t>(size / k_part_min, 1, std::min<std::size_t>(cores, 4));
+    text.resize(size);
+    std::vector<std::size_t> got(parts, 0);
+    std::vector<int> error(parts, 0);
+    const auto read_part = [&](std::size_t k) {
+        const std::size_t begin = k * size / parts, end = (k + 1) * size / parts;
+        while (begin + got[k] < end) {
+            const ssize_t n = ::pread(fd, text.data() + begin + got[k], end - begin - got[k],
+                                      static_cast<off_t>(begin + got[k]));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                error[k] = n < 0 ? errno : 0;
+                return;
+            }
+            got[k] += static_cast<std::size_t>(n);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t k = 1; k < parts; ++k)
+        threads.emplace_back(read_part, k);
+    read_part(0);
+    for (auto& t : threads)
+        t.join();
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < parts; ++k) {
+        if (error[k] != 0)
+            throw InputError(path.string(), "", "cannot read file: " + errno_text(error[k]));
+        kept += got[k];
+        if (kept < (k + 1) * size / parts)
+            break;
+    }
+    text.resize(kept);
+    if (::lseek(fd, static_cast<off_t>(kept), SEEK_SET) < 0)
+        throw InputError(path.string(), "", "cannot read file: " + errno_text(errno));
+}
+
 } // namespace
 
 std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
@@ -195,8 +242,9 @@ std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
         ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
     std::string text;
     text.reserve(static_cast<std::size_t>(st.st_size));
+    read_known_size(fd.get(), path, static_cast<std::size_t>(st.st_size), text);
     char buf[1 << 16];
-    for (;;) {
+    for (;;) { // what the file holds beyond the size it had (a file still being written)
         const ssize_t n = ::read(fd.get(), buf, sizeof buf);
         if (n < 0) {
             if (errno == EINTR)

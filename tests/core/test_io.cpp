@@ -1,7 +1,9 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <set>
 #include <string>
@@ -97,6 +99,32 @@ TEST(Io, ReadDropsALeadingUtf8ByteOrderMarkOnly) {
     EXPECT_EQ(read_file(s / "utf16.txt"), std::string("\xFF\xFE{", 3));
     write_file_atomic(s / "only.txt", bom);
     EXPECT_EQ(read_file(s / "only.txt"), "");
+}
+
+// A file of more than 32 MiB is read in parts at once (one per core, up to four): every byte in its place,
+// whatever the part boundaries, and a leading byte-order mark still dropped.
+TEST(Io, ReadOfALargeFileInPartsKeepsEveryByte) {
+    const fs::path dir = fs::temp_directory_path() / "roofcast-io-large";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // 70 MiB of 64 KiB blocks, each of any bytes (the byte-order mark's included) and stamped with its number.
+    std::string block(std::size_t{1} << 16, '\0');
+    std::uint32_t x = 12345;
+    for (char& c : block) {
+        x = x * 1103515245u + 12345u;
+        c = static_cast<char>(x >> 24);
+    }
+    std::string text = "\xEF\xBB\xBF";
+    for (std::size_t b = 0; b < 70 * 16; ++b) {
+        text += block;
+        text.replace(text.size() - block.size(), 16, fmt::format("{:016}", b));
+    }
+    text += "end";
+    write_file_atomic(dir / "big.bin", text);
+    const std::string read = read_file(dir / "big.bin");
+    ASSERT_EQ(read.size(), text.size() - 3);
+    EXPECT_TRUE(read == text.substr(3));
+    fs::remove_all(dir);
 }
 
 TEST(Io, WriteThroughSymlinkReplacesTheTargetAndKeepsTheLink) {

@@ -81,6 +81,13 @@ struct Model {
 
     std::size_t parameter_count() const; // fitted numbers, breakpoints included
     double evaluate(const Coord& x) const;
+    // The families linear in their coefficients (all but exponential and piecewise): their terms, the value
+    // of term k at x, and evaluate() from the terms' values with coefficients `c` (the same sum in the same
+    // order, so linear_sum(coef.data(), values at x) is evaluate(x) to the bit).
+    bool linear() const { return family != Family::exponential && family != Family::piecewise; }
+    std::size_t term_count() const { return family == Family::grid ? grid_terms.size() : terms.size(); }
+    double term(std::size_t k, const Coord& x) const;
+    double linear_sum(const double* c, const double* values) const;
     std::string formula(const std::vector<std::string>& names) const;
 };
 

@@ -99,32 +99,48 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     std::optional<double> half;
     const std::size_t p = m->coef.size();
     if (xs.size() > p) {
+        // The model at fitting point i (i = xs.size(): at x) with coefficients `c`. A family linear in its
+        // coefficients sums its terms' values, computed once per point; the exponential one is evaluated
+        // anew.
+        const bool linear = m->linear();
+        const std::size_t nt = linear ? m->term_count() : 0;
+        std::vector<double> values(linear ? (xs.size() + 1) * nt : 0);
+        for (std::size_t i = 0; i <= xs.size() && linear; ++i)
+            for (std::size_t k = 0; k < nt; ++k)
+                values[i * nt + k] = m->term(k, i < xs.size() ? xs[i] : x);
+        Model probe = linear ? Model{} : *m;
+        const auto value_at = [&](std::size_t i, const double* c) {
+            if (linear)
+                return m->linear_sum(c, values.data() + i * nt);
+            std::copy(c, c + p, probe.coef.begin());
+            return probe.evaluate(i < xs.size() ? xs[i] : x);
+        };
         double rss = 0.0;
         for (std::size_t i = 0; i < xs.size(); ++i) {
-            const double d = ys[i] - m->evaluate(xs[i]);
+            const double d = ys[i] - value_at(i, m->coef.data());
             rss += d * d;
         }
         const double s2 = rss / static_cast<double>(xs.size() - p);
         // Jacobian of the model in its coefficients by central differences (exact for the models
         // that are linear in their coefficients, first-order for the exponential family).
-        Model probe = *m;
-        // Writes the gradient at `at` into out(0, c), c < p (a row of j, or g).
-        auto gradient = [&](const Coord& at, auto&& out) {
+        std::vector<double> moved = m->coef;
+        // Writes the gradient at point i into out(0, c), c < p (a row of j, or g).
+        auto gradient = [&](std::size_t i, auto&& out) {
             for (std::size_t c = 0; c < p; ++c) {
                 const double h = 1e-6 * std::max(std::abs(m->coef[c]), 1e-6);
-                probe.coef[c] = m->coef[c] + h;
-                const double up = probe.evaluate(at);
-                probe.coef[c] = m->coef[c] - h;
-                const double down = probe.evaluate(at);
-                probe.coef[c] = m->coef[c];
+                moved[c] = m->coef[c] + h;
+                const double up = value_at(i, moved.data());
+                moved[c] = m->coef[c] - h;
+                const double down = value_at(i, moved.data());
+                moved[c] = m->coef[c];
                 out(static_cast<Eigen::Index>(c)) = (up - down) / (2.0 * h);
             }
         };
         Eigen::MatrixXd j(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(p));
         for (std::size_t i = 0; i < xs.size(); ++i)
-            gradient(xs[i], j.row(static_cast<Eigen::Index>(i)));
+            gradient(i, j.row(static_cast<Eigen::Index>(i)));
         Eigen::VectorXd g(static_cast<Eigen::Index>(p));
-        gradient(x, g);
+        gradient(xs.size(), g);
         if (j.allFinite() && g.allFinite()) {
             const Eigen::MatrixXd jtj = j.transpose() * j;
             const Eigen::VectorXd sol = jtj.completeOrthogonalDecomposition().solve(g);

@@ -120,19 +120,24 @@ double Model::evaluate(const Coord& x) const {
             ++k;
         return segments[k].evaluate(x);
     }
-    case Family::grid: {
-        double v = coef[0];
-        for (std::size_t k = 0; k < grid_terms.size(); ++k)
-            v += coef[k + 1] * grid_value(*grid, grid_terms[k], x[0]);
-        return v;
-    }
     default: {
         double v = coef.empty() ? 0.0 : coef[0];
-        for (std::size_t k = 0; k < terms.size(); ++k)
-            v += coef[k + 1] * compound_value(terms[k], x);
+        for (std::size_t k = 0; k < term_count(); ++k)
+            v += coef[k + 1] * term(k, x);
         return v;
     }
     }
+}
+
+double Model::term(std::size_t k, const Coord& x) const {
+    return family == Family::grid ? grid_value(*grid, grid_terms[k], x[0]) : compound_value(terms[k], x);
+}
+
+double Model::linear_sum(const double* c, const double* values) const {
+    double v = coef.empty() ? 0.0 : c[0];
+    for (std::size_t k = 0; k < term_count(); ++k)
+        v += c[k + 1] * values[k];
+    return v;
 }
 
 std::string Model::formula(const std::vector<std::string>& names) const {
