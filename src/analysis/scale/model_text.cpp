@@ -1,6 +1,7 @@
 #include "analysis/scale/fit_detail.hpp"
 
 #include "core/error.hpp"
+#include "core/general_number.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -14,11 +15,10 @@ namespace detail {
 std::string num(double v) {
     if (!std::isfinite(v))
         return fmt::format("{:.8g}", v);
-    // std::to_chars with a precision writes what printf("%.8g") writes (C++17 [charconv.to.chars]), as
-    // fmt's "{:.8g}" does, at a fraction of the cost: formulas are written for every series.
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 8);
-    return std::string(buf, r.ptr);
+    // What printf("%.8g") writes, as fmt's "{:.8g}" does, at a fraction of the cost: formulas are written for
+    // every series.
+    char buf[core::k_general_chars];
+    return std::string(buf, core::format_general(buf, v, 8));
 }
 
 } // namespace detail
