@@ -107,7 +107,8 @@ TEST(Io, ReadOfALargeFileInPartsKeepsEveryByte) {
     const fs::path dir = fs::temp_directory_path() / "roofcast-io-large";
     fs::remove_all(dir);
     fs::create_directories(dir);
-    // 70 MiB of 64 KiB blocks, each of any bytes (the byte-order mark's included) and stamped with its number.
+    // 70 MiB of 64 KiB blocks, each of any bytes (the byte-order mark's included) and stamped with its
+    // number.
     std::string block(std::size_t{1} << 16, '\0');
     std::uint32_t x = 12345;
     for (char& c : block) {
