@@ -62,6 +62,28 @@ double fold_distance(const std::vector<Coord>& xs, const Folds& folds, Selection
 
 using namespace detail;
 
+namespace {
+
+constexpr int k_stack_points = 16;
+
+// gᵀ(JᵀJ)⁺g for the Jacobian J of n points and p coefficients and the gradient g at the target, both written
+// by gradient(i, out) (i = n: the target), in matrices of type Matrix and Vector; nullopt when not finite.
+template <class Matrix, class Vector, class Gradient>
+std::optional<double> leverage(std::size_t n, std::size_t p, Gradient&& gradient) {
+    Matrix j(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p));
+    for (std::size_t i = 0; i < n; ++i)
+        gradient(i, j.row(static_cast<Eigen::Index>(i)));
+    Vector g(static_cast<Eigen::Index>(p));
+    gradient(n, g);
+    if (!j.allFinite() || !g.allFinite())
+        return std::nullopt;
+    const Matrix jtj = j.transpose() * j;
+    const Vector sol = jtj.completeOrthogonalDecomposition().solve(g);
+    return g.dot(sol);
+}
+
+} // namespace
+
 Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
     Prediction pr;
     pr.x = x;
@@ -136,15 +158,16 @@ Prediction predict(const Fit& f, const Coord& x, std::size_t parameters) {
                 out(static_cast<Eigen::Index>(c)) = (up - down) / (2.0 * h);
             }
         };
-        Eigen::MatrixXd j(static_cast<Eigen::Index>(xs.size()), static_cast<Eigen::Index>(p));
-        for (std::size_t i = 0; i < xs.size(); ++i)
-            gradient(i, j.row(static_cast<Eigen::Index>(i)));
-        Eigen::VectorXd g(static_cast<Eigen::Index>(p));
-        gradient(xs.size(), g);
-        if (j.allFinite() && g.allFinite()) {
-            const Eigen::MatrixXd jtj = j.transpose() * j;
-            const Eigen::VectorXd sol = jtj.completeOrthogonalDecomposition().solve(g);
-            const double var = s2 * (1.0 + g.dot(sol)) + f.repetition_rel_variance * pr.value * pr.value;
+        // Up to 16 points the matrices live on the stack (the same operations as on the heap).
+        const std::optional<double> lev =
+            xs.size() <= k_stack_points
+                ? leverage<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, k_stack_points,
+                                         k_stack_points>,
+                           Eigen::Matrix<double, Eigen::Dynamic, 1, 0, k_stack_points, 1>>(xs.size(), p,
+                                                                                           gradient)
+                : leverage<Eigen::MatrixXd, Eigen::VectorXd>(xs.size(), p, gradient);
+        if (lev) {
+            const double var = s2 * (1.0 + *lev) + f.repetition_rel_variance * pr.value * pr.value;
             if (std::isfinite(var) && var >= 0.0)
                 half = core::t_quantile_975(xs.size() - p) * std::sqrt(var);
         }
