@@ -203,10 +203,6 @@ void read_in_parts(std::string_view data, std::size_t before, const std::vector<
     b.join(joining);
 }
 
-} // namespace
-
-namespace {
-
 // Extra-P text, line by line: the state a line is read in (metric, call path, its DATA lines so far) and
 // what each tag does to it.
 class ExtrapLines {
