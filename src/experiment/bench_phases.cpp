@@ -30,8 +30,7 @@ namespace {
 // once.
 int bench_threads(const BenchOptions& o, const core::Machine& m) {
     if (o.threads < 0)
-        throw core::InputError("", "threads",
-                               "expected a thread count >= 1, got " + std::to_string(o.threads));
+        throw core::InputError("", "threads", fmt::format("expected a thread count >= 1, got {}", o.threads));
     if (o.threads > 0)
         return o.threads;
     // A machine file written by hand may describe a larger machine than this host.
@@ -39,42 +38,6 @@ int bench_threads(const BenchOptions& o, const core::Machine& m) {
     if (m.topology && m.topology->cores > 0)
         return std::min(m.topology->cores, here);
     return here;
-}
-
-void require_known_suite(const BenchOptions& o) {
-    if (o.suite != "all" &&
-        std::find(k_suite_names.begin(), k_suite_names.end(), o.suite) == k_suite_names.end())
-        throw core::InputError("", "suite",
-                               "unknown suite '" + o.suite + "'; valid: " +
-                                   fmt::format("{}", fmt::join(k_suite_names, ", ")) + ", all");
-}
-
-// The kernels `o` selects from the catalogue, in run order (calibration loops first, so the others are
-// predicted with the calibrated figures).
-std::vector<SuiteKernel> select_kernels(const BenchOptions& o, std::vector<SuiteKernel> cat) {
-    const bool all = o.suite == "all";
-    std::vector<SuiteKernel> out;
-    if (!o.kernel.empty()) {
-        for (auto& k : cat)
-            if (k.name == o.kernel)
-                out.push_back(std::move(k));
-        if (out.empty()) {
-            std::vector<std::string> names;
-            for (const auto& k : cat)
-                names.push_back(k.name);
-            throw core::InputError("", "kernel",
-                                   "unknown kernel '" + o.kernel +
-                                       "'; valid: " + fmt::format("{}", fmt::join(names, ", ")));
-        }
-        return out;
-    }
-    for (auto& k : cat)
-        if (k.suite == "calibrate" && (all || o.suite == "calibrate"))
-            out.push_back(k);
-    for (auto& k : cat)
-        if (k.suite != "calibrate" && (all || o.suite == k.suite))
-            out.push_back(k);
-    return out;
 }
 
 measure::HarnessOptions harness_for(bool quick) {
@@ -89,7 +52,7 @@ measure::HarnessOptions harness_for(bool quick) {
 
 int rounds_for(const BenchOptions& o) {
     if (o.rounds < 0)
-        throw core::InputError("", "rounds", "expected a round count >= 1, got " + std::to_string(o.rounds));
+        throw core::InputError("", "rounds", fmt::format("expected a round count >= 1, got {}", o.rounds));
     return o.rounds > 0 ? o.rounds : o.quick ? 1 : 3;
 }
 
@@ -296,13 +259,13 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     run.options = &o;
     run.machine_file = &m;
     run.threads = bench_threads(o, m);
-    require_known_suite(o);
-    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.threads, o.machine_file);
-    run.kernels = select_kernels(o, catalogue);
     run.rounds = rounds_for(o);
-    run.stat_before = measure::read_proc_stat();
     run.suite_options.threads = run.threads;
     run.suite_options.harness = harness_for(o.quick);
+    require_known_suite(o.suite);
+    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.threads, o.machine_file);
+    run.kernels = select_kernels(catalogue, o.suite, o.kernel);
+    run.stat_before = measure::read_proc_stat();
     const std::size_t n = run.kernels.size();
     run.samples.assign(n, {});
     run.imbalance.assign(n, std::nullopt);

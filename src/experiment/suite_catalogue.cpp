@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace roofcast::model {
 
@@ -307,6 +308,39 @@ std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
     suite_rows::add_apps(out, m, s, threads);
     for (const auto& k : out)
         check_kernel(k.spec);
+    return out;
+}
+
+void require_known_suite(const std::string& suite) {
+    if (suite != "all" && std::find(k_suite_names.begin(), k_suite_names.end(), suite) == k_suite_names.end())
+        throw core::InputError(
+            "", "suite",
+            fmt::format("unknown suite '{}'; valid: {}, all", suite, fmt::join(k_suite_names, ", ")));
+}
+
+std::vector<SuiteKernel> select_kernels(std::vector<SuiteKernel> catalogue, const std::string& suite,
+                                        const std::string& kernel) {
+    const bool all = suite == "all";
+    std::vector<SuiteKernel> out;
+    if (!kernel.empty()) {
+        for (auto& k : catalogue)
+            if (k.name == kernel)
+                out.push_back(std::move(k));
+        if (out.empty()) {
+            std::vector<std::string> names;
+            for (const auto& k : catalogue)
+                names.push_back(k.name);
+            throw core::InputError(
+                "", "kernel", fmt::format("unknown kernel '{}'; valid: {}", kernel, fmt::join(names, ", ")));
+        }
+        return out;
+    }
+    for (auto& k : catalogue)
+        if (k.suite == "calibrate" && (all || suite == "calibrate"))
+            out.push_back(k);
+    for (auto& k : catalogue)
+        if (k.suite != "calibrate" && (all || suite == k.suite))
+            out.push_back(k);
     return out;
 }
 

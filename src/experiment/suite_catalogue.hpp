@@ -78,4 +78,13 @@ std::size_t odd_line_bytes(double bytes);
 std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
                                          const std::string& machine_file);
 
+// InputError naming "suite" unless `suite` is one of k_suite_names or "all".
+void require_known_suite(const std::string& suite);
+// The kernels of `catalogue` that `suite` (a name of k_suite_names, or "all") and `kernel` (one kernel's
+// name, or empty: every kernel of the suite) select, in run order: calibration loops first, so that the
+// others are predicted with the calibrated figures. InputError naming "kernel" for a name the catalogue
+// lacks.
+std::vector<SuiteKernel> select_kernels(std::vector<SuiteKernel> catalogue, const std::string& suite,
+                                        const std::string& kernel);
+
 } // namespace roofcast::model
