@@ -58,16 +58,11 @@ int rounds_for(const BenchOptions& o) {
 
 // The kind of probe for a calibration loop resident in `level`: memory, a cache shared by several cores
 // ("cache", the L3 of these VMs: its neighbours are not memory's, so memory's moves must not judge its rows),
-// or a private cache ("core"), by the caches' one sharing rule (core/cache_sharing.hpp).
-std::string resident_kind(const std::vector<core::CacheLevel>& caches, const std::string& level) {
+// or a private cache ("core").
+std::string resident_kind(const core::Machine& m, const std::string& level) {
     if (level == "MEM")
         return "memory";
-    const core::CacheLevel* c = core::find_cache(caches, level);
-    return c && c->shared_by > 1 ? "cache" : "core";
-}
-
-std::string resident_kind(const core::Machine& m, const std::string& level) {
-    return resident_kind(core::cache_levels(m), level);
+    return core::cache_shared_by(m, level) > 1 ? "cache" : "core";
 }
 
 bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
@@ -78,8 +73,7 @@ bool has_probe(const std::vector<Probe>& probes, const std::string& kind) {
 // first one resident in a shared cache, a read with fewest flops), core (the first L2-resident one) and
 // compute (the last L2-resident one, the most multiply-adds per byte: compute-bound, so it sees a core shared
 // with a neighbour or a lower clock as the FMA-bound kernels do, which the data probes do not).
-std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue,
-                                    const std::vector<core::CacheLevel>& caches) {
+std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue, const core::Machine& m) {
     std::vector<Probe> out;
     std::optional<SuiteKernel> densest_l2;
     auto take = [&](SuiteKernel k, const std::string& kind, double units) {
@@ -95,7 +89,7 @@ std::vector<Probe> reference_probes(const std::vector<SuiteKernel>& catalogue,
             continue;
         if (k.resident_level == "L2")
             densest_l2 = k;
-        const std::string kind = resident_kind(caches, k.resident_level);
+        const std::string kind = resident_kind(m, k.resident_level);
         // The core probe is L2's (a private level beyond it would take its place); one probe per kind.
         if ((kind == "core" && k.resident_level != "L2") || has_probe(out, kind))
             continue;
@@ -268,15 +262,14 @@ void plan(BenchRun& run, const BenchOptions& o, const core::Machine& m) {
     run.rounds = rounds_for(o);
     run.suite_options.threads = run.threads;
     run.suite_options.harness = harness_for(o.quick);
-    const std::vector<core::CacheLevel> caches = core::cache_levels(m);
     require_known_suite(o.suite);
-    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, caches, run.threads, o.machine_file);
+    const std::vector<SuiteKernel> catalogue = suite_catalogue(m, run.threads, o.machine_file);
     run.kernels = select_kernels(catalogue, o.suite, o.kernel);
     run.stat_before = measure::read_proc_stat();
     const std::size_t n = run.kernels.size();
     run.samples.assign(n, {});
     run.imbalance.assign(n, std::nullopt);
-    run.probes = o.probes ? reference_probes(catalogue, caches) : std::vector<Probe>{};
+    run.probes = o.probes ? reference_probes(catalogue, m) : std::vector<Probe>{};
     run.extra.assign(n, {});
     run.round_best.assign(n, {});
 }

@@ -276,11 +276,11 @@ std::size_t odd_line_bytes(double bytes) {
     return lines * static_cast<std::size_t>(k_line);
 }
 
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vector<core::CacheLevel>& caches,
-                                         int threads, const std::string& machine_file) {
+std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
+                                         const std::string& machine_file) {
     threads = std::max(1, threads);
     Sizes s;
-    s.caches = caches;
+    s.caches = core::cache_levels(m);
     require_sized_caches(s.caches, machine_file);
     double all = 0;
     for (const auto& c : s.caches)
@@ -309,11 +309,6 @@ std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vect
     for (const auto& k : out)
         check_kernel(k.spec);
     return out;
-}
-
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
-                                         const std::string& machine_file) {
-    return suite_catalogue(m, core::cache_levels(m), threads, machine_file);
 }
 
 void require_known_suite(const std::string& suite) {

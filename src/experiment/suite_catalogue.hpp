@@ -72,12 +72,9 @@ using core::CacheLevel;
 // of any power-of-two set count. The family's and the overlap loops' rows are sized with it.
 std::size_t odd_line_bytes(double bytes);
 
-// The whole catalogue for `threads` threads on machine `m` whose caches are `caches` (core::cache_levels(m)):
-// sizes depend on both; kernels are listed suite by suite in the order of k_suite_names. InputError naming
+// The whole catalogue for `threads` threads on machine `m` (sizes depend on both, the caches'
+// core::cache_levels(m)); kernels are listed suite by suite in the order of k_suite_names. InputError naming
 // `machine_file` when L1 or L2 has no size.
-std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, const std::vector<core::CacheLevel>& caches,
-                                         int threads, const std::string& machine_file);
-// The same with the caches of `m`.
 std::vector<SuiteKernel> suite_catalogue(const core::Machine& m, int threads,
                                          const std::string& machine_file);
 
