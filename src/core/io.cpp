@@ -241,7 +241,6 @@ std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
     if (flags >= 0)
         ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
     std::string text;
-    text.reserve(static_cast<std::size_t>(st.st_size));
     read_known_size(fd.get(), path, static_cast<std::size_t>(st.st_size), text);
     char buf[1 << 16];
     for (;;) { // what the file holds beyond the size it had (a file still being written)

@@ -14,17 +14,20 @@ std::size_t Builder::key_hash(std::string_view function, std::string_view metric
     return std::hash<std::string_view>{}(m_key);
 }
 
-std::size_t Builder::find(std::size_t hash, std::string_view function, std::string_view metric) const {
-    if (m_slots.empty())
-        return k_empty;
+std::size_t Builder::slot_of(std::size_t hash, std::string_view function, std::string_view metric) const {
     const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = hash & mask; m_slots[i].series != k_empty; i = (i + 1) & mask)
+    std::size_t i = hash & mask;
+    for (; m_slots[i].series != k_empty; i = (i + 1) & mask)
         if (m_slots[i].hash == hash) {
             const Series& s = m_d.series[m_slots[i].series];
             if (s.function == function && s.metric == metric)
-                return m_slots[i].series;
+                break;
         }
-    return k_empty;
+    return i;
+}
+
+std::size_t Builder::find(std::size_t hash, std::string_view function, std::string_view metric) const {
+    return m_slots.empty() ? k_empty : m_slots[slot_of(hash, function, metric)].series;
 }
 
 void Builder::grow() {
@@ -45,23 +48,19 @@ std::vector<Point>& Builder::points_of(std::string_view function, std::string_vi
         return m_d.series[m_last].points;
     if (m_joined)
         throw std::logic_error("a data set's builder took rows after joining the parts read beside it");
+    if (2 * (m_hashes.size() + 1) > m_slots.size())
+        grow();
     const std::size_t hash = key_hash(function, metric);
-    m_last = find(hash, function, metric);
-    if (m_last == k_empty) {
-        if (2 * (m_hashes.size() + 1) > m_slots.size())
-            grow();
-        const std::size_t mask = m_slots.size() - 1;
-        std::size_t i = hash & mask;
-        while (m_slots[i].series != k_empty)
-            i = (i + 1) & mask;
-        m_last = m_d.series.size();
-        m_slots[i] = Slot{hash, m_last};
+    Slot& slot = m_slots[slot_of(hash, function, metric)];
+    if (slot.series == k_empty) {
+        slot = Slot{hash, m_d.series.size()};
         m_hashes.push_back(hash);
         m_d.series.push_back(Series{std::string(function), std::string(metric), {}, {}});
         // Room for as many points as the series before has: series mostly share their points.
-        if (m_last > 0)
-            m_d.series.back().points.reserve(m_d.series[m_last - 1].points.size());
+        if (slot.series > 0)
+            m_d.series.back().points.reserve(m_d.series[slot.series - 1].points.size());
     }
+    m_last = slot.series;
     m_has_last = true;
     return m_d.series[m_last].points;
 }

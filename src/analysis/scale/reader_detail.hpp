@@ -55,6 +55,9 @@ public:
 private:
     std::vector<Point>& points_of(std::string_view function, std::string_view metric);
     std::size_t key_hash(std::string_view function, std::string_view metric);
+    // The slot of the key (function, metric) that hashes to `hash`: the one holding its series, or the empty
+    // one where it goes. The table has an empty slot.
+    std::size_t slot_of(std::size_t hash, std::string_view function, std::string_view metric) const;
     // The index of the series (function, metric) whose key hashes to `hash`, or k_empty.
     std::size_t find(std::size_t hash, std::string_view function, std::string_view metric) const;
     void grow();

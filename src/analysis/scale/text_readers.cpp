@@ -209,7 +209,7 @@ class ExtrapLines {
 public:
     // `points`: the POINTS read so far, which POINTS lines extend (the whole list for a part of the file).
     ExtrapLines(Builder& b, std::vector<Coord>& points, const std::string& file, std::string metric)
-        : m_d(b.dataset()), m_points(points), m_file(file), m_metric(std::move(metric)), m_b(b) {}
+        : m_points(points), m_file(file), m_metric(std::move(metric)), m_b(b) {}
 
     const std::string& metric() const { return m_metric; }
 
@@ -281,15 +281,17 @@ private:
             m_b.add(m_region, m_metric, m_points[m_data_index++], m_vals);
     }
     void parameter(std::string_view rest, std::size_t ln) {
-        for_each_word(rest, [&](std::string_view n) { m_d.parameters.emplace_back(n); });
-        check_parameter_count(m_d.parameters.size(), m_file, line_field(ln));
+        std::vector<std::string>& parameters = m_b.dataset().parameters;
+        for_each_word(rest, [&](std::string_view n) { parameters.emplace_back(n); });
+        check_parameter_count(parameters.size(), m_file, line_field(ln));
     }
     void points(std::string_view rest, std::size_t ln) {
         const std::string field = line_field(ln);
-        if (m_d.parameters.empty())
+        const std::size_t parameters = m_b.dataset().parameters.size();
+        if (parameters == 0)
             throw InputError(m_file, field, "expected PARAMETER before POINTS");
         for (const auto& p : parse_points(rest, m_file, field))
-            m_points.push_back(to_coord(p, m_d.parameters.size(), m_file, field));
+            m_points.push_back(to_coord(p, parameters, m_file, field));
     }
     void metric(std::string_view rest, std::size_t ln) {
         finish_region(ln);
@@ -307,7 +309,6 @@ private:
         m_data_index = 0;
     }
 
-    Dataset& m_d;
     std::vector<Coord>& m_points;
     const std::string& m_file;
     std::string m_metric;
