@@ -105,5 +105,5 @@ endif()
 # mpirun launches the MPI probe and the stencil runner; objdump (binutils) reads loops for `inspect`; the
 # profile backends use valgrind and perf where installed.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin, binutils")
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "valgrind, linux-perf")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "valgrind, linux-perf, libc6-dbg")
 include(CPack)

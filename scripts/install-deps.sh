@@ -13,6 +13,9 @@ packages=(
   linux-perf
 )
 packages+=(binutils) # roofcast inspect and the kernel diagnosis read loops with objdump and nm
+# profile --backend callgrind: glibc's own function names (its internal memcpy and memset forms) for valgrind,
+# perf and nm alike, so a library function's counts and its sampled time meet (valgrind recommends it)
+packages+=(libc6-dbg)
 packages+=(libarchive-dev libpugixml-dev zlib1g-dev) # Score-P's CUBE profiles: a tar of XML and data
 packages+=(libre2-dev) # threads --time-regex: matching linear in the output
 if [[ "${1:-}" == "--tests" ]]; then

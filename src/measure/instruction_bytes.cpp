@@ -374,10 +374,12 @@ void add_rep_string(const DecodedInstruction& ins, InstructionWork& w) {
         w.rep_store_bytes = *element;
     } else if (starts_with(m, "cmps")) {
         w.rep_load_bytes = 2 * *element;
+        w.rep_conditional = true;
     } else if (starts_with(m, "stos") || starts_with(m, "ins")) {
         w.rep_store_bytes = *element;
     } else {
         w.rep_load_bytes = *element; // lods, scas, outs
+        w.rep_conditional = starts_with(m, "scas");
     }
 }
 

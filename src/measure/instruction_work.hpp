@@ -55,7 +55,9 @@
 //  - A rep-prefixed string instruction (rep movs/stos, repz cmps/scas, rep lods) runs %rcx iterations per
 //    execution, which the disassembly cannot know: width_unknown, and the bytes of one iteration are in
 //    rep_load_bytes/rep_store_bytes. valgrind counts such an instruction once per iteration plus once per
-//    execution (checked with callgrind 3.19 on rep stos), so its count alone does not give the bytes.
+//    execution (checked with callgrind 3.19 on rep stos), so its count alone does not give the bytes; the
+//    callgrind backend reads the iterations of rep movs/stos/lods from the instruction's jumps to itself
+//    (counted_work.hpp), the conditional cmps/scas stay unknown.
 //    Without rep, movsb/movsw/movsl/movsq, stos, lods, scas and cmps are sized exactly.
 //  - Anything else whose memory width these rules do not know (xsave, fnstenv, enter with a nesting level,
 //    AMX tiles, an unknown mnemonic, "(bad)"): width_unknown, and its bytes are left out.
@@ -87,15 +89,16 @@ struct InstructionWork {
     // Per execution, from the memory operand's width; a read-modify-write counts both; gathers/scatters by
     // element (lanes x element size, all lanes, mask ignored).
     double load_bytes = 0, store_bytes = 0;
-    int vector_bits = 0;        // widest vector register of an FP arithmetic instruction (0 scalar / none)
-    bool fp_arithmetic = false; // an FP arithmetic instruction (add/sub/mul/div/sqrt/FMA, horizontal adds,
-                                // dot products, x87 arithmetic; and those flops_unknown marks)
-    bool memory = false;        // loads or stores bytes counted in load_bytes/store_bytes
-    bool width_unknown = false; // a memory access whose width could not be determined (bytes exclude it)
-    bool flops_unknown = false; // FP arithmetic whose operations are not counted (FP16/BF16, fsin, ...)
-    bool masked = false;        // takes a lane mask it may apply: every lane was counted
-    double rep_load_bytes = 0,  // a rep-prefixed string instruction: bytes of one iteration
-        rep_store_bytes = 0;    // (width_unknown is set; the iterations are not known)
+    int vector_bits = 0;          // widest vector register of an FP arithmetic instruction (0 scalar / none)
+    bool fp_arithmetic = false;   // an FP arithmetic instruction (add/sub/mul/div/sqrt/FMA, horizontal adds,
+                                  // dot products, x87 arithmetic; and those flops_unknown marks)
+    bool memory = false;          // loads or stores bytes counted in load_bytes/store_bytes
+    bool width_unknown = false;   // a memory access whose width could not be determined (bytes exclude it)
+    bool flops_unknown = false;   // FP arithmetic whose operations are not counted (FP16/BF16, fsin, ...)
+    bool masked = false;          // takes a lane mask it may apply: every lane was counted
+    double rep_load_bytes = 0,    // a rep-prefixed string instruction: bytes of one iteration
+        rep_store_bytes = 0;      // (width_unknown is set; the iterations are not known)
+    bool rep_conditional = false; // ... that also stops on a comparison (repz/repnz cmps, scas)
 };
 
 // Pure; never throws. An instruction without memory access or FP arithmetic has no work.

@@ -2,7 +2,8 @@
 # The callgrind backend on the programs that are not plain: the kernel in a forked child and in an exec'd
 # image (followed, counted exactly), a program that fails under valgrind but runs natively (a one-line error
 # naming valgrind and the status, no profile written), a stripped binary (functions by address, the same
-# FLOPs, and a warning that says why no names or lines), and an MPI program under --ranks.
+# FLOPs, and a warning that says why no names or lines), the C library's memcpy (its bytes whichever loop
+# glibc takes) and an MPI program under --ranks.
 # Usage: bash profile_callgrind_cases.sh <roofcast binary> <source dir>
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh" "$@"
@@ -55,6 +56,22 @@ def program_flops(d):
 a, b = program_flops(full), program_flops(stripped)
 assert a > 0 and a == b, f"stripped binary counted {b} flops, unstripped {a}"
 assert any("stripped" in w or "no symbols" in w for w in stripped["warnings"]), stripped["warnings"]
+PY
+
+# The C library's memcpy, whose loop glibc picks by size and CPU (a vector loop, or rep movsb that valgrind
+# runs one byte per visit): its bytes counted either way, 8n loaded and 8n stored per call (glibc's first
+# and last vectors overlap the rest, so a little more).
+copy_n=8192
+"$bin" profile --backend callgrind --machine "$machine" -o "$tmp/copy.json" -- "$tmp/ck" copy $copy_n 200 \
+    > "$tmp/copy.log" 2>&1 || fail "copy: $(tail -3 "$tmp/copy.log")"
+python3 - "$tmp/copy.json" $((16 * copy_n * 200)) <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); known = int(sys.argv[2])
+copies = [x for x in d["functions"] if x["kind"] == "library" and ("memcpy" in x["name"] or "memmove" in x["name"])]
+assert copies, [x["name"] for x in d["functions"] if x["kind"] == "library"][:20]
+top = max(copies, key=lambda x: sum(map(sum, x["metrics"].get("bytes_L1", {}).get("per_rank", [[0]]))))
+got = sum(map(sum, top["metrics"]["bytes_L1"]["per_rank"]))
+assert known <= got <= 1.01 * known, f"{top['name']} counted {got} bytes, known {known}"
 PY
 
 # An MPI program under --ranks: every rank counted (the example CG solver, built where CMake found MPI).

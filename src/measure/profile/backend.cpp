@@ -4,7 +4,12 @@
 #include "core/io.hpp"
 #include "core/process.hpp"
 
+#include <algorithm>
+#include <array>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <string_view>
+#include <unistd.h>
 
 namespace roofcast::measure::profile {
 
@@ -78,6 +83,38 @@ std::pair<int, std::string> capture_tool(const std::vector<std::string>& args) {
     o.timeout_s = 30;
     const core::CapturedOutput out = core::capture_program(args, o);
     return {out.status, out.output};
+}
+
+std::string glibc_cache_tunables(const std::string& list_tunables) {
+    // Lines "glibc.cpu.x86_non_temporal_threshold: 0xf000000 (min: 0x4040, max: …)" (glibc 2.33 and later).
+    static constexpr std::array<std::string_view, 5> k_keys{
+        "glibc.cpu.x86_non_temporal_threshold", "glibc.cpu.x86_rep_movsb_threshold",
+        "glibc.cpu.x86_rep_stosb_threshold", "glibc.cpu.x86_shared_cache_size",
+        "glibc.cpu.x86_data_cache_size"};
+    std::vector<std::string> out;
+    std::string_view rest = list_tunables;
+    while (!rest.empty()) {
+        const auto nl = rest.find('\n');
+        const std::string_view line = rest.substr(0, nl);
+        rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+        const auto colon = line.find(": ");
+        if (colon == std::string_view::npos ||
+            std::find(k_keys.begin(), k_keys.end(), line.substr(0, colon)) == k_keys.end())
+            continue;
+        const std::string_view value = line.substr(colon + 2, line.find(' ', colon + 2) - (colon + 2));
+        if (value.size() > 2 && value.substr(0, 2) == "0x" &&
+            value.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos)
+            out.push_back(fmt::format("{}={}", line.substr(0, colon), value));
+    }
+    return fmt::format("{}", fmt::join(out, ":"));
+}
+
+std::string native_glibc_cache_tunables(const std::string& tunables) {
+    const std::string loader = "/lib64/ld-linux-x86-64.so.2";
+    if (::access(loader.c_str(), X_OK) != 0)
+        return {};
+    const auto [rc, out] = capture_tool({"env", "GLIBC_TUNABLES=" + tunables, loader, "--list-tunables"});
+    return rc == 0 ? glibc_cache_tunables(out) : std::string();
 }
 
 bool perf_event_works(const std::string& perf, const std::string& event) {

@@ -10,6 +10,7 @@
 
 #include "core/machine.hpp"
 #include "core/profile.hpp"
+#include "measure/profile/perf_report.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -138,8 +139,23 @@ bool perf_event_works(const std::string& perf, const std::string& event);
 // Options every `perf record` of roofcast's passes adds where this perf knows them (empty or ending in a
 // space).
 std::string perf_record_options(const std::string& perf);
-// `perf report` of the file perf.<rank>.data under `dir` into per-function sampled time (and the hardware
-// events recorded beside cpu-clock).
+// glibc's cache thresholds from `ld.so --list-tunables` output, as a GLIBC_TUNABLES value
+// ("glibc.cpu.x86_non_temporal_threshold=0xf000000:…"): the sizes at which its string functions change their
+// loops (rep movsb, non-temporal stores), which it derives from the cache sizes CPUID reports. Empty when the
+// text holds none.
+std::string glibc_cache_tunables(const std::string& list_tunables);
+// The same for a native run of this machine whose GLIBC_TUNABLES is `tunables` (the dynamic loader at the
+// x86-64 ABI's path asked); empty where it cannot be asked.
+std::string native_glibc_cache_tunables(const std::string& tunables);
+
+// `perf report` of the file perf.<rank>.data under `dir`: per event, the samples of each (object, symbol).
+std::vector<PerfEventReport> read_perf_report(const std::string& perf, const std::filesystem::path& dir,
+                                              int rank);
+// A report's per-function sampled time (and the hardware events recorded beside cpu-clock) into `g`, each
+// symbol under the name `name_of` gives it (perf's own where `name_of` is empty).
+void add_perf_samples(const std::vector<PerfEventReport>& report, int rank, int rep, Gather& g,
+                      const std::function<std::string(const PerfSymbol&)>& name_of = {});
+// Both: perf.<rank>.data under `dir` into `g` under perf's names.
 void collect_perf_samples(const std::string& perf, const std::filesystem::path& dir, int rank, int rep,
                           Gather& g);
 // Why valgrind failed, from the logs <log_prefix>.<rank>.log under `dir`: the x86-64-v3 advice where it

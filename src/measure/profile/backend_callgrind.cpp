@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <set>
 #include <thread>
@@ -31,6 +32,10 @@ namespace roofcast::measure::profile {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The hardware capabilities valgrind does not report, masked for glibc's choice of function forms.
+constexpr const char* k_no_avx512_hwcaps =
+    "glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD";
 
 struct Level {
     std::string name;       // the level LL simulates ("L1", "L2", "L3")
@@ -175,6 +180,7 @@ private:
     std::uint32_t m_line = 64;
     std::vector<CountedProgram> m_counted;               // per rank, this repetition
     std::vector<std::vector<PerfSamplePlace>> m_samples; // per rank, this repetition's native perf samples
+    std::vector<std::vector<PerfEventReport>> m_reports; // per rank, this repetition's native perf report
     std::map<std::string, std::map<std::string, std::uint64_t>> m_symbols; // object -> its symbols (nm)
     std::map<std::string, WorkTable> m_work;
     std::set<std::string> m_notes;
@@ -213,6 +219,26 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
     } else {
         p.settings["time"] = "a native run (no per-function time: perf cannot sample here)";
     }
+    // The code timed is the code counted. glibc picks its string functions' forms from the CPU's features
+    // and their loops from the cache sizes CPUID reports (glibc manual, "Tunables"); valgrind reports no
+    // AVX-512 and caches of its own, so the native run is held to the forms valgrind runs and the simulations
+    // to the native run's thresholds (copies past 2 MiB would otherwise take non-temporal stores under
+    // valgrind only).
+    const char* user_tunables = std::getenv("GLIBC_TUNABLES");
+    const std::string user = user_tunables && *user_tunables ? std::string(user_tunables) + ":" : "";
+    std::string native_tunables = user_tunables ? user_tunables : "";
+    if (__builtin_cpu_supports("avx512f")) {
+        native_tunables = user + k_no_avx512_hwcaps;
+        native.environment.push_back("GLIBC_TUNABLES=" + native_tunables);
+    }
+    const std::string thresholds = native_glibc_cache_tunables(native_tunables);
+    std::vector<std::string> held;
+    if (!native.environment.empty())
+        held.push_back(fmt::format("native run {}", k_no_avx512_hwcaps));
+    if (!thresholds.empty())
+        held.push_back(fmt::format("simulations {}", thresholds));
+    if (!held.empty())
+        p.settings["glibc_tunables"] = fmt::format("{}", fmt::join(held, "; "));
     std::vector<Pass> passes{native};
     const std::string vg = core::find_in_path("valgrind")->string();
     for (const Level& l : m_levels) {
@@ -227,6 +253,8 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
             "--callgrind-out-file=\"$ROOFCAST_PROFILE_DIR/callgrind.$r.%p.out\" "
             "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.log\" \"$@\"",
             vg, passes.size() == 1 ? "yes" : "no", d1.valgrind_arg(), l.geometry.valgrind_arg());
+        if (!thresholds.empty())
+            pass.environment.push_back("GLIBC_TUNABLES=" + user + thresholds);
         passes.push_back(pass);
     }
     p.settings["traffic"] = "bytes_L1: executed memory instructions x operand bytes; each further level: (LL "
@@ -282,10 +310,12 @@ CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
 void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
                                std::vector<std::string>& warnings) {
     if (pass == 0) {
+        // Recorded with the counts (emit), where the functions' names are known.
         m_samples.assign(c.ranks, {});
+        m_reports.assign(c.ranks, {});
         if (!m_perf.empty())
             for (int r = 0; r < c.ranks; ++r) {
-                collect_perf_samples(m_perf, dir, r, rep, g);
+                m_reports[r] = read_perf_report(m_perf, dir, r);
                 m_samples[r] = sampled_places(dir, r);
             }
         return;
@@ -362,13 +392,28 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         const bool own = same_object(f.object, program);
         put(f.name, own ? "function" : "library", f.work);
     }
-    // The loops' sampled time: the native run's perf samples placed by address (none without perf).
+    // The native run's samples (none without perf): each function's time, under the counted run's name
+    // where perf names the same code another way (glibc's memcpy and memmove share theirs), and each
+    // loop's, placed by address.
     std::vector<double> loop_seconds(counted.loops.size(), 0.0);
-    if (!m_samples.empty() && !m_samples.at(rank).empty()) {
+    if (!m_reports.empty() && !m_reports.at(rank).empty()) {
         std::map<std::string, std::map<std::string, std::uint64_t>> symbols;
+        const auto read = [&](const std::string& object) {
+            if (!symbols.count(object) && fs::exists(object))
+                symbols.emplace(object, symbols_of(object));
+        };
+        std::set<std::string> sampled; // the objects perf sampled in
+        for (const PerfEventReport& ev : m_reports.at(rank))
+            for (const PerfSymbol& s : ev.symbols)
+                sampled.insert(fs::path(s.dso).filename().string());
+        for (const CountedFunction& f : counted.functions)
+            if (f.work.instructions > 0 && sampled.count(fs::path(f.object).filename().string()))
+                read(f.object);
         for (const CountedLoop& l : counted.loops)
-            if (!symbols.count(l.object) && fs::exists(l.object))
-                symbols.emplace(l.object, symbols_of(l.object));
+            read(l.object);
+        add_perf_samples(m_reports.at(rank), rank, rep, g, [&](const PerfSymbol& s) {
+            return counted_name_of(counted, symbols, s.dso, s.name);
+        });
         loop_seconds = loop_sampled_seconds(counted, m_samples.at(rank), symbols);
     }
     std::map<std::string, int> seen;

@@ -54,7 +54,7 @@ private:
 
 } // namespace
 
-void collect_perf_samples(const std::string& perf, const fs::path& dir, int rank, int rep, Gather& g) {
+std::vector<PerfEventReport> read_perf_report(const std::string& perf, const fs::path& dir, int rank) {
     const fs::path data = dir / fmt::format("perf.{}.data", rank);
     const fs::path txt = dir / fmt::format("perf.{}.txt", rank);
     // A program that removed its profile directory ($ROOFCAST_PROFILE_DIR) leaves no data: one error line,
@@ -70,20 +70,30 @@ void collect_perf_samples(const std::string& perf, const fs::path& dir, int rank
                                        perf, data.string(), txt.string()});
     if (prc != 0)
         throw core::Error(fmt::format("perf report failed for rank {} (exit status {})", rank, prc));
-    for (const auto& ev : parse_perf_report(read_tool_output(txt), txt.string()))
+    return parse_perf_report(read_tool_output(txt), txt.string());
+}
+
+void add_perf_samples(const std::vector<PerfEventReport>& report, int rank, int rep, Gather& g,
+                      const std::function<std::string(const PerfSymbol&)>& name_of) {
+    for (const auto& ev : report)
         for (const auto& s : ev.symbols) {
+            const std::string name = name_of ? name_of(s) : s.name;
             if (ev.event == "cpu-clock") {
                 // cpu-clock's period is in nanoseconds of CPU time.
-                g.add(s.name, "function", "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
+                g.add(name, "function", "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
                       s.period * 1e-9);
-                g.add(s.name, "function", "time_percent", core::MetricOrigin::sampled, "mean", "percent", rep,
+                g.add(name, "function", "time_percent", core::MetricOrigin::sampled, "mean", "percent", rep,
                       rank, s.percent);
             } else {
                 const std::string metric = ev.event == "instructions" ? "INS" : ev.event;
-                g.add(s.name, "function", metric, core::MetricOrigin::sampled, "sum", "count", rep, rank,
+                g.add(name, "function", metric, core::MetricOrigin::sampled, "sum", "count", rep, rank,
                       s.period);
             }
         }
+}
+
+void collect_perf_samples(const std::string& perf, const fs::path& dir, int rank, int rep, Gather& g) {
+    add_perf_samples(read_perf_report(perf, dir, rank), rank, rep, g);
 }
 
 std::unique_ptr<ProfileBackend> make_perf_backend() {

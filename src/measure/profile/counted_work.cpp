@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -21,8 +22,22 @@ double event(const CallgrindInstruction& ins, std::size_t index) {
     return index < ins.events.size() ? ins.events[index] : 0.0;
 }
 
+// The iterations of the rep-prefixed string instruction at `address`: valgrind runs one iteration per visit
+// and jumps back to the instruction itself while %rcx is not zero, so the taken count of that jump to its own
+// address (`jcnd=TAKEN/EXECUTED`, read with --collect-jumps=yes) is the iterations, and the instruction's
+// count their sum with the executions (callgrind 3.19). nullopt where the output holds no such jump.
+std::optional<double> rep_iterations(const CallgrindFunction& f, std::uint64_t address) {
+    auto it = std::lower_bound(f.jumps.begin(), f.jumps.end(), address,
+                               [](const CallgrindJump& j, std::uint64_t a) { return j.from < a; });
+    std::optional<double> taken;
+    for (; it != f.jumps.end() && it->from == address; ++it)
+        if (it->to == address)
+            taken = taken.value_or(0.0) + it->taken;
+    return taken;
+}
+
 void add_instruction(CountedWork& w, const CallgrindData& data, const CallgrindInstruction& ins,
-                     std::size_t ir, const InstructionWork* iw) {
+                     std::size_t ir, const InstructionWork* iw, const CallgrindFunction& f) {
     const double n = event(ins, ir);
     w.instructions += n;
     for (std::size_t e = 0; e < data.events.size(); ++e)
@@ -36,8 +51,16 @@ void add_instruction(CountedWork& w, const CallgrindData& data, const CallgrindI
     w.flops_sp += n * iw->flops_sp;
     w.bytes_loaded += n * iw->load_bytes;
     w.bytes_stored += n * iw->store_bytes;
-    if (iw->width_unknown)
+    // A rep movs/stos/lods runs its %rcx iterations unless interrupted; repz/repnz cmps and scas also
+    // stop on a comparison, in an iteration that does not jump back, so theirs stay unknown.
+    const bool rep = (iw->rep_load_bytes > 0 || iw->rep_store_bytes > 0) && !iw->rep_conditional;
+    const std::optional<double> iterations = rep ? rep_iterations(f, ins.address) : std::nullopt;
+    if (iterations) {
+        w.bytes_loaded += *iterations * iw->rep_load_bytes;
+        w.bytes_stored += *iterations * iw->rep_store_bytes;
+    } else if (iw->width_unknown) {
         w.unknown_width += n;
+    }
     if (n > 0 && iw->fp_arithmetic)
         w.vector_bits = std::max(w.vector_bits, iw->vector_bits);
 }
@@ -99,7 +122,7 @@ CountedLoop count_loop(const CallgrindData& data, const CallgrindFunction& f, co
         if (table)
             if (const auto it = table->find(ins.address); it != table->end())
                 iw = &it->second;
-        add_instruction(loop.work, data, ins, ir, iw);
+        add_instruction(loop.work, data, ins, ir, iw, f);
         if (const std::string file = file_name(data, ins.file); !file.empty() && ins.line > 0)
             sources[fmt::format("{}:{}", file, ins.line)] += event(ins, ir);
         if (ins.address == j.from) {
@@ -134,8 +157,8 @@ CountedProgram count_work(const CallgrindData& data, const std::map<std::string,
             if (table)
                 if (const auto it = table->find(ins.address); it != table->end())
                     iw = &it->second;
-            add_instruction(cf.work, data, ins, ir, iw);
-            add_instruction(cf.lines[{ins.file, ins.line}], data, ins, ir, iw);
+            add_instruction(cf.work, data, ins, ir, iw, f);
+            add_instruction(cf.lines[{ins.file, ins.line}], data, ins, ir, iw, f);
         }
         out.executed += cf.work.instructions;
         out.unmatched += cf.work.unmatched;
@@ -290,6 +313,30 @@ loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>
             seconds[best] += s.period * 1e-9;
     }
     return seconds;
+}
+
+std::string counted_name_of(const CountedProgram& p,
+                            const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols,
+                            const std::string& dso, const std::string& symbol) {
+    for (const auto& [object, names] : symbols) {
+        if (!same_object(object, dso))
+            continue;
+        const auto at = names.find(symbol);
+        if (at == names.end())
+            return symbol;
+        const std::string* alias = nullptr;
+        for (const CountedFunction& f : p.functions) {
+            if (!same_object(f.object, object))
+                continue;
+            if (f.name == symbol)
+                return symbol;
+            const auto mine = names.find(f.name);
+            if (!alias && mine != names.end() && mine->second == at->second)
+                alias = &f.name;
+        }
+        return alias ? *alias : symbol;
+    }
+    return symbol;
 }
 
 namespace {

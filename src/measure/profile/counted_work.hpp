@@ -93,6 +93,13 @@ std::vector<double>
 loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
                      const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols);
 
+// The name the counted run gives the function that perf sampled as `symbol` in object `dso`: a function of
+// p in the same object at the same address (symbols[O], as loop_sampled_seconds reads them) under another
+// name, such as glibc's memcpy and memmove, which share their code; `symbol` itself where none is.
+std::string counted_name_of(const CountedProgram& p,
+                            const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols,
+                            const std::string& dso, const std::string& symbol);
+
 // The counts in callgrind's format (valgrind manual, "Callgrind Format Specification"), so that
 // KCachegrind and callgrind_annotate show them per source line: events Ir, Flops, Flops_DP, Flops_SP,
 // Bytes_L1 and one Bytes_<level> per entry of `levels` (the level a simulation prefix's misses are

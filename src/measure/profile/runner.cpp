@@ -94,12 +94,39 @@ CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine) 
     return c;
 }
 
+namespace {
+// The separate debug file of `object` by its build id ("Build ID: 3c7d..." in `readelf -n`), where it exists.
+std::optional<std::string> build_id_debug_file(const std::string& object) {
+    core::CaptureOptions o;
+    o.max_bytes = std::size_t{1} << 20;
+    o.timeout_s = 60;
+    const auto out = core::capture_program({"readelf", "-n", object}, o);
+    const std::string tag = "Build ID: ";
+    const auto at = out.output.find(tag);
+    if (out.status != 0 || at == std::string::npos)
+        return std::nullopt;
+    const auto begin = at + tag.size();
+    const auto end = out.output.find_first_not_of("0123456789abcdef", begin);
+    const std::string id = out.output.substr(begin, end == std::string::npos ? end : end - begin);
+    if (id.size() < 3)
+        return std::nullopt;
+    const std::string path = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+    std::error_code ec;
+    return fs::is_regular_file(path, ec) ? std::optional<std::string>(path) : std::nullopt;
+}
+} // namespace
+
 std::map<std::string, std::uint64_t> object_symbols(const std::string& object) {
     core::CaptureOptions o;
     o.max_bytes = std::size_t{64} << 20;
     o.timeout_s = 60;
-    const auto out = core::capture_program({"nm", "-C", "--defined-only", object}, o);
-    return parse_symbol_addresses(out.output);
+    auto symbols =
+        parse_symbol_addresses(core::capture_program({"nm", "-C", "--defined-only", object}, o).output);
+    if (symbols.empty())
+        if (const auto debug = build_id_debug_file(object))
+            symbols = parse_symbol_addresses(
+                core::capture_program({"nm", "-C", "--defined-only", *debug}, o).output);
+    return symbols;
 }
 
 std::string resolve_program(const std::string& program) {

@@ -59,7 +59,9 @@ CachegrindCaches cachegrind_caches(const std::optional<core::Machine>& machine);
 std::string resolve_program(const std::string& program);
 
 // The functions an object (program or shared library) defines, demangled, with their addresses
-// (`nm -C --defined-only`); empty for a stripped object or where nm cannot read it.
+// (`nm -C --defined-only`); for a stripped object those of its separate debug file where one is installed
+// (/usr/lib/debug/.build-id/xx/yyyy.debug, as gdb, perf and valgrind find it: Debian's -dbg packages), else
+// empty, as where nm cannot read it.
 std::map<std::string, std::uint64_t> object_symbols(const std::string& object);
 
 // How many of `simulated` simulated passes run at once: `requested` when positive; for 0 the number that

@@ -7,6 +7,7 @@
  *   dotf     the same in float           float   2n flops,  8n bytes  without reassociation)
  *   spmv27   y = A x, 27 non-zeros a row double  54n flops
  *   stencil7 7-point Jacobi, 7 flops per interior point of an n x 16 x 16 grid (double)
+ *   copy     memcpy(a, b, 8n) by the C library: 8n bytes loaded, 8n stored (not in `all`)
  * KERNEL `all` runs each in turn; fork-triad runs triad in a forked child, exec-triad in an exec'd copy of
  * this program, no-valgrind runs triad natively and exits 3 under valgrind. Each kernel is its own out-of-line function, called REPS times; n that is not a multiple of any vector
  * width leaves remainder iterations. The result is printed so that nothing is optimised away. */
@@ -110,6 +111,14 @@ static int run(const char *k, long n, long reps) {
             check += dotf(b, c, n);
         check += a[n / 2];
         free(a), free(b), free(c);
+    } else if (!strcmp(k, "copy")) {
+        double *a = alloc(n, 8), *b = alloc(n, 8);
+        for (long i = 0; i < n; ++i)
+            b[i] = i % 13;
+        for (long r = 0; r < reps; ++r, barrier())
+            memcpy(a, b, (size_t)n * 8);
+        check = a[n / 2];
+        free(a), free(b);
     } else if (!strcmp(k, "stencil7")) {
         const long pts = n * 16 * 16;
         double *a = alloc(pts, 8), *b = alloc(pts, 8);
@@ -129,7 +138,7 @@ static int run(const char *k, long n, long reps) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: counted_kernels all|triad|triadf|dot|dotf|spmv27|stencil7 N REPS\n");
+        fprintf(stderr, "usage: counted_kernels all|triad|triadf|dot|dotf|spmv27|stencil7|copy N REPS\n");
         return 2;
     }
     const long n = atol(argv[2]), reps = atol(argv[3]);

@@ -55,6 +55,26 @@ TEST(ProfileBackends, AutoPicksAUsableBackendAndSaysWhy) {
     EXPECT_EQ(choose_backend("time").backend, "time");
 }
 
+// `ld.so --list-tunables` of glibc 2.36 on an AMD EPYC: the thresholds its string functions choose loops by.
+TEST(GlibcTunables, ReadsTheCacheThresholdsAsATunablesValue) {
+    const std::string listed =
+        "glibc.malloc.hugetlb: 0x0 (min: 0x0, max: 0xffffffffffffffff)\n"
+        "glibc.cpu.x86_shared_cache_size: 0x14000000 (min: 0x0, max: 0xffffffffffffffff)\n"
+        "glibc.cpu.x86_rep_movsb_threshold: 0x840 (min: 0x200, max: 0xffffffffffffffff)\n"
+        "glibc.cpu.x86_rep_stosb_threshold: 0x800 (min: 0x1, max: 0xffffffffffffffff)\n"
+        "glibc.cpu.x86_non_temporal_threshold: 0xf000000 (min: 0x4040, max: 0xfff)\n"
+        "glibc.cpu.x86_shstk:\n"
+        "glibc.cpu.hwcaps:\n"
+        "glibc.cpu.x86_data_cache_size: 0x8000 (min: 0x0, max: 0xffffffffffffffff)";
+    EXPECT_EQ(glibc_cache_tunables(listed),
+              "glibc.cpu.x86_shared_cache_size=0x14000000:glibc.cpu.x86_rep_movsb_threshold=0x840:"
+              "glibc.cpu.x86_rep_stosb_threshold=0x800:glibc.cpu.x86_non_temporal_threshold=0xf000000:"
+              "glibc.cpu.x86_data_cache_size=0x8000");
+    EXPECT_EQ(glibc_cache_tunables("glibc.cpu.x86_rep_movsb_threshold: lots\nld.so: unrecognized option\n"),
+              "");
+    EXPECT_EQ(glibc_cache_tunables(""), "");
+}
+
 TEST(ProfileBackends, PassesAtOnceAsRequestedOrSharingTheCoresBest) {
     EXPECT_EQ(passes_at_once(2, 1, 3, 2), 2U); // as requested, whatever the cores
     EXPECT_EQ(passes_at_once(5, 4, 3, 64), 5U);

@@ -1,6 +1,7 @@
 // The join behind the callgrind backend on hand-made inputs: executed counts x each instruction's work per
 // function and innermost loop, and the native run's perf samples placed in those loops by address.
 #include "core/error.hpp"
+#include "measure/instruction_work.hpp"
 #include "measure/profile/counted_work.hpp"
 #include "measure/profile/perf_report.hpp"
 
@@ -145,6 +146,72 @@ TEST(LoopTime, PlacesSamplesInTheLoopHoldingTheirAddress) {
     const std::vector<double> s = loop_sampled_seconds(p, samples, symbols);
     ASSERT_EQ(s.size(), 1u);
     EXPECT_DOUBLE_EQ(s[0], 0.4);
+}
+
+// glibc's memcpy as callgrind 3.19 records it: `rep movsb` at 0x2000 run by 20 calls of 50 bytes (each
+// visit one iteration, and one last visit per call with %rcx zero: 1020 executions, its jump to itself
+// taken 1000 times), and a `repz cmpsb` at 0x2002 that stops on a difference.
+TEST(CountedWork, CountsRepMovsIterationsFromTheJumpToItselfAndLeavesRepzCmpsUnknown) {
+    CallgrindData d;
+    d.events = {"Ir"};
+    d.files = {""};
+    d.has_instructions = true;
+    CallgrindFunction f;
+    f.object = "/lib/libc.so.6";
+    f.name = "__memcpy_avx_unaligned_erms";
+    f.instructions = {CallgrindInstruction{0x2000, 0, 0, {1020}}, CallgrindInstruction{0x2002, 0, 0, {70}}};
+    CallgrindJump self;
+    self.from = self.to = 0x2000;
+    self.executed = 1020;
+    self.taken = 1000;
+    CallgrindJump cmps = self;
+    cmps.from = cmps.to = 0x2002;
+    cmps.executed = 70;
+    cmps.taken = 45;
+    f.jumps = {self, cmps};
+    d.functions = {f};
+    WorkTable table;
+    for (const DecodedInstruction& ins :
+         parse_objdump_instructions("  2000:\trep movsb %ds:(%rsi),%es:(%rdi)\n"
+                                    "  2002:\trepz cmpsb %es:(%rdi),%ds:(%rsi)\n"))
+        table.emplace(ins.address, instruction_work(ins));
+    ASSERT_EQ(table.size(), 2u);
+    const CountedProgram p = count_work(d, {{"/lib/libc.so.6", table}});
+    ASSERT_EQ(p.functions.size(), 1u);
+    const CountedWork& w = p.functions[0].work;
+    EXPECT_EQ(w.bytes_loaded, 1000);
+    EXPECT_EQ(w.bytes_stored, 1000);
+    EXPECT_EQ(w.unknown_width, 70); // the cmpsb's executions: its iterations are not known
+    // The jump to itself is also the one-instruction loop the rep runs.
+    ASSERT_EQ(p.loops.size(), 2u);
+    EXPECT_EQ(p.loops[0].work.bytes_stored, 1000);
+    // Without the jumps (a run without --collect-jumps) the bytes stay unknown.
+    d.functions[0].jumps.clear();
+    const CountedProgram q = count_work(d, {{"/lib/libc.so.6", table}});
+    EXPECT_EQ(q.functions[0].work.bytes_loaded, 0);
+    EXPECT_EQ(q.functions[0].work.unknown_width, 1090);
+}
+
+TEST(CountedName, GivesTheCountedRunsNameOfTheSameAddress) {
+    CountedProgram p;
+    p.functions.push_back(CountedFunction{"/usr/lib/libc.so.6", "__memcpy_avx_unaligned_erms", "", {}, {}});
+    p.functions.push_back(CountedFunction{"/usr/lib/libc.so.6", "strlen", "", {}, {}});
+    p.functions.push_back(CountedFunction{"/bin/prog", "main", "", {}, {}});
+    const std::map<std::string, std::map<std::string, std::uint64_t>> symbols{
+        {"/usr/lib/libc.so.6",
+         {{"__memcpy_avx_unaligned_erms", 0x152a80},
+          {"__memmove_avx_unaligned_erms", 0x152a80},
+          {"strlen", 0x1000},
+          {"__strlen_avx2", 0x2000}}},
+        {"/bin/prog", {{"main", 0x1100}, {"alias_of_main", 0x1100}}}};
+    // perf names the object by its file name, the function by the alias it chose.
+    EXPECT_EQ(counted_name_of(p, symbols, "libc.so.6", "__memmove_avx_unaligned_erms"),
+              "__memcpy_avx_unaligned_erms");
+    EXPECT_EQ(counted_name_of(p, symbols, "libc.so.6", "strlen"), "strlen");
+    EXPECT_EQ(counted_name_of(p, symbols, "libc.so.6", "__strlen_avx2"), "__strlen_avx2"); // another address
+    EXPECT_EQ(counted_name_of(p, symbols, "prog", "alias_of_main"), "main");
+    EXPECT_EQ(counted_name_of(p, symbols, "[kernel.kallsyms]", "clear_page_erms"), "clear_page_erms");
+    EXPECT_EQ(counted_name_of(p, symbols, "libc.so.6", "not_in_the_table"), "not_in_the_table");
 }
 
 TEST(DisassemblyRanges, SplitsWhereUnexecutedCodeIsWideAndBoundsTheCalls) {
