@@ -112,6 +112,11 @@ std::vector<std::string> guidance(const RegionVerdict& v, const core::Machine& m
         return g;
     }
     g.push_back(fmt::format("{} bandwidth limits it", v.bottleneck == "MEM" ? "memory" : v.bottleneck));
+    if (!(v.flops > 0)) {
+        g.push_back("it only moves data: copying less, or less often, would help (work on the data where it "
+                    "lies, or move it once)");
+        return g;
+    }
     if (v.bottleneck == "L1") {
         const auto l1 = v.level_bytes.find("L1");
         if (l1 != v.level_bytes.end() && v.flops > 0)
@@ -128,6 +133,18 @@ std::vector<std::string> guidance(const RegionVerdict& v, const core::Machine& m
                                 v.bottleneck));
     }
     return g;
+}
+
+// The bandwidth of a region that only moves data: `bytes` over each repetition's time (slowest rank).
+std::optional<core::Summary> measured_bandwidth(const core::ProfileFunction& f, double bytes) {
+    const auto t = f.metrics.find("time");
+    if (t == f.metrics.end())
+        return std::nullopt;
+    std::vector<double> per_rep;
+    for (std::size_t r = 0; r < t->second.per_rank.size(); ++r)
+        if (t->second.reduced(r) > 0)
+            per_rep.push_back(bytes / t->second.reduced(r) * 1e-9);
+    return core::summarize(per_rep);
 }
 
 std::optional<core::Summary> measured_performance(const core::ProfileFunction& f, double flops,
@@ -166,7 +183,7 @@ std::string unplaceable(const core::ProfileFunction& f, const std::optional<Know
     double most = 0;
     for (const auto& [level, b] : bytes)
         most = std::max(most, b);
-    if (!(flops->value > 0) || !(most > 0))
+    if (!(flops->value >= 0) || !(most > 0))
         return fmt::format("{}: {:g} flops over {:g} bytes has no positive intensity", f.name, flops->value,
                            most);
     // The run's totals, reduced over ranks, can pass what a run counts (docs/formats.md): a results file
@@ -237,7 +254,15 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, d
         v.time_share = time_share;
         v.flops_share = flops_share;
         v.vector_bits = static_cast<int>(metric_or_zero(f, "vector_bits"));
-        if (auto s = measured_performance(f, flops->value, out.omitted)) {
+        const bool moves_only = !(flops->value > 0);
+        if (moves_only) {
+            if (auto s = measured_bandwidth(f, v.bytes)) {
+                kr.measured_gbs = s;
+                v.measured_gbs = s->median;
+                // No flops: 0 GFLOP/s in every repetition, as the suite records its copy loops.
+                kr.measured_gflops = core::scaled(*s, 0.0);
+            }
+        } else if (auto s = measured_performance(f, flops->value, out.omitted)) {
             kr.measured_gflops = s;
             v.measured_gflops = s->median;
         }
@@ -247,6 +272,11 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, d
             v.bound = v.bottleneck == "compute" ? "compute" : "memory";
             if (v.measured_gflops && v.bound_gflops > 0)
                 v.fraction = *v.measured_gflops / v.bound_gflops;
+            if (moves_only && preds.front().seconds_per_iteration > 0) {
+                v.bound_gbs = v.bytes / preds.front().seconds_per_iteration * 1e-9;
+                if (v.measured_gbs)
+                    v.fraction = *v.measured_gbs / v.bound_gbs;
+            }
         }
         v.guidance = guidance(v, m);
         out.results.kernels.push_back(std::move(kr));

@@ -6,7 +6,8 @@
 // simulated (cachegrind's LL_MISS_BYTES), both taken as memory traffic. Values are the run's totals
 // (ranks reduced with each metric's aggregate, mean over repetitions); performance = flops / time where
 // the region has a time (slowest rank). Functions and loops holding less than `min_share` of the
-// program's time and of its flops are left out (counted in `below_share`). Contract: pure; regions that
+// program's time and of its flops are left out (counted in `below_share`). A region with bytes and no
+// flops (data movement) gets the same verdict in bandwidth. Contract: pure; regions that
 // cannot be placed are listed in `omitted` with the reason.
 #pragma once
 
@@ -28,12 +29,17 @@ struct RegionVerdict {
     double flops = 0;
     double bytes = 0;
     std::string flops_origin, bytes_origin;
-    double intensity = 0;                          // flops / bytes
-    std::optional<double> measured_gflops;         // flops / time, when timed
-    double bound_gflops = 0;                       // mixed model's attainable performance
-    std::string bound;                             // "memory" or "compute"
-    std::string bottleneck;                        // the limiting level or "compute"
-    std::optional<double> fraction;                // measured / bound
+    double intensity = 0;                  // flops / bytes
+    std::optional<double> measured_gflops; // flops / time, when timed
+    double bound_gflops = 0;               // mixed model's attainable performance
+    std::string bound;                     // "memory" or "compute"
+    std::string bottleneck;                // the limiting level or "compute"
+    std::optional<double> fraction;        // measured / bound
+    // A region that moves data without arithmetic (flops 0: a copy, memset, packing a halo): its bandwidth
+    // against the level its intensity is taken at (bytes / time, when timed) and the mixed model's bound
+    // for those bytes; its fraction is the one over the other.
+    std::optional<double> measured_gbs;
+    double bound_gbs = 0;
     std::optional<double> time_share, flops_share; // of the program's total (functions of the profile)
     int vector_bits = 0;                           // widest FP arithmetic it executed (counted), 0 unknown
     std::vector<std::string> guidance;             // what would raise it, most relevant first

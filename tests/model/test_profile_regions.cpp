@@ -99,6 +99,56 @@ TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
     EXPECT_TRUE(unread.empty());
 }
 
+TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
+    // memcpy under the callgrind backend: no flops, bytes per level, most of the program's time. It cannot
+    // sit on a log-scale FLOP roofline, but its bound is the mixed model's time for those bytes.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    p.cores = 1;
+    core::ProfileFunction copy{"__memcpy_avx_unaligned_erms", "library", {}};
+    copy.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {0});
+    copy.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {0.5});
+    const std::map<std::string, double> bytes = {{"L1", 3.2e9}, {"L2", 4.8e9}, {"L3", 4.8e9}, {"MEM", 4.8e9}};
+    for (const auto& [level, b] : bytes)
+        copy.metrics["bytes_" + level] = region_metric(
+            level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
+    core::ProfileFunction idle{"strlen", "library", {}}; // no flops and no bytes: nothing to place
+    idle.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {0});
+    idle.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {0.1});
+    p.functions = {copy, idle};
+
+    const ProfilePlacement out = place_profile(p, m);
+    ASSERT_EQ(out.verdicts.size(), 1u);
+    const RegionVerdict& v = out.verdicts[0];
+    EXPECT_EQ(v.intensity, 0);
+    EXPECT_FALSE(v.measured_gflops);
+    ASSERT_TRUE(v.measured_gbs);
+    EXPECT_DOUBLE_EQ(*v.measured_gbs, 4.8e9 / 0.5 * 1e-9); // the memory bytes over the time
+
+    KernelSpec k;
+    k.name = v.name;
+    k.flops_per_iteration = 0;
+    k.iterations = 1;
+    k.explicit_bytes = bytes;
+    PredictOptions o;
+    o.threads = 1;
+    o.models = {"mixed"};
+    const auto pred = predict(k, m, o).at(0);
+    EXPECT_DOUBLE_EQ(v.bound_gbs, 4.8e9 / pred.seconds_per_iteration * 1e-9);
+    EXPECT_EQ(v.bottleneck, pred.bottleneck);
+    ASSERT_TRUE(v.fraction);
+    EXPECT_DOUBLE_EQ(*v.fraction, *v.measured_gbs / v.bound_gbs);
+    ASSERT_GE(v.guidance.size(), 2u);
+    EXPECT_NE(v.guidance[1].find("only moves data"), std::string::npos);
+    ASSERT_EQ(out.results.kernels.size(), 1u);
+    ASSERT_TRUE(out.results.kernels[0].measured_gbs);
+    EXPECT_DOUBLE_EQ(out.results.kernels[0].measured_gbs->median, *v.measured_gbs);
+    ASSERT_EQ(out.omitted.size(), 1u);
+    EXPECT_EQ(out.omitted[0], "strlen: bytes unknown");
+}
+
 } // namespace
 TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     // The callgrind backend's functions and loops: flops counted, bytes per level counted (L1) and simulated

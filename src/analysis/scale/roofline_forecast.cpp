@@ -35,7 +35,9 @@ std::optional<RegionVerdict> verdict_at(const ScaleResult& r, const core::Machin
                                         const std::string& function, const std::vector<std::size_t>& series,
                                         const Coord& x) {
     const ProfilePlacement placed = place_profile(profile_at(r, function, series, x, "region"), m, 0.0);
-    if (placed.verdicts.empty())
+    // Functions that only move data are placed by `report` in bandwidth; the forecast's roofline takes
+    // those with flops (a fitted profile has no shares to keep the many small library functions out).
+    if (placed.verdicts.empty() || !(placed.verdicts.front().flops > 0))
         return std::nullopt;
     return placed.verdicts.front();
 }
