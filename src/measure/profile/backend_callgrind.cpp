@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -174,7 +175,9 @@ private:
     void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g);
     CallgrindData read_rank(const fs::path& dir, int rank) const;
     std::vector<PerfSamplePlace> sampled_places(const fs::path& dir, int rank) const;
-    const std::map<std::string, std::uint64_t>& symbols_of(const std::string& object);
+    // The symbols of each object (nm; a stripped one's debug file), read once per object, several at once.
+    std::map<std::string, std::map<std::string, std::uint64_t>>
+    symbols_of(const std::set<std::string>& objects);
     std::string m_perf; // empty: the native pass runs without perf
     std::vector<Level> m_levels;
     std::uint32_t m_line = 64;
@@ -276,11 +279,21 @@ std::vector<PerfSamplePlace> CallgrindBackend::sampled_places(const fs::path& di
 }
 
 // The addresses of an object's symbols (nm), read once per object.
-const std::map<std::string, std::uint64_t>& CallgrindBackend::symbols_of(const std::string& object) {
-    auto it = m_symbols.find(object);
-    if (it != m_symbols.end())
-        return it->second;
-    return m_symbols.emplace(object, object_symbols(object)).first->second;
+std::map<std::string, std::map<std::string, std::uint64_t>>
+CallgrindBackend::symbols_of(const std::set<std::string>& objects) {
+    std::vector<std::string> missing;
+    for (const std::string& o : objects)
+        if (!m_symbols.count(o))
+            missing.push_back(o);
+    std::vector<std::future<std::map<std::string, std::uint64_t>>> reads;
+    for (const std::string& o : missing)
+        reads.push_back(std::async(std::launch::async, [&o] { return object_symbols(o); }));
+    for (std::size_t i = 0; i < missing.size(); ++i)
+        m_symbols.emplace(missing[i], reads[i].get());
+    std::map<std::string, std::map<std::string, std::uint64_t>> out;
+    for (const std::string& o : objects)
+        out.emplace(o, m_symbols.at(o));
+    return out;
 }
 
 CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
@@ -397,20 +410,19 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
     // loop's, placed by address.
     std::vector<double> loop_seconds(counted.loops.size(), 0.0);
     if (!m_reports.empty() && !m_reports.at(rank).empty()) {
-        std::map<std::string, std::map<std::string, std::uint64_t>> symbols;
-        const auto read = [&](const std::string& object) {
-            if (!symbols.count(object) && fs::exists(object))
-                symbols.emplace(object, symbols_of(object));
-        };
         std::set<std::string> sampled; // the objects perf sampled in
         for (const PerfEventReport& ev : m_reports.at(rank))
             for (const PerfSymbol& s : ev.symbols)
                 sampled.insert(fs::path(s.dso).filename().string());
+        std::set<std::string> objects;
         for (const CountedFunction& f : counted.functions)
-            if (f.work.instructions > 0 && sampled.count(fs::path(f.object).filename().string()))
-                read(f.object);
+            if (f.work.instructions > 0 && sampled.count(fs::path(f.object).filename().string()) &&
+                fs::exists(f.object))
+                objects.insert(f.object);
         for (const CountedLoop& l : counted.loops)
-            read(l.object);
+            if (fs::exists(l.object))
+                objects.insert(l.object);
+        const auto symbols = symbols_of(objects);
         add_perf_samples(m_reports.at(rank), rank, rep, g, [&](const PerfSymbol& s) {
             return counted_name_of(counted, symbols, s.dso, s.name);
         });
