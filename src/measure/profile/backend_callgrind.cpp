@@ -183,7 +183,7 @@ private:
     std::uint32_t m_line = 64;
     std::vector<CountedProgram> m_counted;               // per rank, this repetition
     std::vector<std::vector<PerfSamplePlace>> m_samples; // per rank, this repetition's native perf samples
-    std::vector<std::vector<PerfEventReport>> m_reports; // per rank, this repetition's native perf report
+    std::vector<std::vector<PerfEventReport>> m_reports; // per rank, the samples summed per function
     std::map<std::string, std::map<std::string, std::uint64_t>> m_symbols; // object -> its symbols (nm)
     std::map<std::string, WorkTable> m_work;
     std::set<std::string> m_notes;
@@ -328,8 +328,9 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
         m_reports.assign(c.ranks, {});
         if (!m_perf.empty())
             for (int r = 0; r < c.ranks; ++r) {
-                m_reports[r] = read_perf_report(m_perf, dir, r);
+                // One perf read: the samples' places give the loops' time and, summed, the functions'.
                 m_samples[r] = sampled_places(dir, r);
+                m_reports[r] = {cpu_clock_report(m_samples[r])};
             }
         return;
     }

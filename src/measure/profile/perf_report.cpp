@@ -140,4 +140,28 @@ std::vector<PerfSamplePlace> parse_perf_script(const std::string& text, const st
     return out;
 }
 
+PerfEventReport cpu_clock_report(const std::vector<PerfSamplePlace>& places) {
+    PerfEventReport r;
+    r.event = "cpu-clock";
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    double total = 0;
+    for (const PerfSamplePlace& p : places) {
+        const auto [it, added] = index.try_emplace({p.dso, p.symbol}, r.symbols.size());
+        if (added) {
+            PerfSymbol s;
+            s.name = p.symbol;
+            s.dso = p.dso;
+            s.kernel = p.dso.rfind("[kernel", 0) == 0;
+            r.symbols.push_back(s);
+        }
+        r.symbols[it->second].samples += p.samples;
+        r.symbols[it->second].period += p.period;
+        r.total_samples += p.samples;
+        total += p.period;
+    }
+    for (PerfSymbol& s : r.symbols)
+        s.percent = total > 0 ? 100.0 * s.period / total : 0.0;
+    return r;
+}
+
 } // namespace roofcast::measure::profile

@@ -46,4 +46,9 @@ struct PerfSamplePlace {
 };
 std::vector<PerfSamplePlace> parse_perf_script(const std::string& text, const std::string& file);
 
+// The per-function report of cpu-clock samples placed by parse_perf_script: per (dso, symbol) the samples and
+// the period summed, as `perf report --sort dso,sym` sums them, and its share of the places' period (a
+// kernel symbol where the dso is perf's "[kernel.kallsyms]"), in order of first appearance.
+PerfEventReport cpu_clock_report(const std::vector<PerfSamplePlace>& places);
+
 } // namespace roofcast::measure::profile

@@ -447,7 +447,7 @@ core::Profile run_profile(const ProfileRequest& req, const Say& say) {
             backend->collect(ctx, k, rep, dir, gather, warnings);
         }
     };
-    // A finished group is collected (perf's reports, objdump, the join) while the next simulated group runs;
+    // A finished group is collected (perf's samples, objdump, the join) while the next simulated group runs;
     // a pass at full speed, and the timed one, start only once everything before them is collected, so
     // nothing runs beside them.
     std::optional<PassGroup> done;

@@ -106,6 +106,26 @@ TEST(PerfScript, SumsSamplesPerSymbolAndOffset) {
     EXPECT_EQ(find("clear_page_erms").dso, "[kernel.kallsyms]");
 }
 
+TEST(PerfScript, SumsThePlacesPerFunctionAsPerfReportDoes) {
+    const std::vector<PerfSamplePlace> places{{"/bin/prog", "triad", 0x12, 500000, 2},
+                                              {"/bin/prog", "triad", 0x30, 250000, 1},
+                                              {"/usr/lib/libc.so.6", "memcpy", 0x10, 750000, 3},
+                                              {"[kernel.kallsyms]", "clear_page_erms", 0x7, 500000, 2}};
+    const PerfEventReport r = cpu_clock_report(places);
+    EXPECT_EQ(r.event, "cpu-clock");
+    EXPECT_EQ(r.total_samples, 8);
+    ASSERT_EQ(r.symbols.size(), 3u);
+    EXPECT_EQ(r.symbols[0].name, "triad");
+    EXPECT_EQ(r.symbols[0].period, 750000);
+    EXPECT_EQ(r.symbols[0].samples, 3);
+    EXPECT_DOUBLE_EQ(r.symbols[0].percent, 37.5);
+    EXPECT_FALSE(r.symbols[0].kernel);
+    EXPECT_EQ(r.symbols[1].dso, "/usr/lib/libc.so.6");
+    EXPECT_TRUE(r.symbols[2].kernel);
+    EXPECT_DOUBLE_EQ(r.symbols[2].percent, 25.0);
+    EXPECT_TRUE(cpu_clock_report({}).symbols.empty());
+}
+
 TEST(PerfScript, RefusesLinesItCannotReadNamingTheLine) {
     for (const std::string bad : {"abc 55d4 triad+0x12 (/bin/prog)\n", "250000 55d4 triad+0x12\n",
                                   "250000 55d4 triad+0xzz (/bin/prog)\n", "inf 55d4 triad+0x1 (/bin/prog)\n",
