@@ -95,6 +95,7 @@ void memory_drift_evidence(DiagnosisEvidence& e, const core::KernelResult& k, co
     e.memory_measured_gbs = *file_term->bandwidth_gbs;
     e.memory_measured_source = file_term->bandwidth_source;
     e.memory_calibrated_gbs = *term->bandwidth_gbs;
+    e.memory_calibrated_half_width_gbs = mem->effective_bandwidth_half_width_gbs;
     e.memory_measured_when = m.created;
     e.fraction_with_measured_memory = again.front().seconds_per_iteration / measured;
 }

@@ -96,6 +96,7 @@ struct DiagnosisEvidence {
     // own measurement for the kernel's access mix (choose_bandwidth without the calibration), and the
     // kernel's fraction of the bound with that measurement in the memory term.
     std::optional<double> memory_calibrated_gbs;
+    std::optional<double> memory_calibrated_half_width_gbs; // its 95 % half-width over the copy loops
     std::optional<double> memory_measured_gbs;
     std::string memory_measured_source;
     std::string memory_measured_when; // when the machine file was measured (its `created`), when it says

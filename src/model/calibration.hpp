@@ -66,6 +66,9 @@ struct OverlapFit {
 // An interval wider than this ratio (high / low), or unbounded, is called poorly determined wherever p
 // is reported.
 inline constexpr double k_wide_interval_ratio = 1.5;
+// A calibrated effective bandwidth whose 95 % half-width passes this fraction of it is "wide": its loops
+// disagreed by more than a steady host's run-to-run spread.
+inline constexpr double k_wide_calibration = 0.1;
 
 struct LevelCalibration {
     std::string level;

@@ -528,6 +528,16 @@ TEST(Diagnosis, MemoryDriftWhereTheCalibrationOutranTheMachineFile) {
     EXPECT_FALSE(has(diagnose(e), "memory-drift"));
     e.memory_calibrated_gbs = 56.8 * 1.2;
     EXPECT_TRUE(has(diagnose(e), "memory-drift"));
+    EXPECT_NE(diagnose(e)[0].evidence.find("memory moved between the two measurements"), std::string::npos);
+    // Copy loops that disagree among themselves: memory moved within the run, said with their spread.
+    e.memory_calibrated_half_width_gbs = 0.2 * *e.memory_calibrated_gbs;
+    d = diagnose(e);
+    ASSERT_TRUE(has(d, "memory-drift"));
+    EXPECT_NE(d[0].evidence.find("the copy loops themselves disagreed (± 13.6 GB/s, 95 %)"),
+              std::string::npos)
+        << d[0].evidence;
+    e.memory_calibrated_half_width_gbs = 0.05 * *e.memory_calibrated_gbs; // a tight calibration
+    EXPECT_NE(diagnose(e)[0].evidence.find("memory moved between the two measurements"), std::string::npos);
 }
 
 TEST(Diagnosis, MemoryDriftEvidenceFromThePredictionAgainWithoutTheCalibration) {
