@@ -21,6 +21,33 @@ core::ProfileMetric region_metric(core::MetricOrigin o, const std::string& agg, 
     return m;
 }
 
+// A function as the callgrind backend records it for one rank: flops counted, time sampled, bytes per level
+// counted at L1 and simulated beyond.
+core::ProfileFunction counted_function(const std::string& name, const std::string& kind, double flops,
+                                       double seconds, const std::map<std::string, double>& bytes) {
+    core::ProfileFunction f{name, kind, {}};
+    f.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {flops});
+    f.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {seconds});
+    for (const auto& [level, b] : bytes)
+        f.metrics["bytes_" + level] = region_metric(
+            level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
+    return f;
+}
+
+// The mixed model's prediction for those flops and bytes, once, on `threads` cores.
+core::Prediction mixed_prediction(const core::Machine& m, const std::string& name, double flops,
+                                  const std::map<std::string, double>& bytes, int threads) {
+    KernelSpec k;
+    k.name = name;
+    k.flops_per_iteration = flops;
+    k.iterations = 1;
+    k.explicit_bytes = bytes;
+    PredictOptions o;
+    o.threads = threads;
+    o.models = {"mixed"};
+    return predict(k, m, o).at(0);
+}
+
 TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
     const core::Machine m =
         core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
@@ -107,17 +134,10 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     core::Profile p;
     p.parameters = {{"ranks", 1}};
     p.cores = 1;
-    core::ProfileFunction copy{"__memcpy_avx_unaligned_erms", "library", {}};
-    copy.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {0});
-    copy.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {0.5});
     const std::map<std::string, double> bytes = {{"L1", 3.2e9}, {"L2", 4.8e9}, {"L3", 4.8e9}, {"MEM", 4.8e9}};
-    for (const auto& [level, b] : bytes)
-        copy.metrics["bytes_" + level] = region_metric(
-            level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
-    core::ProfileFunction idle{"strlen", "library", {}}; // no flops and no bytes: nothing to place
-    idle.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {0});
-    idle.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {0.1});
-    p.functions = {copy, idle};
+    // strlen: no flops and no bytes, nothing to place.
+    p.functions = {counted_function("__memcpy_avx_unaligned_erms", "library", 0, 0.5, bytes),
+                   counted_function("strlen", "library", 0, 0.1, {})};
 
     const ProfilePlacement out = place_profile(p, m);
     ASSERT_EQ(out.verdicts.size(), 1u);
@@ -127,15 +147,7 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     ASSERT_TRUE(v.measured_gbs);
     EXPECT_DOUBLE_EQ(*v.measured_gbs, 4.8e9 / 0.5 * 1e-9); // the memory bytes over the time
 
-    KernelSpec k;
-    k.name = v.name;
-    k.flops_per_iteration = 0;
-    k.iterations = 1;
-    k.explicit_bytes = bytes;
-    PredictOptions o;
-    o.threads = 1;
-    o.models = {"mixed"};
-    const auto pred = predict(k, m, o).at(0);
+    const core::Prediction pred = mixed_prediction(m, v.name, 0, bytes, 1);
     EXPECT_DOUBLE_EQ(v.bound_gbs, 4.8e9 / pred.seconds_per_iteration * 1e-9);
     EXPECT_EQ(v.bottleneck, pred.bottleneck);
     ASSERT_TRUE(v.fraction);
@@ -158,13 +170,8 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     core::Profile p;
     p.parameters = {{"ranks", 1}};
     p.cores = 1;
-    core::ProfileFunction solve{"solve", "function", {}};
-    solve.metrics["flops"] = region_metric(core::MetricOrigin::counted, "sum", {2e9});
-    solve.metrics["time"] = region_metric(core::MetricOrigin::sampled, "max", {1.0});
     const std::map<std::string, double> bytes = {{"L1", 24e9}, {"L2", 16e9}, {"L3", 8e9}, {"MEM", 1e9}};
-    for (const auto& [level, b] : bytes)
-        solve.metrics["bytes_" + level] = region_metric(
-            level == "L1" ? core::MetricOrigin::counted : core::MetricOrigin::simulated, "sum", {b});
+    const core::ProfileFunction solve = counted_function("solve", "function", 2e9, 1.0, bytes);
     core::ProfileFunction loop = solve;
     loop.name = "solve -> loop at solve.c:42";
     loop.kind = "loop";
@@ -187,15 +194,7 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     EXPECT_DOUBLE_EQ(*v.time_share, 1.0 / 1.005);
     EXPECT_EQ(out.results.kernels[1].bytes_per_iteration, bytes);
 
-    KernelSpec k;
-    k.name = v.name;
-    k.flops_per_iteration = 2e9;
-    k.iterations = 1;
-    k.explicit_bytes = bytes;
-    PredictOptions o;
-    o.threads = 1;
-    o.models = {"mixed"};
-    const auto pred = predict(k, m, o).at(0);
+    const core::Prediction pred = mixed_prediction(m, v.name, 2e9, bytes, 1);
     EXPECT_DOUBLE_EQ(v.bound_gflops, pred.gflops);
     EXPECT_EQ(v.bottleneck, pred.bottleneck);
     ASSERT_FALSE(v.guidance.empty());
