@@ -135,15 +135,28 @@ std::vector<std::string> guidance(const RegionVerdict& v, const core::Machine& m
     return g;
 }
 
-// The bandwidth of a region that only moves data: `bytes` over each repetition's time (slowest rank).
-std::optional<core::Summary> measured_bandwidth(const core::ProfileFunction& f, double bytes) {
+// The bandwidth of a region that only moves data: `bytes` over each repetition's time (slowest rank);
+// repetitions faster than any machine moves are left out, as measured_performance leaves out flop rates.
+std::optional<core::Summary> measured_bandwidth(const core::ProfileFunction& f, double bytes,
+                                                std::vector<std::string>& omitted) {
     const auto t = f.metrics.find("time");
     if (t == f.metrics.end())
         return std::nullopt;
     std::vector<double> per_rep;
-    for (std::size_t r = 0; r < t->second.per_rank.size(); ++r)
-        if (t->second.reduced(r) > 0)
-            per_rep.push_back(bytes / t->second.reduced(r) * 1e-9);
+    std::size_t beyond = 0;
+    for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
+        if (!(t->second.reduced(r) > 0))
+            continue;
+        const double gbs = bytes / t->second.reduced(r) * 1e-9;
+        if (gbs <= core::k_max_system_gbs)
+            per_rep.push_back(gbs);
+        else
+            ++beyond;
+    }
+    if (beyond > 0)
+        omitted.push_back(fmt::format("{}: {} timed repetition(s) above {:g} GB/s, faster than any machine, "
+                                      "left out of its measured bandwidth",
+                                      f.name, beyond, core::k_max_system_gbs));
     return core::summarize(per_rep);
 }
 
@@ -256,7 +269,7 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, d
         v.vector_bits = static_cast<int>(metric_or_zero(f, "vector_bits"));
         const bool moves_only = !(flops->value > 0);
         if (moves_only) {
-            if (auto s = measured_bandwidth(f, v.bytes)) {
+            if (auto s = measured_bandwidth(f, v.bytes, out.omitted)) {
                 kr.measured_gbs = s;
                 v.measured_gbs = s->median;
                 // No flops: 0 GFLOP/s in every repetition, as the suite records its copy loops.

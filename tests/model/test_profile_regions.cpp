@@ -159,6 +159,14 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     EXPECT_DOUBLE_EQ(out.results.kernels[0].measured_gbs->median, *v.measured_gbs);
     ASSERT_EQ(out.omitted.size(), 1u);
     EXPECT_EQ(out.omitted[0], "strlen: bytes unknown");
+    // Faster than any machine moves: placed, but its timed repetition is left out with a note, so that the
+    // report's results file reads back.
+    p.functions = {counted_function("burst", "library", 0, 1e-9, {{"MEM", 1e25}})};
+    const ProfilePlacement fast = place_profile(p, m);
+    ASSERT_EQ(fast.verdicts.size(), 1u);
+    EXPECT_FALSE(fast.verdicts[0].measured_gbs);
+    ASSERT_EQ(fast.omitted.size(), 1u);
+    EXPECT_NE(fast.omitted[0].find("faster than any machine"), std::string::npos) << fast.omitted[0];
 }
 
 } // namespace

@@ -278,7 +278,7 @@ std::vector<PerfSamplePlace> CallgrindBackend::sampled_places(const fs::path& di
     return parse_perf_script(read_tool_output(txt), txt.string());
 }
 
-// The addresses of an object's symbols (nm), read once per object.
+// The addresses of the objects' symbols (object_symbols), each object read once, the missing ones at once.
 std::map<std::string, std::map<std::string, std::uint64_t>>
 CallgrindBackend::symbols_of(const std::set<std::string>& objects) {
     std::vector<std::string> missing;
