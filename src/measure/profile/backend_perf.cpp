@@ -78,16 +78,18 @@ void add_perf_samples(const std::vector<PerfEventReport>& report, int rank, int 
     for (const auto& ev : report)
         for (const auto& s : ev.symbols) {
             const std::string name = name_of ? name_of(s) : s.name;
+            // The operating system's functions (page faults, system calls) are not the program's own: kept
+            // apart with the shared libraries'.
+            const std::string kind = s.kernel ? "library" : "function";
             if (ev.event == "cpu-clock") {
                 // cpu-clock's period is in nanoseconds of CPU time.
-                g.add(name, "function", "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
+                g.add(name, kind, "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
                       s.period * 1e-9);
-                g.add(name, "function", "time_percent", core::MetricOrigin::sampled, "mean", "percent", rep,
-                      rank, s.percent);
+                g.add(name, kind, "time_percent", core::MetricOrigin::sampled, "mean", "percent", rep, rank,
+                      s.percent);
             } else {
                 const std::string metric = ev.event == "instructions" ? "INS" : ev.event;
-                g.add(name, "function", metric, core::MetricOrigin::sampled, "sum", "count", rep, rank,
-                      s.period);
+                g.add(name, kind, metric, core::MetricOrigin::sampled, "sum", "count", rep, rank, s.period);
             }
         }
 }

@@ -55,6 +55,33 @@ TEST(ProfileBackends, AutoPicksAUsableBackendAndSaysWhy) {
     EXPECT_EQ(choose_backend("time").backend, "time");
 }
 
+TEST(PerfSamples, TheKernelsFunctionsAreKeptApartFromTheProgramsOwn) {
+    PerfEventReport report;
+    report.event = "cpu-clock";
+    PerfSymbol own;
+    own.name = "triad";
+    own.dso = "prog";
+    own.period = 2e8;
+    own.percent = 80;
+    PerfSymbol kernel = own;
+    kernel.name = "clear_page_erms";
+    kernel.dso = "[kernel.kallsyms]";
+    kernel.kernel = true;
+    kernel.period = 5e7;
+    kernel.percent = 20;
+    report.symbols = {own, kernel};
+    Gather g(1, 1);
+    add_perf_samples({report}, 0, 0, g, [](const PerfSymbol& s) { return s.name + "'"; });
+    std::vector<std::string> warnings;
+    const auto functions = g.take(warnings);
+    ASSERT_EQ(functions.size(), 2u);
+    EXPECT_EQ(functions[0].name, "triad'"); // under the name name_of gives
+    EXPECT_EQ(functions[0].kind, "function");
+    EXPECT_DOUBLE_EQ(functions[0].metrics.at("time").per_rank[0][0], 0.2);
+    EXPECT_EQ(functions[1].kind, "library");
+    EXPECT_DOUBLE_EQ(functions[1].metrics.at("time_percent").per_rank[0][0], 20);
+}
+
 // `ld.so --list-tunables` of glibc 2.36 on an AMD EPYC: the thresholds its string functions choose loops by.
 TEST(GlibcTunables, ReadsTheCacheThresholdsAsATunablesValue) {
     const std::string listed =
