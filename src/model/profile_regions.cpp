@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <string_view>
 
 namespace roofcast::model {
 
@@ -135,10 +136,12 @@ std::vector<std::string> guidance(const RegionVerdict& v, const core::Machine& m
     return g;
 }
 
-// The bandwidth of a region that only moves data: `bytes` over each repetition's time (slowest rank);
-// repetitions faster than any machine moves are left out, as measured_performance leaves out flop rates.
-std::optional<core::Summary> measured_bandwidth(const core::ProfileFunction& f, double bytes,
-                                                std::vector<std::string>& omitted) {
+// A region's rate per repetition: `work` (flops, or the bytes of a region that only moves data) over each
+// repetition's time (slowest rank), 1e9 per second. A rate above `limit` is faster than any machine (the
+// declared work or the time is wrong): left out, with a note naming `unit` and `what` it is left out of.
+std::optional<core::Summary> measured_rate(const core::ProfileFunction& f, double work, double limit,
+                                           std::string_view unit, std::string_view what,
+                                           std::vector<std::string>& omitted) {
     const auto t = f.metrics.find("time");
     if (t == f.metrics.end())
         return std::nullopt;
@@ -147,41 +150,16 @@ std::optional<core::Summary> measured_bandwidth(const core::ProfileFunction& f, 
     for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
         if (!(t->second.reduced(r) > 0))
             continue;
-        const double gbs = bytes / t->second.reduced(r) * 1e-9;
-        if (gbs <= core::k_max_system_gbs)
-            per_rep.push_back(gbs);
+        const double rate = work / t->second.reduced(r) * 1e-9;
+        if (rate <= limit)
+            per_rep.push_back(rate);
         else
             ++beyond;
     }
     if (beyond > 0)
-        omitted.push_back(fmt::format("{}: {} timed repetition(s) above {:g} GB/s, faster than any machine, "
-                                      "left out of its measured bandwidth",
-                                      f.name, beyond, core::k_max_system_gbs));
-    return core::summarize(per_rep);
-}
-
-std::optional<core::Summary> measured_performance(const core::ProfileFunction& f, double flops,
-                                                  std::vector<std::string>& omitted) {
-    const auto t = f.metrics.find("time");
-    if (t == f.metrics.end())
-        return std::nullopt;
-    std::vector<double> per_rep;
-    std::size_t beyond = 0;
-    for (std::size_t r = 0; r < t->second.per_rank.size(); ++r) {
-        if (!(t->second.reduced(r) > 0))
-            continue;
-        const double gflops = flops / t->second.reduced(r) * 1e-9;
-        // Faster than a whole machine: the declared flops or the time are wrong.
-        if (gflops <= core::k_max_system_gflops)
-            per_rep.push_back(gflops);
-        else
-            ++beyond;
-    }
-    if (beyond > 0)
-        omitted.push_back(
-            fmt::format("{}: {} timed repetition(s) above {:g} GFLOP/s, faster than any machine, "
-                        "left out of its measured performance",
-                        f.name, beyond, core::k_max_system_gflops));
+        omitted.push_back(fmt::format("{}: {} timed repetition(s) above {:g} {}, faster than any machine, "
+                                      "left out of its measured {}",
+                                      f.name, beyond, limit, unit, what));
     return core::summarize(per_rep);
 }
 
@@ -269,13 +247,15 @@ ProfilePlacement place_profile(const core::Profile& p, const core::Machine& m, d
         v.vector_bits = static_cast<int>(metric_or_zero(f, "vector_bits"));
         const bool moves_only = !(flops->value > 0);
         if (moves_only) {
-            if (auto s = measured_bandwidth(f, v.bytes, out.omitted)) {
+            if (auto s =
+                    measured_rate(f, v.bytes, core::k_max_system_gbs, "GB/s", "bandwidth", out.omitted)) {
                 kr.measured_gbs = s;
                 v.measured_gbs = s->median;
                 // No flops: 0 GFLOP/s in every repetition, as the suite records its copy loops.
                 kr.measured_gflops = core::scaled(*s, 0.0);
             }
-        } else if (auto s = measured_performance(f, flops->value, out.omitted)) {
+        } else if (auto s = measured_rate(f, flops->value, core::k_max_system_gflops, "GFLOP/s",
+                                          "performance", out.omitted)) {
             kr.measured_gflops = s;
             v.measured_gflops = s->median;
         }
