@@ -1,6 +1,8 @@
 #include "report/profile_regions.hpp"
 
 #include <fmt/format.h>
+#include <optional>
+#include <string_view>
 
 namespace roofcast::report {
 
@@ -10,25 +12,28 @@ std::string share(const std::optional<double>& s) {
     return s ? fmt::format("{:.1f} %", *s * 100) : "-";
 }
 
-bool moves_only(const model::RegionVerdict& v) {
-    return !(v.flops > 0);
+// A region's bound and measured rate in its unit: GFLOP/s, or GB/s of the level its bytes are taken at for a
+// region without flops.
+struct Rates {
+    double bound = 0;
+    std::optional<double> measured;
+    std::string_view unit, can, does; // "GFLOP/s", "reach", "reaches"; "GB/s", "move", "moves"
+    bool moves = false;
+};
+
+Rates rates_of(const model::RegionVerdict& v) {
+    if (!(v.flops > 0))
+        return {v.bound_gbs, v.measured_gbs, "GB/s", "move", "moves", true};
+    return {v.bound_gflops, v.measured_gflops, "GFLOP/s", "reach", "reaches", false};
 }
 
-// "can reach 12.3 GFLOP/s; it reaches 4.5 (37 %); L2 bandwidth limits it; ..."; for a region without
-// flops the same in GB/s of the level its bytes are taken at.
+// "can reach 12.3 GFLOP/s; it reaches 4.5 (37 %); L2 bandwidth limits it; ..."
 std::string sentence(const model::RegionVerdict& v) {
-    std::string s;
-    if (moves_only(v)) {
-        s = fmt::format("can move {:.4g} GB/s", v.bound_gbs);
-        if (v.measured_gbs)
-            s += fmt::format("; it moves {:.4g}{}", *v.measured_gbs,
-                             v.fraction ? fmt::format(" ({:.0f} %)", *v.fraction * 100) : "");
-    } else {
-        s = fmt::format("can reach {:.4g} GFLOP/s", v.bound_gflops);
-        if (v.measured_gflops)
-            s += fmt::format("; it reaches {:.4g}{}", *v.measured_gflops,
-                             v.fraction ? fmt::format(" ({:.0f} %)", *v.fraction * 100) : "");
-    }
+    const Rates r = rates_of(v);
+    std::string s = fmt::format("can {} {:.4g} {}", r.can, r.bound, r.unit);
+    if (r.measured)
+        s += fmt::format("; it {} {:.4g}{}", r.does, *r.measured,
+                         v.fraction ? fmt::format(" ({:.0f} %)", *v.fraction * 100) : "");
     for (const auto& g : v.guidance)
         s += "; " + g;
     return s;
@@ -44,12 +49,10 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
                         "flops", "FLOP/B", "GFLOP/s", "bound", "of bound", "bottleneck (mixed model)");
     for (const auto& v : p.verdicts) {
         // A region without flops shows its bandwidth in the performance columns, with the unit.
-        const std::string measured =
-            moves_only(v)       ? (v.measured_gbs ? fmt::format("{:.4g} GB/s", *v.measured_gbs) : "untimed")
-            : v.measured_gflops ? fmt::format("{:.4g}", *v.measured_gflops)
-                                : "untimed";
-        const std::string bound =
-            moves_only(v) ? fmt::format("{:.4g} GB/s", v.bound_gbs) : fmt::format("{:.4g}", v.bound_gflops);
+        const Rates r = rates_of(v);
+        const std::string unit = r.moves ? fmt::format(" {}", r.unit) : "";
+        const std::string measured = r.measured ? fmt::format("{:.4g}{}", *r.measured, unit) : "untimed";
+        const std::string bound = fmt::format("{:.4g}{}", r.bound, unit);
         out +=
             fmt::format("{:<40} {:<8} {:>7} {:>7} {:>10.3g} {:>12} {:>12} {:>8}  {}-bound at {} (flops {}, "
                         "bytes {})\n",
