@@ -30,27 +30,27 @@ void drift_rule(const DiagnosisEvidence& e, std::vector<core::Diagnosis>& out,
         e.fraction_with_measured_memory) {
         checked.push_back("calibrated against measured memory bandwidth");
         const double ratio = *e.memory_calibrated_gbs / *e.memory_measured_gbs;
-        // Copy loops that disagree among themselves (a 95 % half-width past k_wide_calibration of the figure,
-        // the calibration's own "wide") saw memory move within the run, not only since the machine file.
+        if (!(ratio > k_memory_drift_limit && *e.fraction_with_measured_memory >= k_diagnosis_fraction))
+            return;
+        // Copy loops that disagree among themselves (the calibration's own "wide") saw memory move within the
+        // run, not only since the machine file.
         const std::optional<double> hw = e.memory_calibrated_half_width_gbs;
-        const bool wide = hw && *hw > k_wide_calibration * *e.memory_calibrated_gbs;
         const std::string why =
-            wide ? fmt::format(
-                       "the copy loops themselves disagreed (± {:.1f} GB/s, 95 %): memory moved while the "
-                       "suite ran, and the calibration took its faster minutes",
-                       *hw)
-                 : std::string("memory moved between the two measurements");
-        if (ratio > k_memory_drift_limit && *e.fraction_with_measured_memory >= k_diagnosis_fraction)
-            out.push_back(
-                {"memory-drift",
-                 fmt::format("at {} of its bound against the machine file's {:.1f} GB/s of memory, where its "
-                             "prediction took {:.1f} GB/s from the suite's copy loops ({:.2f} x; the file's "
-                             "figure: {}{}): {}",
-                             percent_of(*e.fraction_with_measured_memory), *e.memory_measured_gbs,
-                             *e.memory_calibrated_gbs, ratio, e.memory_measured_source,
-                             e.memory_measured_when.empty() ? "" : ", measured " + e.memory_measured_when,
-                             why),
-                 ratio, k_memory_drift_limit});
+            hw && wide_calibration(*e.memory_calibrated_gbs, *hw)
+                ? fmt::format(
+                      "the copy loops themselves disagreed (± {:.1f} GB/s, 95 %): memory moved while the "
+                      "suite ran, and the calibration took its faster minutes",
+                      *hw)
+                : std::string("memory moved between the two measurements");
+        out.push_back(
+            {"memory-drift",
+             fmt::format("at {} of its bound against the machine file's {:.1f} GB/s of memory, where its "
+                         "prediction took {:.1f} GB/s from the suite's copy loops ({:.2f} x; the file's "
+                         "figure: {}{}): {}",
+                         percent_of(*e.fraction_with_measured_memory), *e.memory_measured_gbs,
+                         *e.memory_calibrated_gbs, ratio, e.memory_measured_source,
+                         e.memory_measured_when.empty() ? "" : ", measured " + e.memory_measured_when, why),
+             ratio, k_memory_drift_limit});
     }
 }
 

@@ -299,7 +299,7 @@ std::string effective_bandwidth_text(const LevelCalibration& lc) {
         return t +
                fmt::format(" (from {} loop{}: no interval)", lc.used.size(), lc.used.size() == 1 ? "" : "s");
     t += fmt::format(" ± {:.2f} (95 %, {} loops)", *lc.effective_gbs_half_width, lc.used.size());
-    if (*lc.effective_gbs_half_width > k_wide_calibration * *lc.effective_gbs)
+    if (wide_calibration(*lc.effective_gbs, *lc.effective_gbs_half_width))
         t += " (wide)";
     return t;
 }

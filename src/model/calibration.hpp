@@ -69,6 +69,9 @@ inline constexpr double k_wide_interval_ratio = 1.5;
 // A calibrated effective bandwidth whose 95 % half-width passes this fraction of it is "wide": its loops
 // disagreed by more than a steady host's run-to-run spread.
 inline constexpr double k_wide_calibration = 0.1;
+inline bool wide_calibration(double gbs, double half_width_gbs) {
+    return half_width_gbs > k_wide_calibration * gbs;
+}
 
 struct LevelCalibration {
     std::string level;
