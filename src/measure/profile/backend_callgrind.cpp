@@ -175,9 +175,9 @@ private:
     void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g);
     CallgrindData read_rank(const fs::path& dir, int rank) const;
     std::vector<PerfSamplePlace> sampled_places(const fs::path& dir, int rank) const;
-    // The symbols of each object (nm; a stripped one's debug file), read once per object, several at once.
-    std::map<std::string, std::map<std::string, std::uint64_t>>
-    symbols_of(const std::set<std::string>& objects);
+    // Reads the symbols of each object not read yet into m_symbols (nm; a stripped one's debug file), at
+    // once.
+    void read_symbols(const std::set<std::string>& objects);
     std::string m_perf; // empty: the native pass runs without perf
     std::vector<Level> m_levels;
     std::uint32_t m_line = 64;
@@ -278,9 +278,7 @@ std::vector<PerfSamplePlace> CallgrindBackend::sampled_places(const fs::path& di
     return parse_perf_script(read_tool_output(txt), txt.string());
 }
 
-// The addresses of the objects' symbols (object_symbols), each object read once, the missing ones at once.
-std::map<std::string, std::map<std::string, std::uint64_t>>
-CallgrindBackend::symbols_of(const std::set<std::string>& objects) {
+void CallgrindBackend::read_symbols(const std::set<std::string>& objects) {
     std::vector<std::string> missing;
     for (const std::string& o : objects)
         if (!m_symbols.count(o))
@@ -290,10 +288,6 @@ CallgrindBackend::symbols_of(const std::set<std::string>& objects) {
         reads.push_back(std::async(std::launch::async, [&o] { return object_symbols(o); }));
     for (std::size_t i = 0; i < missing.size(); ++i)
         m_symbols.emplace(missing[i], reads[i].get());
-    std::map<std::string, std::map<std::string, std::uint64_t>> out;
-    for (const std::string& o : objects)
-        out.emplace(o, m_symbols.at(o));
-    return out;
 }
 
 CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
@@ -423,11 +417,11 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         for (const CountedLoop& l : counted.loops)
             if (fs::exists(l.object))
                 objects.insert(l.object);
-        const auto symbols = symbols_of(objects);
+        read_symbols(objects);
         add_perf_samples(m_reports.at(rank), rank, rep, g, [&](const PerfSymbol& s) {
-            return counted_name_of(counted, symbols, s.dso, s.name);
+            return counted_name_of(counted, m_symbols, s.dso, s.name);
         });
-        loop_seconds = loop_sampled_seconds(counted, m_samples.at(rank), symbols);
+        loop_seconds = loop_sampled_seconds(counted, m_samples.at(rank), m_symbols);
     }
     std::map<std::string, int> seen;
     for (std::size_t k = 0; k < counted.loops.size(); ++k) {
