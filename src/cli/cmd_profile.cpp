@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -152,8 +153,12 @@ void run_profile_command(const ProfileOptions& o) {
         if (simulated || !o.machine.file.empty())
             if (auto used = use_machine(o.machine, WithoutCache::measure, machine_of_data_file))
                 req.machine = std::move(used->machine);
-        p = measure::profile::run_profile(
-            req, [](const std::string& s) { fmt::print("{}\n", core::terminal_text(s)); });
+        // Each progress line out at once: with the output in a file, a later error (standard error) then
+        // follows the passes it ended rather than preceding them.
+        p = measure::profile::run_profile(req, [](const std::string& s) {
+            fmt::print("{}\n", core::terminal_text(s));
+            std::fflush(stdout);
+        });
     }
     core::fit_profile_to_format(p);
     // Names from the program reach the terminal escaped, each cut, and many of one kind counted.

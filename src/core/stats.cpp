@@ -93,6 +93,53 @@ double t_quantile_975(std::size_t dof) {
     return z + (z * z * z + z) / (4.0 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96.0 * v * v);
 }
 
+namespace {
+
+// P(X <= n) for X Poisson with mean mu, summed in log space (terms past exp(-745) vanish, not the sum).
+double poisson_cdf(double n, double mu) {
+    if (mu <= 0)
+        return 1.0;
+    double sum = 0;
+    for (double k = 0; k <= n; ++k)
+        sum += std::exp(-mu + k * std::log(mu) - std::lgamma(k + 1));
+    return std::min(1.0, sum);
+}
+
+// The mu in [lo, hi] at which the decreasing `cdf(mu)` equals p (bisection).
+template <class Cdf> double solve_decreasing(Cdf cdf, double p, double lo, double hi) {
+    for (int it = 0; it < 100; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (cdf(mid) > p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// Wilson and Hilferty's quantile of chi-square with k degrees of freedom at the normal deviate z (Johnson,
+// Kotz & Balakrishnan, Continuous Univariate Distributions 1, 2nd ed., Eq. 18.24).
+double chi2_quantile(double k, double z) {
+    const double c = 2.0 / (9.0 * k);
+    const double t = 1.0 - c + z * std::sqrt(c);
+    return k * t * t * t;
+}
+
+} // namespace
+
+std::pair<double, double> poisson_interval_95(double n) {
+    if (!(n >= 0) || !std::isfinite(n))
+        return {0.0, 0.0};
+    constexpr double z = 1.959964;
+    if (n > 1000)
+        return {0.5 * chi2_quantile(2 * n, -z), 0.5 * chi2_quantile(2 * n + 2, z)};
+    const double k = std::floor(n);
+    const double top = k + 10.0 * std::sqrt(k + 1.0) + 10.0; // P(X <= k) is far below 2.5 % there
+    const double hi = solve_decreasing([k](double mu) { return poisson_cdf(k, mu); }, 0.025, 0.0, top);
+    if (k == 0)
+        return {0.0, hi};
+    // P(X >= k) = 2.5 %, i.e. P(X <= k - 1) = 97.5 %.
+    const double lo = solve_decreasing([k](double mu) { return poisson_cdf(k - 1, mu); }, 0.975, 0.0, top);
+    return {lo, hi};
+}
+
 std::optional<Summary> summarize(std::vector<double> samples, double noisy_threshold) {
     if (samples.empty())
         return std::nullopt;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace roofcast::core {
@@ -75,6 +76,13 @@ double outlier_floor(const std::vector<double>& spreads, double minimum, std::si
 // The 97.5 % quantile of Student's t distribution with `dof` degrees of freedom (two-sided 95 %
 // intervals); infinity for dof 0.
 double t_quantile_975(std::size_t dof);
+
+// The 95 % interval of a Poisson mean from one count n (Garwood, "Fiducial limits for the Poisson
+// distribution", Biometrika 28, 1936): the means mu_lo and mu_hi at which P(X >= n) and P(X <= n) are 2.5 %
+// (mu_lo = 0 for n = 0). Sampling profilers' counts: a function's n samples put its time within
+// [t mu_lo / n, t mu_hi / n]. Exact (bisection on the Poisson distribution) up to n = 1000, Wilson and
+// Hilferty's chi-square approximation beyond. {0, 0} for a negative or non-finite n.
+std::pair<double, double> poisson_interval_95(double n);
 
 // Samples that fall in two groups separated by a gap (a roof measured while a neighbour took the host part
 // of the time): sorted, the largest ratio between neighbours v[i+1] / v[i] among the cuts that leave at least

@@ -2,6 +2,7 @@
 #include "core/stats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <stdexcept>
@@ -89,6 +90,27 @@ TEST(Stats, StudentTQuantile) {
     EXPECT_DOUBLE_EQ(roofcast::core::t_quantile_975(3), 3.182);
     EXPECT_NEAR(roofcast::core::t_quantile_975(100), 1.984, 1e-3);
     EXPECT_TRUE(std::isinf(roofcast::core::t_quantile_975(0)));
+}
+
+TEST(Stats, PoissonIntervalOfACount) {
+    using roofcast::core::poisson_interval_95;
+    // Garwood's exact 95 % limits as tabulated (e.g. Ulm, Am. J. Epidemiol. 131(2), 1990, Table 1).
+    const std::vector<std::array<double, 3>> table = {{0, 0.0, 3.689},     {1, 0.0253, 5.572},
+                                                      {2, 0.2422, 7.225},  {5, 1.623, 11.668},
+                                                      {10, 4.795, 18.390}, {100, 81.364, 121.627}};
+    for (const auto& [n, lo, hi] : table) {
+        const auto [l, h] = poisson_interval_95(n);
+        EXPECT_NEAR(l, lo, 1e-3 * std::max(1.0, lo)) << n;
+        EXPECT_NEAR(h, hi, 1e-3 * hi) << n;
+    }
+    // Past 1000 the approximation joins the exact limits, and tends to n -/+ 1.96 sqrt(n).
+    const auto exact = poisson_interval_95(1000), approx = poisson_interval_95(1000.5);
+    EXPECT_NEAR(approx.first, exact.first, 1.0);
+    EXPECT_NEAR(approx.second, exact.second, 1.0);
+    const auto big = poisson_interval_95(1e6);
+    EXPECT_NEAR(big.first, 1e6 - 1960, 5);
+    EXPECT_NEAR(big.second, 1e6 + 1960, 5);
+    EXPECT_EQ(poisson_interval_95(-1), (std::pair<double, double>{0.0, 0.0}));
 }
 
 namespace roofcast::core {

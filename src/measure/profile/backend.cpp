@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <string_view>
@@ -75,6 +76,53 @@ std::string last_line(const std::string& text) {
         t.pop_back();
     const auto nl = t.find_last_of('\n');
     return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+std::vector<ValgrindLog> valgrind_logs(const fs::path& dir, const std::string& prefix, int rank) {
+    const std::string plain = fmt::format("{}.{}.log", prefix, rank);
+    const std::string per_process = fmt::format("{}.{}.", prefix, rank);
+    std::vector<ValgrindLog> logs;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const bool own_pid = name.size() > per_process.size() + 4 && name.starts_with(per_process) &&
+                             name.ends_with(".log") &&
+                             std::all_of(name.begin() + static_cast<std::ptrdiff_t>(per_process.size()),
+                                         name.end() - 4, [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (name != plain && !own_pid)
+            continue;
+        ValgrindLog log;
+        log.text = read_tool_output(it->path());
+        // "==1234== Command: prog args" and "==1234== Parent PID: 1200" (valgrind's preamble).
+        std::string_view rest = log.text;
+        while (!rest.empty()) {
+            const auto nl = rest.find('\n');
+            const std::string_view line = rest.substr(0, nl);
+            rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+            const auto mark = line.find("== ");
+            if (!line.starts_with("==") || mark == std::string_view::npos)
+                continue;
+            const std::string_view body = line.substr(mark + 3);
+            if (log.pid == 0)
+                log.pid = std::atol(std::string(line.substr(2, mark - 2)).c_str());
+            if (body.starts_with("Command: ") && log.command.empty())
+                log.command = std::string(body.substr(9));
+            else if (body.starts_with("Parent PID: ") && log.parent == 0)
+                log.parent = std::atol(std::string(body.substr(12)).c_str());
+            if (!log.command.empty() && log.parent != 0)
+                break;
+        }
+        logs.push_back(std::move(log));
+    }
+    // The children first, in the order they started; the process no other log's process started, last.
+    const auto traced = [&logs](long pid) {
+        return std::any_of(logs.begin(), logs.end(), [pid](const ValgrindLog& l) { return l.pid == pid; });
+    };
+    std::stable_sort(logs.begin(), logs.end(), [&](const ValgrindLog& a, const ValgrindLog& b) {
+        const bool a_root = !traced(a.parent), b_root = !traced(b.parent);
+        return a_root != b_root ? b_root : a.pid < b.pid;
+    });
+    return logs;
 }
 
 std::pair<int, std::string> capture_tool(const std::vector<std::string>& args) {

@@ -158,8 +158,18 @@ void add_perf_samples(const std::vector<PerfEventReport>& report, int rank, int 
 // Both: perf.<rank>.data under `dir` into `g` under perf's names.
 void collect_perf_samples(const std::string& perf, const std::filesystem::path& dir, int rank, int rep,
                           Gather& g);
-// Why valgrind failed, from the logs <log_prefix>.<rank>.log under `dir`: the x86-64-v3 advice where it
-// could not decode an instruction, else the logs' last line.
+// The valgrind logs of one rank under `dir`: <prefix>.<rank>.log, or one per process,
+// <prefix>.<rank>.<pid>.log (--log-file with %p, where children are followed), the rank's program last:
+// the process whose parent is not among them.
+struct ValgrindLog {
+    long pid = 0;        // 0 where the log names none
+    long parent = 0;     // its "Parent PID"
+    std::string command; // its "Command:" line
+    std::string text;
+};
+std::vector<ValgrindLog> valgrind_logs(const std::filesystem::path& dir, const std::string& prefix, int rank);
+// Why valgrind failed, from the logs <log_prefix>.<rank>[.<pid>].log under `dir`: the x86-64-v3 advice where
+// it could not decode an instruction, else the last line of the program's own log.
 std::string valgrind_failure(const RunContext& c, const std::filesystem::path& dir,
                              const std::string& log_prefix);
 

@@ -73,15 +73,19 @@ private:
 
 std::string valgrind_failure(const RunContext& c, const fs::path& dir, const std::string& log_prefix) {
     std::string log;
+    std::string last;
     for (int r = 0; r < c.ranks; ++r)
-        log += read_tool_output(dir / fmt::format("{}.{}.log", log_prefix, r));
+        for (const ValgrindLog& l : valgrind_logs(dir, log_prefix, r)) {
+            log += l.text;
+            if (const std::string line = last_line(l.text); !line.empty())
+                last = line; // the rank's program's own log comes last
+        }
     if (valgrind_decode_failure(log))
         return fmt::format(
             "{}: valgrind cannot decode an instruction of the program (AVX-512?): rebuild it for "
             "x86-64-v3 (-march=x86-64-v3) to profile under valgrind, or use the time or perf "
             "backend",
             c.request.command.front());
-    const std::string last = last_line(log);
     return last.empty() ? std::string{} : "valgrind's log ends with: " + last;
 }
 

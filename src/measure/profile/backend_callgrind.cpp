@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <future>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -173,7 +174,9 @@ public:
 
 private:
     void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g);
-    CallgrindData read_rank(const fs::path& dir, int rank) const;
+    // The counts of every process of the rank; a process whose output valgrind left empty is named in
+    // `notes` and left out.
+    CallgrindData read_rank(const fs::path& dir, int rank, std::set<std::string>& notes) const;
     std::vector<PerfSamplePlace> sampled_places(const fs::path& dir, int rank) const;
     // Reads the symbols of each object not read yet into m_symbols (nm; a stripped one's debug file), at
     // once.
@@ -254,7 +257,7 @@ std::vector<Pass> CallgrindBackend::prepare(const RunContext& c, core::Profile& 
             "exec {} --tool=callgrind --dump-instr=yes --collect-jumps={} --cache-sim=yes --simulate-wb=yes "
             "--trace-children=yes --I1=32768,8,64 --D1={} --LL={} "
             "--callgrind-out-file=\"$ROOFCAST_PROFILE_DIR/callgrind.$r.%p.out\" "
-            "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.log\" \"$@\"",
+            "--log-file=\"$ROOFCAST_PROFILE_DIR/valgrind.$r.%p.log\" \"$@\"",
             vg, passes.size() == 1 ? "yes" : "no", d1.valgrind_arg(), l.geometry.valgrind_arg());
         if (!thresholds.empty())
             pass.environment.push_back("GLIBC_TUNABLES=" + user + thresholds);
@@ -271,11 +274,17 @@ std::vector<PerfSamplePlace> CallgrindBackend::sampled_places(const fs::path& di
     const fs::path data = dir / fmt::format("perf.{}.data", rank);
     const fs::path txt = dir / fmt::format("perf.{}.script", rank);
     const int rc = core::run_program(
-        {"/bin/sh", "-c", "exec \"$0\" script -i \"$1\" -F period,ip,sym,symoff,dso >\"$2\" 2>/dev/null",
-         m_perf, data.string(), txt.string()});
+        {"/bin/sh", "-c",
+         "exec \"$0\" script -i \"$1\" --no-demangle -F period,ip,sym,symoff,dso >\"$2\" 2>/dev/null", m_perf,
+         data.string(), txt.string()});
     if (rc != 0)
         throw core::Error(fmt::format("perf script failed for rank {} (exit status {})", rank, rc));
-    return parse_perf_script(read_tool_output(txt), txt.string());
+    // perf demangles C++ names without their parameters ("solve"), valgrind and nm with them
+    // ("solve(int, double*)"): the places keep the mangled names, demangled here as the counts are.
+    std::vector<PerfSamplePlace> places = parse_perf_script(read_tool_output(txt), txt.string());
+    for (PerfSamplePlace& place : places)
+        place.symbol = demangle(place.symbol);
+    return places;
 }
 
 void CallgrindBackend::read_symbols(const std::set<std::string>& objects) {
@@ -290,28 +299,62 @@ void CallgrindBackend::read_symbols(const std::set<std::string>& objects) {
         m_symbols.emplace(missing[i], reads[i].get());
 }
 
-CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank) const {
+CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank, std::set<std::string>& notes) const {
     // One file per process of the rank (forks and execs are followed: --trace-children=yes).
-    std::vector<fs::path> files;
+    std::vector<std::pair<fs::path, std::string>> outputs;
     const std::string prefix = fmt::format("callgrind.{}.", rank);
     for (const auto& e : fs::directory_iterator(dir))
         if (const std::string n = e.path().filename().string();
             n.rfind(prefix, 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == ".out")
-            files.push_back(e.path());
-    if (files.empty())
-        throw core::Error(
-            fmt::format("callgrind wrote no output for rank {} ({})", rank,
-                        last_line(read_tool_output(dir / fmt::format("valgrind.{}.log", rank)))));
-    std::sort(files.begin(), files.end());
-    CallgrindData all = parse_callgrind(read_tool_output(files.front()), files.front().string());
-    for (std::size_t i = 1; i < files.size(); ++i) {
-        CallgrindData more = parse_callgrind(read_tool_output(files[i]), files[i].string());
-        if (more.events != all.events)
+            outputs.emplace_back(e.path(), n.substr(prefix.size(), n.size() - prefix.size() - 4));
+    std::sort(outputs.begin(), outputs.end());
+    const std::vector<ValgrindLog> logs = valgrind_logs(dir, "valgrind", rank);
+    // The rank's program (valgrind_logs puts it last): it has ended when the pass has, so its counts are
+    // whole. A process it started may outlive it (the orted an MPI program started without mpirun spawns
+    // runs on in its own session) and be writing its counts, or leave none (killed).
+    const std::string program_pid =
+        logs.empty() || logs.back().pid == 0 ? "" : std::to_string(logs.back().pid);
+    const auto not_counted = [&](const std::string& pid) {
+        const auto log = std::find_if(logs.begin(), logs.end(),
+                                      [&pid](const ValgrindLog& l) { return std::to_string(l.pid) == pid; });
+        // Named by its command where its log gives one, so that each pass's copy of it is one note.
+        notes.insert(
+            fmt::format("{} left no whole counts (a process valgrind followed that was killed, closed "
+                        "valgrind's files or "
+                        "outlived the program): its work is not counted",
+                        log != logs.end() && !log->command.empty() ? log->command : "process " + pid));
+    };
+    for (const ValgrindLog& l : logs)
+        if (l.pid != 0 && std::none_of(outputs.begin(), outputs.end(),
+                                       [&l](const auto& o) { return o.second == std::to_string(l.pid); }))
+            not_counted(std::to_string(l.pid));
+    std::optional<CallgrindData> all;
+    for (const auto& [file, pid] : outputs) {
+        std::string text = read_tool_output(file);
+        if (text.empty()) {
+            not_counted(pid);
             continue;
-        all.functions.insert(all.functions.end(), std::make_move_iterator(more.functions.begin()),
-                             std::make_move_iterator(more.functions.end()));
+        }
+        // A whole output ends with its totals line.
+        if (pid != program_pid && !program_pid.empty() && !last_line(text).starts_with("totals:")) {
+            not_counted(pid);
+            continue;
+        }
+        CallgrindData more = parse_callgrind(text, file.string());
+        if (!all) {
+            all = std::move(more);
+            continue;
+        }
+        if (more.events != all->events)
+            continue;
+        all->functions.insert(all->functions.end(), std::make_move_iterator(more.functions.begin()),
+                              std::make_move_iterator(more.functions.end()));
     }
-    return all;
+    if (!all) {
+        const std::string last = logs.empty() ? std::string() : last_line(logs.back().text);
+        throw core::Error(fmt::format("callgrind wrote no output for rank {} ({})", rank, last));
+    }
+    return std::move(*all);
 }
 
 void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, const fs::path& dir, Gather& g,
@@ -332,7 +375,7 @@ void CallgrindBackend::collect(const RunContext& c, std::size_t pass, int rep, c
     if (pass == 1)
         m_counted.assign(c.ranks, {});
     for (int r = 0; r < c.ranks; ++r) {
-        const CallgrindData data = read_rank(dir, r);
+        const CallgrindData data = read_rank(dir, r, m_notes);
         if (!data.has_instructions)
             throw core::Error("callgrind's output has no instruction addresses (--dump-instr=yes)");
         if (pass == 1) {
@@ -403,7 +446,7 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
     // The native run's samples (none without perf): each function's time, under the counted run's name
     // where perf names the same code another way (glibc's memcpy and memmove share theirs), and each
     // loop's, placed by address.
-    std::vector<double> loop_seconds(counted.loops.size(), 0.0);
+    std::vector<SampledTime> loop_time(counted.loops.size());
     if (!m_reports.empty() && !m_reports.at(rank).empty()) {
         std::set<std::string> sampled; // the objects perf sampled in
         for (const PerfEventReport& ev : m_reports.at(rank))
@@ -421,7 +464,7 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         add_perf_samples(m_reports.at(rank), rank, rep, g, [&](const PerfSymbol& s) {
             return counted_name_of(counted, m_symbols, s.dso, s.name);
         });
-        loop_seconds = loop_sampled_seconds(counted, m_samples.at(rank), m_symbols);
+        loop_time = loop_sampled_time(counted, m_samples.at(rank), m_symbols);
     }
     std::map<std::string, int> seen;
     for (std::size_t k = 0; k < counted.loops.size(); ++k) {
@@ -438,9 +481,12 @@ void CallgrindBackend::emit(const RunContext& c, int rank, int rep, const Counte
         if (l.entries > 0)
             g.add(name, "loop", "entries", core::MetricOrigin::counted, "sum", "count", rep, rank, l.entries);
         // A loop no sample fell in ran for less than the sampling period: no time rather than zero.
-        if (loop_seconds[k] > 0)
+        if (loop_time[k].seconds > 0) {
             g.add(name, "loop", "time", core::MetricOrigin::sampled, "max", "seconds", rep, rank,
-                  loop_seconds[k]);
+                  loop_time[k].seconds);
+            g.add(name, "loop", "time_samples", core::MetricOrigin::sampled, "max", "count", rep, rank,
+                  loop_time[k].samples);
+        }
     }
 }
 

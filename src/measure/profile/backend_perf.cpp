@@ -87,6 +87,9 @@ void add_perf_samples(const std::vector<PerfEventReport>& report, int rank, int 
                       s.period * 1e-9);
                 g.add(name, kind, "time_percent", core::MetricOrigin::sampled, "mean", "percent", rep, rank,
                       s.percent);
+                // How many samples the time rests on: its sampling interval (core::poisson_interval_95).
+                g.add(name, kind, "time_samples", core::MetricOrigin::sampled, "max", "count", rep, rank,
+                      s.samples);
             } else {
                 const std::string metric = ev.event == "instructions" ? "INS" : ev.event;
                 g.add(name, kind, metric, core::MetricOrigin::sampled, "sum", "count", rep, rank, s.period);

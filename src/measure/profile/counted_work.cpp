@@ -282,11 +282,11 @@ bool same_object(const std::string& a, const std::string& b) {
     return a == b || (!a.empty() && !b.empty() && fs::path(a).filename() == fs::path(b).filename());
 }
 
-std::vector<double>
-loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
-                     const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols) {
+std::vector<SampledTime>
+loop_sampled_time(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
+                  const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols) {
     namespace fs = std::filesystem;
-    std::vector<double> seconds(p.loops.size(), 0.0);
+    std::vector<SampledTime> seconds(p.loops.size());
     for (const PerfSamplePlace& s : samples) {
         const std::map<std::string, std::uint64_t>* table = nullptr;
         for (const auto& [object, names] : symbols)
@@ -309,8 +309,10 @@ loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>
             if (best == p.loops.size() || l.end - l.begin < p.loops[best].end - p.loops[best].begin)
                 best = i;
         }
-        if (best < p.loops.size())
-            seconds[best] += s.period * 1e-9;
+        if (best < p.loops.size()) {
+            seconds[best].seconds += s.period * 1e-9;
+            seconds[best].samples += s.samples;
+        }
     }
     return seconds;
 }

@@ -85,16 +85,21 @@ std::map<std::string, std::uint64_t> parse_symbol_addresses(const std::string& n
 // and perf name an object by the path it was loaded from, the command by the path it was given).
 bool same_object(const std::string& a, const std::string& b);
 
-// The sampled time of each loop of `p` in seconds (in p.loops' order) from a native run's perf samples
+// A loop's sampled time: the periods of the samples that fell in it (seconds) and how many they were.
+struct SampledTime {
+    double seconds = 0;
+    double samples = 0;
+};
+// The sampled time of each loop of `p` (in p.loops' order) from a native run's perf samples
 // (parse_perf_script, cpu-clock periods in nanoseconds): a sample at symbol + offset in object O lies at
 // symbols[O][symbol] + offset, and counts for the innermost loop of O whose [begin, end] holds it. Objects
 // match by path, else by file name. Samples outside every loop count for their function alone.
-std::vector<double>
-loop_sampled_seconds(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
-                     const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols);
+std::vector<SampledTime>
+loop_sampled_time(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
+                  const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols);
 
 // The name the counted run gives the function that perf sampled as `symbol` in object `dso`: a function of
-// p in the same object at the same address (symbols[O], as loop_sampled_seconds reads them) under another
+// p in the same object at the same address (symbols[O], as loop_sampled_time reads them) under another
 // name, such as glibc's memcpy and memmove, which share their code; `symbol` itself where none is.
 std::string counted_name_of(const CountedProgram& p,
                             const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -118,4 +119,41 @@ TEST(ProfileBackends, PassesAtOnceAsRequestedOrSharingTheCoresBest) {
     EXPECT_EQ(passes_at_once(0, 4, 3, 2), 1U);
     EXPECT_EQ(passes_at_once(0, 1, 0, 2), 1U); // nothing simulated: one
     EXPECT_EQ(passes_at_once(0, 1, 3, 0), 1U); // unknown cores count as one
+}
+
+TEST(ValgrindLogs, OneLogPerProcessWithTheRanksProgramLast) {
+    // --log-file with %p where children are followed: an MPI program started without mpirun and the
+    // orted it spawned, and a rank's log of the older single-file layout.
+    const auto dir =
+        std::filesystem::temp_directory_path() /
+        ("roofcast-test-vglogs-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto write = [&dir](const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+    };
+    write("valgrind.0.900.log", "==900== Callgrind, a call-graph generating cache profiler\n"
+                                "==900== Command: ./cg --n 32\n==900== Parent PID: 400\n==900== \n"
+                                "==900== I   refs:      54,279,295\n");
+    write("valgrind.0.901.log", "==901== Command: /usr/bin/orted --hnp --set-sid\n==901== Parent PID: 900\n");
+    write("valgrind.1.log", "==950== Command: ./cg\n==950== Parent PID: 401\n==950== last words\n");
+    write("valgrind.0.x.log", "not a process's log\n");
+    write("valgrind.10.977.log", "==977== Command: another rank\n");
+
+    const std::vector<ValgrindLog> rank0 = valgrind_logs(dir, "valgrind", 0);
+    ASSERT_EQ(rank0.size(), 2U);
+    EXPECT_EQ(rank0[0].pid, 901);
+    EXPECT_EQ(rank0[0].parent, 900);
+    EXPECT_EQ(rank0[0].command, "/usr/bin/orted --hnp --set-sid");
+    EXPECT_EQ(rank0[1].pid, 900); // the program: its parent is no process of the logs
+    EXPECT_EQ(rank0[1].command, "./cg --n 32");
+    EXPECT_EQ(last_line(rank0[1].text), "==900== I   refs:      54,279,295");
+
+    const std::vector<ValgrindLog> rank1 = valgrind_logs(dir, "valgrind", 1);
+    ASSERT_EQ(rank1.size(), 1U);
+    EXPECT_EQ(rank1[0].pid, 950);
+    EXPECT_EQ(last_line(rank1[0].text), "==950== last words");
+    EXPECT_TRUE(valgrind_logs(dir, "valgrind", 2).empty());
+    EXPECT_TRUE(valgrind_logs(dir / "absent", "valgrind", 0).empty());
+    std::filesystem::remove_all(dir);
 }

@@ -163,9 +163,10 @@ TEST(LoopTime, PlacesSamplesInTheLoopHoldingTheirAddress) {
         {"prog", "triad", 0x18, 1e8, 400},          // the same object named by its file name
         {"/bin/other", "triad", 0x18, 7e8, 2800},   // another object
         {"/bin/prog", "unknown_fn", 0x18, 9e8, 1}}; // a symbol nm did not list
-    const std::vector<double> s = loop_sampled_seconds(p, samples, symbols);
+    const std::vector<SampledTime> s = loop_sampled_time(p, samples, symbols);
     ASSERT_EQ(s.size(), 1u);
-    EXPECT_DOUBLE_EQ(s[0], 0.4);
+    EXPECT_DOUBLE_EQ(s[0].seconds, 0.4);
+    EXPECT_DOUBLE_EQ(s[0].samples, 1600); // 800 + 400 + 400
 }
 
 // glibc's memcpy as callgrind 3.19 records it: `rep movsb` at 0x2000 run by 20 calls of 50 bytes (each
