@@ -27,7 +27,8 @@ struct RegionVerdict {
     std::string kind;                          // function, library, loop, region
     std::map<std::string, double> level_bytes; // machine level -> bytes, when counted per level
     double flops = 0;
-    double bytes = 0;
+    double bytes = 0;        // at bytes_level
+    std::string bytes_level; // the limiting level (profile_regions.cpp, intensity_level)
     std::string flops_origin, bytes_origin;
     double intensity = 0;                  // flops / bytes
     std::optional<double> measured_gflops; // flops / time, when timed
@@ -35,6 +36,10 @@ struct RegionVerdict {
     std::string bound;                     // "memory" or "compute"
     std::string bottleneck;                // the limiting level or "compute"
     std::optional<double> fraction;        // measured / bound
+    // The samples a sampled time rests on (time_samples) and the fraction's 95 % interval from their count
+    // (core::poisson_interval_95); no upper end where the count admits a time of zero.
+    std::optional<double> time_samples;
+    std::optional<double> fraction_lo, fraction_hi;
     // A region that moves data without arithmetic (flops 0: a copy, memset, packing a halo): its bandwidth
     // against the level its intensity is taken at (bytes / time, when timed) and the mixed model's bound
     // for those bytes; its fraction is the one over the other.

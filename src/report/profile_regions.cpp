@@ -1,6 +1,9 @@
 #include "report/profile_regions.hpp"
 
+#include "experiment/diagnosis.hpp"
+
 #include <fmt/format.h>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -27,16 +30,65 @@ Rates rates_of(const model::RegionVerdict& v) {
     return {v.bound_gflops, v.measured_gflops, "GFLOP/s", "reach", "reaches", false};
 }
 
+// Where a sampled time rests on few samples (its 95 % interval wider than k_wide_sampling either way):
+// ", 42-1000 % over 2 samples: undetermined", the verdict the interval allows against the threshold at which
+// the suite calls a kernel at its bound (experiment/diagnosis.hpp).
+constexpr double k_wide_sampling = 0.1;
+std::string sampled_text(const model::RegionVerdict& v) {
+    if (!v.fraction || !v.fraction_lo || !v.time_samples)
+        return {};
+    const double f = *v.fraction;
+    const bool wide = *v.fraction_lo < f * (1 - k_wide_sampling) || !v.fraction_hi ||
+                      *v.fraction_hi > f * (1 + k_wide_sampling);
+    if (!wide)
+        return {};
+    const char* state = *v.fraction_lo >= model::k_diagnosis_fraction                   ? "at its bound"
+                        : v.fraction_hi && *v.fraction_hi < model::k_diagnosis_fraction ? "below its bound"
+                                                                                        : "undetermined";
+    return fmt::format(", {:.0f}-{} over {:.0f} sample{}: {}", *v.fraction_lo * 100,
+                       v.fraction_hi ? fmt::format("{:.0f} %", *v.fraction_hi * 100) : "unbounded",
+                       *v.time_samples, *v.time_samples == 1 ? "" : "s", state);
+}
+
 // "can reach 12.3 GFLOP/s; it reaches 4.5 (37 %); L2 bandwidth limits it; ..."
 std::string sentence(const model::RegionVerdict& v) {
     const Rates r = rates_of(v);
     std::string s = fmt::format("can {} {:.4g} {}", r.can, r.bound, r.unit);
     if (r.measured)
         s += fmt::format("; it {} {:.4g}{}", r.does, *r.measured,
-                         v.fraction ? fmt::format(" ({:.0f} %)", *v.fraction * 100) : "");
+                         v.fraction ? fmt::format(" ({:.0f} %{})", *v.fraction * 100, sampled_text(v)) : "");
     for (const auto& g : v.guidance)
         s += "; " + g;
     return s;
+}
+
+// A C++ function's name without its parameter list, "solve(...)" for "solve(Grid const&, double*)": the
+// demangled names of valgrind and nm carry the parameters, which push a table's columns off the screen. The
+// loop part (" -> loop at f.c:12") and what follows the list (" const", " [clone .isra.0]") stay.
+std::string without_parameters(const std::string& name) {
+    const auto loop = name.find(" -> ");
+    std::string fn = name.substr(0, loop);
+    const std::string rest = loop == std::string::npos ? std::string() : name.substr(loop);
+    std::size_t end = fn.size();
+    if (fn.ends_with("]")) { // " [clone .isra.0]"
+        const auto open = fn.rfind(" [");
+        if (open == std::string::npos)
+            return name;
+        end = open;
+    }
+    for (std::string_view q : {" const", " volatile", " &&", " &"})
+        if (std::string_view(fn).substr(0, end).ends_with(q))
+            end -= q.size();
+    if (end < 2 || fn[end - 1] != ')' || fn[end - 2] == '(')
+        return name;
+    int depth = 0;
+    for (std::size_t i = end; i-- > 0;) {
+        const char ch = fn[i];
+        depth += ch == ')' || ch == '>' ? 1 : ch == '(' || ch == '<' ? -1 : 0;
+        if (depth == 0)
+            return i == 0 ? name : fn.substr(0, i) + "(...)" + fn.substr(end) + rest;
+    }
+    return name;
 }
 
 } // namespace
@@ -45,20 +97,28 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
     std::string out;
     if (!p.verdicts.empty())
         out +=
-            fmt::format("{:<40} {:<8} {:>7} {:>7} {:>10} {:>12} {:>12} {:>8}  {}\n", "region", "kind", "time",
+            fmt::format("{:<40} {:<8} {:>7} {:>7} {:>13} {:>12} {:>12} {:>8}  {}\n", "region", "kind", "time",
                         "flops", "FLOP/B", "GFLOP/s", "bound", "of bound", "bottleneck (mixed model)");
+    // Names without their parameter lists, unless two regions would then read the same.
+    std::map<std::string, int> uses;
+    for (const auto& v : p.verdicts)
+        ++uses[without_parameters(v.name)];
+    const auto shown = [&uses](const std::string& name) {
+        const std::string s = without_parameters(name);
+        return uses[s] > 1 ? name : s;
+    };
     for (const auto& v : p.verdicts) {
         // A region without flops shows its bandwidth in the performance columns, with the unit.
         const Rates r = rates_of(v);
         const std::string unit = r.moves ? fmt::format(" {}", r.unit) : "";
         const std::string measured = r.measured ? fmt::format("{:.4g}{}", *r.measured, unit) : "untimed";
         const std::string bound = fmt::format("{:.4g}{}", r.bound, unit);
-        out +=
-            fmt::format("{:<40} {:<8} {:>7} {:>7} {:>10.3g} {:>12} {:>12} {:>8}  {}-bound at {} (flops {}, "
-                        "bytes {})\n",
-                        v.name, v.kind, share(v.time_share), share(v.flops_share), v.intensity, measured,
-                        bound, v.fraction ? fmt::format("{:.0f} %", *v.fraction * 100) : "-", v.bound,
-                        v.bottleneck, v.flops_origin, v.bytes_origin);
+        out += fmt::format("{:<40} {:<8} {:>7} {:>7} {:>13} {:>12} {:>12} {:>8}  {}-bound at {} (flops {}, "
+                           "bytes {})\n",
+                           shown(v.name), v.kind, share(v.time_share), share(v.flops_share),
+                           fmt::format("{:.3g} {}", v.intensity, v.bytes_level), measured, bound,
+                           v.fraction ? fmt::format("{:.0f} %", *v.fraction * 100) : "-", v.bound,
+                           v.bottleneck, v.flops_origin, v.bytes_origin);
     }
     bool any_guidance = false;
     for (const auto& v : p.verdicts)
@@ -66,7 +126,7 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
             if (!any_guidance)
                 out += "\n";
             any_guidance = true;
-            out += fmt::format("{} {}\n", v.name, sentence(v));
+            out += fmt::format("{} {}\n", shown(v.name), sentence(v));
         }
     if (p.below_share > 0)
         out += fmt::format("{} function(s) and loop(s) under 1 % of the time and of the flops not shown\n",

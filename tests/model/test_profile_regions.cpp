@@ -145,7 +145,7 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     EXPECT_EQ(v.intensity, 0);
     EXPECT_FALSE(v.measured_gflops);
     ASSERT_TRUE(v.measured_gbs);
-    EXPECT_DOUBLE_EQ(*v.measured_gbs, 4.8e9 / 0.5 * 1e-9); // the memory bytes over the time
+    EXPECT_DOUBLE_EQ(*v.measured_gbs, 4.8e9 / 0.5 * 1e-9); // its limiting level's bytes over the time
 
     const core::Prediction pred = mixed_prediction(m, v.name, 0, bytes, 1);
     EXPECT_DOUBLE_EQ(v.bound_gbs, 4.8e9 / pred.seconds_per_iteration * 1e-9);
@@ -195,7 +195,6 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     const RegionVerdict& v = out.verdicts[1];
     EXPECT_EQ(v.kind, "loop");
     EXPECT_EQ(v.level_bytes, bytes);
-    EXPECT_DOUBLE_EQ(v.intensity, 2e9 / 1e9);
     EXPECT_EQ(v.bytes_origin, "simulated");
     EXPECT_EQ(v.flops_origin, "counted");
     ASSERT_TRUE(v.time_share);
@@ -205,10 +204,82 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     const core::Prediction pred = mixed_prediction(m, v.name, 2e9, bytes, 1);
     EXPECT_DOUBLE_EQ(v.bound_gflops, pred.gflops);
     EXPECT_EQ(v.bottleneck, pred.bottleneck);
+    // The intensity is taken at the level that limits it (the largest data term where compute does).
+    ASSERT_TRUE(bytes.count(v.bytes_level)) << v.bytes_level;
+    if (pred.bottleneck != "compute") {
+        EXPECT_EQ(v.bytes_level, pred.bottleneck);
+    }
+    EXPECT_DOUBLE_EQ(v.intensity, 2e9 / bytes.at(v.bytes_level));
     ASSERT_FALSE(v.guidance.empty());
     const std::string limit =
         (pred.bottleneck == "MEM" ? std::string("memory") : pred.bottleneck) + " bandwidth limits it";
     EXPECT_EQ(v.guidance.front(), pred.bottleneck == "compute" ? "the compute ceiling limits it" : limit);
+}
+
+TEST(ProfileRegions, ALoopWhoseDataStayInACacheIsPlacedAtTheLevelThatLimitsIt) {
+    // HPCG's SpMV on a small grid: its L2 traffic limits it and a few lines still miss to memory. Flops over
+    // those memory bytes would read thousands of FLOP/B; its intensity is taken at the limiting level.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    p.cores = 1;
+    const std::map<std::string, double> bytes = {{"L1", 7e9}, {"L2", 5.8e9}, {"L3", 2.4e9}, {"MEM", 1e5}};
+    p.functions = {counted_function("spmv", "function", 7e7, 0.02, bytes)};
+    const ProfilePlacement out = place_profile(p, m);
+    ASSERT_EQ(out.verdicts.size(), 1u);
+    const RegionVerdict& v = out.verdicts[0];
+    const core::Prediction pred = mixed_prediction(m, "spmv", 7e7, bytes, 1);
+    ASSERT_NE(pred.bottleneck, "MEM");
+    ASSERT_NE(pred.bottleneck, "compute");
+    EXPECT_EQ(v.bytes_level, pred.bottleneck);
+    EXPECT_DOUBLE_EQ(v.intensity, 7e7 / bytes.at(pred.bottleneck));
+    EXPECT_LT(v.intensity, 1.0);
+
+    // One that only moves data: its verdict's bandwidth at the limiting level, the results file's (which the
+    // HTML report reads) at the farthest level that moves data, as the suite's copy loops.
+    const std::map<std::string, double> packed = {{"L1", 2e9}, {"L2", 1e9}, {"L3", 1e6}, {"MEM", 1e3}};
+    p.functions = {counted_function("pack", "function", 0, 0.5, packed)};
+    const ProfilePlacement moved = place_profile(p, m);
+    ASSERT_EQ(moved.verdicts.size(), 1u);
+    const RegionVerdict& pack = moved.verdicts[0];
+    ASSERT_TRUE(pack.measured_gbs);
+    EXPECT_EQ(pack.bytes_level, mixed_prediction(m, "pack", 0, packed, 1).bottleneck);
+    EXPECT_DOUBLE_EQ(*pack.measured_gbs, packed.at(pack.bytes_level) / 0.5 * 1e-9);
+    ASSERT_TRUE(moved.results.kernels[0].measured_gbs);
+    EXPECT_DOUBLE_EQ(moved.results.kernels[0].measured_gbs->median, 1e3 / 0.5 * 1e-9);
+}
+
+TEST(ProfileRegions, ASampledTimeCarriesTheIntervalOfItsSampleCount) {
+    // A loop two perf samples timed: its fraction of the bound within the Poisson limits of 2 samples; one
+    // of 4000 samples, within a few per cent.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    p.cores = 1;
+    const std::map<std::string, double> bytes = {{"L1", 8e9}, {"L2", 4e9}, {"L3", 2e9}, {"MEM", 1e9}};
+    core::ProfileFunction few = counted_function("few", "loop", 1e9, 0.0005, bytes);
+    few.metrics["time_samples"] = region_metric(core::MetricOrigin::sampled, "max", {2});
+    core::ProfileFunction many = counted_function("many", "loop", 1e9, 1.0, bytes);
+    many.metrics["time_samples"] = region_metric(core::MetricOrigin::sampled, "max", {4000});
+    const core::ProfileFunction unsampled = counted_function("unsampled", "loop", 1e9, 1.0, bytes);
+    p.functions = {few, many, unsampled};
+    const ProfilePlacement out = place_profile(p, m, 0.0);
+    ASSERT_EQ(out.verdicts.size(), 3u);
+    const RegionVerdict& a = out.verdicts[0];
+    ASSERT_TRUE(a.fraction && a.fraction_lo && a.fraction_hi && a.time_samples);
+    const auto [lo, hi] = core::poisson_interval_95(2);
+    EXPECT_DOUBLE_EQ(*a.time_samples, 2);
+    EXPECT_DOUBLE_EQ(*a.fraction_lo, *a.fraction * 2 / hi);
+    EXPECT_DOUBLE_EQ(*a.fraction_hi, *a.fraction * 2 / lo);
+    EXPECT_LT(*a.fraction_lo, 0.3 * *a.fraction);
+    EXPECT_GT(*a.fraction_hi, 8 * *a.fraction);
+    const RegionVerdict& b = out.verdicts[1];
+    ASSERT_TRUE(b.fraction_lo && b.fraction_hi);
+    EXPECT_GT(*b.fraction_lo, 0.96 * *b.fraction);
+    EXPECT_LT(*b.fraction_hi, 1.04 * *b.fraction);
+    EXPECT_FALSE(out.verdicts[2].fraction_lo); // no sample count: no sampling interval
 }
 
 } // namespace roofcast::model

@@ -14,6 +14,7 @@ TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
     solve.flops = 2e9;
     solve.bytes = 1e9;
     solve.intensity = 2;
+    solve.bytes_level = "L2";
     solve.measured_gflops = 4.5;
     solve.bound_gflops = 12.25;
     solve.fraction = 4.5 / 12.25;
@@ -29,6 +30,7 @@ TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
     copy.kind = "library";
     copy.flops = 0;
     copy.intensity = 0;
+    copy.bytes_level = "MEM";
     copy.measured_gflops.reset();
     copy.bound_gflops = 0;
     copy.measured_gbs = 29.36;
@@ -41,10 +43,10 @@ TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
     p.verdicts = {solve, copy};
     const std::string text = region_verdicts(p);
     const std::string solve_row =
-        "solve                                    function  25.0 % 100.0 %          2"
+        "solve                                    function  25.0 % 100.0 %          2 L2"
         "          4.5        12.25     37 %  memory-bound at L2";
     const std::string copy_row =
-        "__memcpy_avx_unaligned_erms              library   75.0 %   0.0 %          0"
+        "__memcpy_avx_unaligned_erms              library   75.0 %   0.0 %         0 MEM"
         "   29.36 GB/s   33.69 GB/s     87 %  memory-bound at MEM";
     EXPECT_NE(text.find(solve_row), std::string::npos) << text;
     EXPECT_NE(text.find(copy_row), std::string::npos) << text;
@@ -55,6 +57,84 @@ TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
                         "bandwidth limits it; it only moves data\n"),
               std::string::npos)
         << text;
+}
+
+TEST(ProfileRegionsText, AFewSamplesTimeSaysItsIntervalAndTheVerdictItAllows) {
+    model::RegionVerdict v;
+    v.name = "waxpby";
+    v.kind = "loop";
+    v.flops = 1e9;
+    v.intensity = 0.09;
+    v.bytes_level = "L2";
+    v.measured_gflops = 17.3;
+    v.bound_gflops = 13.88;
+    v.fraction = 17.3 / 13.88;
+    v.bound = "memory";
+    v.bottleneck = "L2";
+    v.guidance = {"L2 bandwidth limits it"};
+    v.time_samples = 2;
+    v.fraction_lo = 0.345;
+    v.fraction_hi = 10.29;
+    model::ProfilePlacement p;
+    p.verdicts = {v};
+    EXPECT_NE(region_verdicts(p).find("it reaches 17.3 (125 %, 34-1029 % over 2 samples: undetermined); L2 "),
+              std::string::npos)
+        << region_verdicts(p);
+    // Enough samples: the interval is not worth a word.
+    v.time_samples = 4000;
+    v.fraction_lo = 0.97 * *v.fraction;
+    v.fraction_hi = 1.03 * *v.fraction;
+    p.verdicts = {v};
+    EXPECT_NE(region_verdicts(p).find("it reaches 17.3 (125 %); L2 "), std::string::npos)
+        << region_verdicts(p);
+    // Few, but all of the interval below the threshold.
+    v.time_samples = 5;
+    v.measured_gflops = 2;
+    v.fraction = 2 / 13.88;
+    v.fraction_lo = 0.06;
+    v.fraction_hi = 0.44;
+    p.verdicts = {v};
+    EXPECT_NE(region_verdicts(p).find("(14 %, 6-44 % over 5 samples: below its bound)"), std::string::npos)
+        << region_verdicts(p);
+}
+
+TEST(ProfileRegionsText, CxxNamesLoseTheirParameterListsUnlessTwoWouldReadTheSame) {
+    // valgrind and nm name C++ functions with their parameters; the table keeps its columns.
+    model::RegionVerdict v;
+    v.kind = "function";
+    v.flops = 1e9;
+    v.intensity = 0.125;
+    v.bytes_level = "L2";
+    v.bound_gflops = 10;
+    v.bound = "memory";
+    v.bottleneck = "L2";
+    const auto row_of = [](const std::vector<model::RegionVerdict>& vs) {
+        model::ProfilePlacement p;
+        p.verdicts = vs;
+        return region_verdicts(p);
+    };
+    const auto named = [&v](const std::string& name) {
+        model::RegionVerdict w = v;
+        w.name = name;
+        return w;
+    };
+    const std::string text =
+        row_of({named("ComputeSPMV_ref(SparseMatrix_STRUCT const&, Vector_STRUCT&, Vector_STRUCT&)"),
+                named("cg::spmv(cg::Csr const&, double const*, double*) -> loop at cg.cpp:42"),
+                named("std::vector<int, std::allocator<int> >::push_back(int const&) [clone .isra.0]"),
+                named("Grid::at(int) const"), named("main"), named("operator()")});
+    EXPECT_NE(text.find("\nComputeSPMV_ref(...)  "), std::string::npos) << text;
+    EXPECT_NE(text.find("\ncg::spmv(...) -> loop at cg.cpp:42 "), std::string::npos) << text;
+    EXPECT_NE(text.find("\nstd::vector<int, std::allocator<int> >::push_back(...) [clone .isra.0] "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\nGrid::at(...) const "), std::string::npos) << text;
+    EXPECT_NE(text.find("\nmain  "), std::string::npos) << text;
+    EXPECT_NE(text.find("\noperator()  "), std::string::npos) << text;
+    // Two overloads keep their parameters.
+    const std::string both = row_of({named("f(int)"), named("f(double)")});
+    EXPECT_NE(both.find("\nf(int)  "), std::string::npos) << both;
+    EXPECT_NE(both.find("\nf(double)  "), std::string::npos) << both;
 }
 
 } // namespace
