@@ -34,6 +34,18 @@ core::ProfileFunction counted_function(const std::string& name, const std::strin
     return f;
 }
 
+core::Machine example_machine() {
+    return core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+}
+
+// A profile of one process on one core, its functions to be added.
+core::Profile one_core_profile() {
+    core::Profile p;
+    p.parameters = {{"ranks", 1}};
+    p.cores = 1;
+    return p;
+}
+
 // The mixed model's prediction for those flops and bytes, once, on `threads` cores.
 core::Prediction mixed_prediction(const core::Machine& m, const std::string& name, double flops,
                                   const std::map<std::string, double>& bytes, int threads) {
@@ -49,8 +61,7 @@ core::Prediction mixed_prediction(const core::Machine& m, const std::string& nam
 }
 
 TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    const core::Machine m = example_machine();
     core::Profile p;
     p.parameters = {{"ranks", 2}};
     p.ranks = 2;
@@ -98,8 +109,7 @@ TEST(ProfileRegions, PlacesRegionsWithFlopsAndBytesWithTheMixedVerdict) {
 TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
     // A big run's totals are placed as one iteration; totals beyond a run's events and repetitions faster
     // than any machine (wrong declared work or times) are left out and said, so the results stay in range.
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    const core::Machine m = example_machine();
     core::Profile p;
     p.parameters = {{"ranks", 1}};
     core::ProfileFunction big{"big", "region", {}};
@@ -129,11 +139,8 @@ TEST(ProfileRegions, WhatNoRunCountsIsLeftOutSoTheResultsReadBack) {
 TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     // memcpy under the callgrind backend: no flops, bytes per level, most of the program's time. It cannot
     // sit on a log-scale FLOP roofline, but its bound is the mixed model's time for those bytes.
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
-    core::Profile p;
-    p.parameters = {{"ranks", 1}};
-    p.cores = 1;
+    const core::Machine m = example_machine();
+    core::Profile p = one_core_profile();
     const std::map<std::string, double> bytes = {{"L1", 3.2e9}, {"L2", 4.8e9}, {"L3", 4.8e9}, {"MEM", 4.8e9}};
     // strlen: no flops and no bytes, nothing to place.
     p.functions = {counted_function("__memcpy_avx_unaligned_erms", "library", 0, 0.5, bytes),
@@ -173,11 +180,8 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
 TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
     // The callgrind backend's functions and loops: flops counted, bytes per level counted (L1) and simulated
     // (L2 .. MEM); the bound is the mixed model's for exactly those bytes, the chart gets one dot per level.
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
-    core::Profile p;
-    p.parameters = {{"ranks", 1}};
-    p.cores = 1;
+    const core::Machine m = example_machine();
+    core::Profile p = one_core_profile();
     const std::map<std::string, double> bytes = {{"L1", 24e9}, {"L2", 16e9}, {"L3", 8e9}, {"MEM", 1e9}};
     const core::ProfileFunction solve = counted_function("solve", "function", 2e9, 1.0, bytes);
     core::ProfileFunction loop = solve;
@@ -219,11 +223,8 @@ TEST(ProfileRegions, CountedBytesPerLevelGiveOneDotPerLevelAndGuidance) {
 TEST(ProfileRegions, ALoopWhoseDataStayInACacheIsPlacedAtTheLevelThatLimitsIt) {
     // HPCG's SpMV on a small grid: its L2 traffic limits it and a few lines still miss to memory. Flops over
     // those memory bytes would read thousands of FLOP/B; its intensity is taken at the limiting level.
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
-    core::Profile p;
-    p.parameters = {{"ranks", 1}};
-    p.cores = 1;
+    const core::Machine m = example_machine();
+    core::Profile p = one_core_profile();
     const std::map<std::string, double> bytes = {{"L1", 7e9}, {"L2", 5.8e9}, {"L3", 2.4e9}, {"MEM", 1e5}};
     p.functions = {counted_function("spmv", "function", 7e7, 0.02, bytes)};
     const ProfilePlacement out = place_profile(p, m);
@@ -253,11 +254,8 @@ TEST(ProfileRegions, ALoopWhoseDataStayInACacheIsPlacedAtTheLevelThatLimitsIt) {
 TEST(ProfileRegions, ASampledTimeCarriesTheIntervalOfItsSampleCount) {
     // A loop two perf samples timed: its fraction of the bound within the Poisson limits of 2 samples; one
     // of 4000 samples, within a few per cent.
-    const core::Machine m =
-        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
-    core::Profile p;
-    p.parameters = {{"ranks", 1}};
-    p.cores = 1;
+    const core::Machine m = example_machine();
+    core::Profile p = one_core_profile();
     const std::map<std::string, double> bytes = {{"L1", 8e9}, {"L2", 4e9}, {"L3", 2e9}, {"MEM", 1e9}};
     core::ProfileFunction few = counted_function("few", "loop", 1e9, 0.0005, bytes);
     few.metrics["time_samples"] = region_metric(core::MetricOrigin::sampled, "max", {2});

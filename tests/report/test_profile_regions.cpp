@@ -6,25 +6,32 @@
 namespace roofcast::report {
 namespace {
 
+// A region of 1e9 flops at `intensity` FLOP/B of L2, which limits it: `measured` of `bound` GFLOP/s.
+model::RegionVerdict l2_bound(const std::string& name, const std::string& kind, double intensity,
+                              double measured, double bound) {
+    model::RegionVerdict v;
+    v.name = name;
+    v.kind = kind;
+    v.flops = 1e9;
+    v.intensity = intensity;
+    v.bytes_level = "L2";
+    v.measured_gflops = measured;
+    v.bound_gflops = bound;
+    v.fraction = measured / bound;
+    v.bound = "memory";
+    v.bottleneck = "L2";
+    v.guidance = {"L2 bandwidth limits it"};
+    return v;
+}
+
 TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
     model::ProfilePlacement p;
-    model::RegionVerdict solve;
-    solve.name = "solve";
-    solve.kind = "function";
-    solve.flops = 2e9;
+    model::RegionVerdict solve = l2_bound("solve", "function", 2, 4.5, 12.25);
     solve.bytes = 1e9;
-    solve.intensity = 2;
-    solve.bytes_level = "L2";
-    solve.measured_gflops = 4.5;
-    solve.bound_gflops = 12.25;
-    solve.fraction = 4.5 / 12.25;
-    solve.bound = "memory";
-    solve.bottleneck = "L2";
     solve.flops_origin = "counted";
     solve.bytes_origin = "simulated";
     solve.time_share = 0.25;
     solve.flops_share = 1.0;
-    solve.guidance = {"L2 bandwidth limits it"};
     model::RegionVerdict copy = solve;
     copy.name = "__memcpy_avx_unaligned_erms";
     copy.kind = "library";
@@ -60,18 +67,7 @@ TEST(ProfileRegionsText, AFunctionWithoutFlopsIsReadInBandwidth) {
 }
 
 TEST(ProfileRegionsText, AFewSamplesTimeSaysItsIntervalAndTheVerdictItAllows) {
-    model::RegionVerdict v;
-    v.name = "waxpby";
-    v.kind = "loop";
-    v.flops = 1e9;
-    v.intensity = 0.09;
-    v.bytes_level = "L2";
-    v.measured_gflops = 17.3;
-    v.bound_gflops = 13.88;
-    v.fraction = 17.3 / 13.88;
-    v.bound = "memory";
-    v.bottleneck = "L2";
-    v.guidance = {"L2 bandwidth limits it"};
+    model::RegionVerdict v = l2_bound("waxpby", "loop", 0.09, 17.3, 13.88);
     v.time_samples = 2;
     v.fraction_lo = 0.345;
     v.fraction_hi = 10.29;
@@ -100,14 +96,7 @@ TEST(ProfileRegionsText, AFewSamplesTimeSaysItsIntervalAndTheVerdictItAllows) {
 
 TEST(ProfileRegionsText, CxxNamesLoseTheirParameterListsUnlessTwoWouldReadTheSame) {
     // valgrind and nm name C++ functions with their parameters; the table keeps its columns.
-    model::RegionVerdict v;
-    v.kind = "function";
-    v.flops = 1e9;
-    v.intensity = 0.125;
-    v.bytes_level = "L2";
-    v.bound_gflops = 10;
-    v.bound = "memory";
-    v.bottleneck = "L2";
+    const model::RegionVerdict v = l2_bound("", "function", 0.125, 5, 10);
     const auto row_of = [](const std::vector<model::RegionVerdict>& vs) {
         model::ProfilePlacement p;
         p.verdicts = vs;
