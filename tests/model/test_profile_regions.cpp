@@ -159,8 +159,26 @@ TEST(ProfileRegions, AFunctionThatOnlyMovesDataGetsItsVerdictInBandwidth) {
     EXPECT_EQ(v.bottleneck, pred.bottleneck);
     ASSERT_TRUE(v.fraction);
     EXPECT_DOUBLE_EQ(*v.fraction, *v.measured_gbs / v.bound_gbs);
+    // Near its bound: bandwidth limits it and it only moves data; far below: its time goes elsewhere.
     ASSERT_GE(v.guidance.size(), 2u);
-    EXPECT_NE(v.guidance[1].find("only moves data"), std::string::npos);
+    const bool far = *v.fraction < 0.5;
+    EXPECT_NE(v.guidance[0].find(far ? "its time goes elsewhere" : "bandwidth limits it"), std::string::npos)
+        << v.guidance[0];
+    EXPECT_NE(v.guidance[1].find(far ? "first time (page faults)" : "only moves data"), std::string::npos)
+        << v.guidance[1];
+    for (const double fraction : {0.9, 0.2}) {
+        core::Profile q = p;
+        q.functions = {counted_function("copy", "library", 0, pred.seconds_per_iteration / fraction, bytes)};
+        const std::vector<std::string> g = place_profile(q, m).verdicts.at(0).guidance;
+        ASSERT_GE(g.size(), 2u);
+        const std::string level = pred.bottleneck == "MEM" ? "memory" : pred.bottleneck;
+        EXPECT_EQ(g[0], fraction > 0.5
+                            ? level + " bandwidth limits it"
+                            : level + " bandwidth bounds it, but at 20 % of that bound its time goes "
+                                      "elsewhere")
+            << fraction;
+        EXPECT_NE(g[1].find(fraction > 0.5 ? "only moves data" : "page faults"), std::string::npos) << g[1];
+    }
     ASSERT_EQ(out.results.kernels.size(), 1u);
     ASSERT_TRUE(out.results.kernels[0].measured_gbs);
     EXPECT_DOUBLE_EQ(out.results.kernels[0].measured_gbs->median, *v.measured_gbs);
