@@ -99,15 +99,13 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
         out +=
             fmt::format("{:<40} {:<8} {:>7} {:>7} {:>13} {:>12} {:>12} {:>8}  {}\n", "region", "kind", "time",
                         "flops", "FLOP/B", "GFLOP/s", "bound", "of bound", "bottleneck (mixed model)");
-    // Names without their parameter lists, unless two regions would then read the same.
-    std::map<std::string, int> uses;
+    std::vector<std::string> names;
     for (const auto& v : p.verdicts)
-        ++uses[without_parameters(v.name)];
-    const auto shown = [&uses](const std::string& name) {
-        const std::string s = without_parameters(name);
-        return uses[s] > 1 ? name : s;
-    };
+        names.push_back(v.name);
+    names = shown_names(names);
+    std::size_t row = 0;
     for (const auto& v : p.verdicts) {
+        const std::string& name = names[row++];
         // A region without flops shows its bandwidth in the performance columns, with the unit.
         const Rates r = rates_of(v);
         const std::string unit = r.moves ? fmt::format(" {}", r.unit) : "";
@@ -115,18 +113,18 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
         const std::string bound = fmt::format("{:.4g}{}", r.bound, unit);
         out += fmt::format("{:<40} {:<8} {:>7} {:>7} {:>13} {:>12} {:>12} {:>8}  {}-bound at {} (flops {}, "
                            "bytes {})\n",
-                           shown(v.name), v.kind, share(v.time_share), share(v.flops_share),
+                           name, v.kind, share(v.time_share), share(v.flops_share),
                            fmt::format("{:.3g} {}", v.intensity, v.bytes_level), measured, bound,
                            v.fraction ? fmt::format("{:.0f} %", *v.fraction * 100) : "-", v.bound,
                            v.bottleneck, v.flops_origin, v.bytes_origin);
     }
     bool any_guidance = false;
-    for (const auto& v : p.verdicts)
-        if (!v.guidance.empty()) {
+    for (std::size_t i = 0; i < p.verdicts.size(); ++i)
+        if (const auto& v = p.verdicts[i]; !v.guidance.empty()) {
             if (!any_guidance)
                 out += "\n";
             any_guidance = true;
-            out += fmt::format("{} {}\n", shown(v.name), sentence(v));
+            out += fmt::format("{} {}\n", names[i], sentence(v));
         }
     if (p.below_share > 0)
         out += fmt::format("{} function(s) and loop(s) under 1 % of the time and of the flops not shown\n",
@@ -137,6 +135,18 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
         out +=
             "no region has both flops and bytes (declare them with roofcast_region_work, or count/simulate "
             "them): the chart shows the roofs only\n";
+    return out;
+}
+
+std::vector<std::string> shown_names(const std::vector<std::string>& names) {
+    std::map<std::string, int> uses;
+    for (const auto& n : names)
+        ++uses[without_parameters(n)];
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+        const std::string s = without_parameters(n);
+        out.push_back(uses[s] > 1 ? n : s);
+    }
     return out;
 }
 

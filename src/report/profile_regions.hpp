@@ -6,9 +6,14 @@
 #include "model/profile_regions.hpp"
 
 #include <string>
+#include <vector>
 
 namespace roofcast::report {
 
 std::string region_verdicts(const model::ProfilePlacement& p);
+
+// The names a table shows for these regions: C++ functions without their parameter lists
+// ("solve(...)"), except where two of them would then read the same.
+std::vector<std::string> shown_names(const std::vector<std::string>& names);
 
 } // namespace roofcast::report

@@ -1,6 +1,7 @@
 #include "report/scale_roofline.hpp"
 
 #include "analysis/scale/dataset.hpp"
+#include "report/profile_regions.hpp"
 
 #include <fmt/format.h>
 
@@ -27,15 +28,24 @@ std::string roofline_forecast_text(const model::scale::RooflineForecast& f,
         out += fmt::format("{:<40} {:>9} {:>10} {:>9}   {:>9} {:>10} {:>9} {:>12}  {}\n", "function",
                            "FLOP/B", "bound", "limit", "FLOP/B", "bound", "limit", "GFLOP/s", "on the way");
     }
+    std::vector<std::string> shown;
+    for (const auto& r : f.functions)
+        shown.push_back(r.function);
+    shown = shown_names(shown);
+    std::size_t row = 0;
     for (const auto& r : f.functions) {
         std::string perf =
             r.predicted.measured_gflops ? fmt::format("{:.4g}", *r.predicted.measured_gflops) : "-";
         if (r.predicted.measured_gflops && r.time_lo && r.time_hi && *r.time_lo > 0 && *r.time_hi > 0)
             perf += fmt::format(" [{:.3g}, {:.3g}]", r.predicted.flops / *r.time_hi * 1e-9,
                                 r.predicted.flops / *r.time_lo * 1e-9);
-        out += fmt::format("{:<40} {}   {} {:>12}  {}\n", r.function, dot(r.measured), dot(r.predicted), perf,
-                           r.change.empty() ? "same bottleneck" : r.change);
+        out += fmt::format("{:<40} {}   {} {:>12}  {}\n", shown[row++], dot(r.measured), dot(r.predicted),
+                           perf, r.change.empty() ? "same bottleneck" : r.change);
     }
+    if (f.below_share > 0)
+        out += fmt::format("{} function(s) and loop(s) under 1 % of the flops and of the time at both points "
+                           "not shown\n",
+                           f.below_share);
     for (const auto& o : f.omitted)
         out += "not placed: " + o + "\n";
     return out;

@@ -1,6 +1,7 @@
 #include "analysis/scale/roofline_forecast.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -70,7 +71,8 @@ std::string describe_change(const RegionVerdict& before, const RegionVerdict& af
 
 } // namespace
 
-RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m, const Coord& target) {
+RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m, const Coord& target,
+                                   double min_share) {
     RooflineForecast out;
     out.target = target;
     for (const auto& s : r.data.series)
@@ -87,8 +89,39 @@ RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m,
             it->second.push_back(i);
         }
     const std::size_t params = r.data.parameters.size();
+    // Each function's fitted flops and time at both points, and the totals over the profile's functions
+    // (loops lie inside them and are not added again), for the shares.
+    const auto fitted = [&](const std::vector<std::size_t>& series, const std::string& metric,
+                            const Coord& x) {
+        for (const std::size_t s : series)
+            if (r.data.series[s].metric == metric)
+                return std::max(0.0, predict(r.fits[s], x, params).value);
+        return 0.0;
+    };
+    const std::array<Coord, 2> points{out.largest_measured, target};
+    std::array<double, 2> total_flops{}, total_time{};
     for (const std::string& fn : order) {
         const auto& series = by_function[fn];
+        if (r.data.series[series.front()].kind == "loop")
+            continue;
+        for (std::size_t k = 0; k < 2; ++k) {
+            total_flops[k] += fitted(series, "flops", points[k]);
+            total_time[k] += fitted(series, "time", points[k]);
+        }
+    }
+    const auto holds_share = [&](const std::vector<std::size_t>& series) {
+        for (std::size_t k = 0; k < 2; ++k)
+            if ((total_flops[k] > 0 && fitted(series, "flops", points[k]) >= min_share * total_flops[k]) ||
+                (total_time[k] > 0 && fitted(series, "time", points[k]) >= min_share * total_time[k]))
+                return true;
+        return !(total_flops[0] > 0 || total_flops[1] > 0 || total_time[0] > 0 || total_time[1] > 0);
+    };
+    for (const std::string& fn : order) {
+        const auto& series = by_function[fn];
+        if (!holds_share(series)) {
+            ++out.below_share;
+            continue;
+        }
         const auto now = verdict_at(r, m, fn, series, out.largest_measured);
         const auto then = verdict_at(r, m, fn, series, target);
         if (!now || !then) {
@@ -120,6 +153,10 @@ RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m,
         }
         out.functions.push_back(std::move(f));
     }
+    std::stable_sort(out.functions.begin(), out.functions.end(),
+                     [](const FunctionRoofline& a, const FunctionRoofline& b) {
+                         return a.predicted.flops > b.predicted.flops;
+                     });
     return out;
 }
 

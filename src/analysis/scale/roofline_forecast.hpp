@@ -32,8 +32,14 @@ struct RooflineForecast {
     Coord largest_measured{};
     std::vector<FunctionRoofline> functions;
     std::vector<std::string> omitted; // functions without fitted flops and bytes
+    // Functions and loops holding under min_share of the flops and of the time (of the profile's
+    // functions) both at the largest measured point and at the target: left out, counted.
+    std::size_t below_share = 0;
 };
 
-RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m, const Coord& target);
+// The functions and loops holding at least min_share of the flops or the time at either point, most flops at
+// the target first.
+RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m, const Coord& target,
+                                   double min_share = k_profile_min_share);
 
 } // namespace roofcast::model::scale

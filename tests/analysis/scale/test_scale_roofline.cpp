@@ -72,6 +72,39 @@ TEST(ScaleRoofline, PlacesTheFittedFunctionAtTheTargetAndFindsWhereItsBottleneck
     EXPECT_NE(s.change.find("from about n="), std::string::npos) << s.change;
 }
 
+TEST(ScaleRoofline, OnlyFunctionsHoldingAShareAreShownMostFlopsFirst) {
+    // solve (all but a sliver of the work), a helper with 1/1000 of solve's flops and time, and a bigger
+    // second function listed before solve: the helper is counted out, the rest ordered by flops at the
+    // target.
+    const core::Machine m =
+        core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
+    Dataset d = measured({8, 16, 32, 64, 128});
+    const auto scaled_copy = [&d](const std::string& name, double factor) {
+        std::vector<Series> out;
+        for (Series s : d.series) {
+            s.function = name;
+            for (auto& pt : s.points)
+                for (double& v : pt.values)
+                    v *= factor;
+            out.push_back(s);
+        }
+        return out;
+    };
+    std::vector<Series> all = scaled_copy("helper", 1e-3);
+    for (auto& s : scaled_copy("setup", 0.5))
+        all.push_back(s);
+    for (auto& s : d.series)
+        all.push_back(s);
+    d.series = all;
+    const ScaleResult r = forecast(d, Selection::forecast, {Coord{8192, 0}});
+    const RooflineForecast f = roofline_forecast(r, m, Coord{8192, 0});
+    ASSERT_EQ(f.functions.size(), 2u);
+    EXPECT_EQ(f.functions[0].function, "solve");
+    EXPECT_EQ(f.functions[1].function, "setup");
+    EXPECT_EQ(f.below_share, 1u);
+    EXPECT_EQ(roofline_forecast(r, m, Coord{8192, 0}, 0.0).functions.size(), 3u);
+}
+
 TEST(ScaleRoofline, FunctionsWithoutFlopsAndBytesAreNamed) {
     const core::Machine m =
         core::load_machine(std::string(ROOFCAST_SOURCE_DIR) + "/data/machines/example-caches.yaml");
