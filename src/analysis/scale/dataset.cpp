@@ -131,8 +131,9 @@ std::vector<double> json_numbers(const json& j, const std::string& file, const s
         throw InputError(file, field, "expected a non-empty array of numbers");
     std::vector<double> out;
     out.reserve(j.size());
-    for (std::size_t i = 0; i < j.size(); ++i)
-        out.push_back(json_number(j[i], file, fmt::format("{}[{}]", field, i)));
+    for (std::size_t i = 0; i < j.size(); ++i) // the element's path is built only for an error
+        out.push_back(j[i].is_number() ? j[i].get<double>()
+                                       : json_number(j[i], file, core::element_path(field, i)));
     return out;
 }
 
@@ -251,6 +252,109 @@ double aggregate(const std::vector<double>& ranks, const std::string& how, const
     return core::reduce_ranks(ranks, how);
 }
 
+// One metric of a profile's function: its repetitions, each aggregated over the ranks with its `aggregate`
+// (per_rank) or as written (repetitions); `fm` builds its path for an error.
+template <class Path>
+std::vector<double> metric_repetitions(const json& m, const std::string& file, const Path& fm) {
+    // core::check_profile_value's range, tested before any path is built for its error.
+    const auto value_ok = [](double v) {
+        return std::isnan(v) || (v >= 0 && v <= core::k_profile_max_value);
+    };
+    std::string how = "mean";
+    const bool object = m.is_object();
+    if (object && m.contains("aggregate")) {
+        if (!m.at("aggregate").is_string())
+            throw InputError(
+                file, fm() + ".aggregate",
+                core::expected_one_of(core::k_rank_aggregates, m.at("aggregate").dump().substr(0, 40)));
+        how = m.at("aggregate").get<std::string>();
+        if (!core::is_rank_aggregate(how))
+            throw InputError(file, fm() + ".aggregate", core::expected_one_of(core::k_rank_aggregates, how));
+    }
+    std::vector<double> reps;
+    const bool has_reps = object && m.contains("repetitions");
+    const bool has_ranks = object && m.contains("per_rank");
+    if (has_reps && has_ranks)
+        throw InputError(file, fm(), "expected either 'repetitions' or 'per_rank', not both");
+    if (has_reps) {
+        reps = json_numbers(m.at("repetitions"), file, fm() + ".repetitions");
+        for (double v : reps)
+            if (!value_ok(v))
+                core::check_profile_value(v, file, fm() + ".repetitions");
+    } else if (has_ranks) {
+        const json& pr = m.at("per_rank");
+        if (!pr.is_array() || pr.empty())
+            throw InputError(file, fm() + ".per_rank", "expected [[value per rank] per repetition]");
+        for (std::size_t r = 0; r < pr.size(); ++r) {
+            const auto fr = [&fm, r] { return core::element_path(fm() + ".per_rank", r); };
+            const json& row = pr[r];
+            std::vector<double> ranks;
+            if (row.is_array() && !row.empty() &&
+                std::all_of(row.begin(), row.end(), [](const json& v) { return v.is_number(); })) {
+                ranks.reserve(row.size());
+                for (const json& v : row)
+                    ranks.push_back(v.get<double>());
+            } else {
+                ranks = json_numbers(row, file, fr());
+            }
+            for (double v : ranks)
+                if (!value_ok(v))
+                    core::check_profile_value(v, file, fr());
+            reps.push_back(aggregate(ranks, how, file, fm() + ".aggregate"));
+        }
+    } else {
+        throw InputError(file, fm(), "expected 'repetitions' [values] or 'per_rank' [[values]]");
+    }
+    return reps;
+}
+
+// A roofcast profile's `functions` into `d` at the point c. Their members are checked against the format as
+// they are met (a profile holds tens of thousands of metrics: marking each path in a core::JsonKeys took most
+// of the read); returns what the format lacks below `functions`, relative to it, in the document's order.
+std::vector<std::string> read_profile_functions(const json& funcs, const std::string& file, const Coord& c,
+                                                Dataset& d) {
+    std::vector<std::string> unread_below;
+    const auto is_one_of = [](const std::string& key, std::initializer_list<std::string_view> known) {
+        return std::find(known.begin(), known.end(), key) != known.end();
+    };
+    Builder b(d);
+    for (std::size_t i = 0; i < funcs.size(); ++i) {
+        const json& fn = funcs[i];
+        const std::string f = core::element_path("functions", i);
+        const json& name = member(fn, "name", file, f);
+        if (!name.is_string())
+            throw InputError(file, f + ".name", "expected a string (the call path)");
+        const json& metrics = member(fn, "metrics", file, f);
+        if (!metrics.is_object())
+            throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
+        // What the format lacks, in the document's order (nlohmann's: keys sorted), as core::JsonKeys lists
+        // it.
+        for (const auto& [key, value] : fn.items()) {
+            if (key == "metrics") {
+                for (const auto& [metric, m] : value.items())
+                    if (m.is_object())
+                        for (const auto& [mkey, mvalue] : m.items())
+                            if (!is_one_of(mkey, {"aggregate", "origin", "per_rank", "repetitions", "unit"}))
+                                unread_below.push_back(
+                                    core::member_path(fmt::format("[{}].metrics.{}", i, metric), mkey));
+            } else if (!is_one_of(key, {"kind", "name"})) {
+                unread_below.push_back(core::member_path(core::element_path("", i), key));
+            }
+        }
+        const std::string kind =
+            fn.contains("kind") && fn.at("kind").is_string() ? fn.at("kind").get<std::string>() : "";
+        for (const auto& item : metrics.items()) {
+            const std::string& metric = item.key(); // named, not bound: a lambda below captures it
+            const json& m = item.value();
+            // The metric's path, built only where an error or an unread member names it.
+            const auto fm = [&f, &metric] { return fmt::format("{}.metrics.{}", f, metric); };
+            std::vector<double> reps = metric_repetitions(m, file, fm);
+            b.add(name.get<std::string>(), metric, c, std::move(reps)).kind = kind;
+        }
+    }
+    return unread_below;
+}
+
 } // namespace
 
 Dataset read_extrap_json(const std::string& text, const std::string& file) {
@@ -321,61 +425,7 @@ Dataset read_roofcast_profile(const std::string& text, const std::string& file,
     const json& funcs = get(root, "functions", "");
     if (!funcs.is_array())
         throw InputError(file, "functions", "expected an array of {name, metrics}");
-    Builder b(d);
-    for (std::size_t i = 0; i < funcs.size(); ++i) {
-        const std::string f = fmt::format("functions[{}]", i);
-        const json& name = get(funcs[i], "name", f);
-        if (!name.is_string())
-            throw InputError(file, f + ".name", "expected a string (the call path)");
-        keys.mark_whole(core::member_path(f, "kind"));
-        const std::string kind = has(funcs[i], "kind", f) && funcs[i].at("kind").is_string()
-                                     ? funcs[i].at("kind").get<std::string>()
-                                     : "";
-        const json& metrics = get(funcs[i], "metrics", f);
-        if (!metrics.is_object())
-            throw InputError(file, f + ".metrics", "expected an object {metric: {...}}");
-        for (const auto& [metric, m] : metrics.items()) {
-            const std::string fm = fmt::format("{}.metrics.{}", f, metric);
-            keys.mark(fm);
-            for (const char* key : {"origin", "unit"}) // where the value came from, its unit: not for fitting
-                keys.mark_whole(core::member_path(fm, key));
-            std::string how = "mean";
-            if (has(m, "aggregate", fm)) {
-                if (!m.at("aggregate").is_string())
-                    throw InputError(file, fm + ".aggregate",
-                                     core::expected_one_of(core::k_rank_aggregates,
-                                                           m.at("aggregate").dump().substr(0, 40)));
-                how = m.at("aggregate").get<std::string>();
-                if (!core::is_rank_aggregate(how))
-                    throw InputError(file, fm + ".aggregate",
-                                     core::expected_one_of(core::k_rank_aggregates, how));
-            }
-            std::vector<double> reps;
-            const bool has_reps = has(m, "repetitions", fm);
-            const bool has_ranks = has(m, "per_rank", fm);
-            if (has_reps && has_ranks)
-                throw InputError(file, fm, "expected either 'repetitions' or 'per_rank', not both");
-            if (has_reps) {
-                reps = json_numbers(m.at("repetitions"), file, fm + ".repetitions");
-                for (double v : reps)
-                    core::check_profile_value(v, file, fm + ".repetitions");
-            } else if (has_ranks) {
-                const json& pr = m.at("per_rank");
-                if (!pr.is_array() || pr.empty())
-                    throw InputError(file, fm + ".per_rank", "expected [[value per rank] per repetition]");
-                for (std::size_t r = 0; r < pr.size(); ++r) {
-                    const std::string fr = fmt::format("{}.per_rank[{}]", fm, r);
-                    auto ranks = json_numbers(pr[r], file, fr);
-                    for (double v : ranks)
-                        core::check_profile_value(v, file, fr);
-                    reps.push_back(aggregate(ranks, how, file, fm + ".aggregate"));
-                }
-            } else {
-                throw InputError(file, fm, "expected 'repetitions' [values] or 'per_rank' [[values]]");
-            }
-            b.add(name.get<std::string>(), metric, c, std::move(reps)).kind = kind;
-        }
-    }
+    keys.delegate("functions", read_profile_functions(funcs, file, c, d));
     normalize(d);
     if (unread_keys)
         *unread_keys = keys.unread(root);

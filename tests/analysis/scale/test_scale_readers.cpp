@@ -302,6 +302,20 @@ TEST(ScaleReaders, RoofcastProfileKeysAndRangesAreThoseOfTheFormat) {
     j["functions"][0]["metrics"]["L1_DCM"]["agregate"] = "sum";
     (void)read_roofcast_profile(j.dump(), "p.json", &unread);
     EXPECT_EQ(unread, std::vector<std::string>{"functions[0].metrics.L1_DCM.agregate"});
+    // In the document's order (keys sorted), each listed once: a member of a function before and after
+    // its metrics, and one of the top level after the functions.
+    j["functions"][0]["colour"] = "red";
+    j["functions"][0]["weight"] = 2;
+    j["functions"][0]["metrics"]["L1_DCM"]["extra"] = {{"a", 1}};
+    j["zone"] = 1;
+    (void)read_roofcast_profile(j.dump(), "p.json", &unread);
+    EXPECT_EQ(unread,
+              (std::vector<std::string>{"functions[0].colour", "functions[0].metrics.L1_DCM.agregate",
+                                        "functions[0].metrics.L1_DCM.extra", "functions[0].weight", "zone"}));
+    j["functions"][0].erase("colour");
+    j["functions"][0].erase("weight");
+    j["functions"][0]["metrics"]["L1_DCM"].erase("extra");
+    j.erase("zone");
     // The ranges are core::load_profile's.
     j["functions"][0]["metrics"]["L1_DCM"]["per_rank"][0][1] = -2;
     EXPECT_EQ(
