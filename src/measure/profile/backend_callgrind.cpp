@@ -174,8 +174,8 @@ public:
 
 private:
     void emit(const RunContext& c, int rank, int rep, const CountedProgram& counted, Gather& g);
-    // The counts of every process of the rank; a process whose output valgrind left empty is named in
-    // `notes` and left out.
+    // The counts of every process of the rank; a process that left no whole counts (none, an empty file, or
+    // one still being written) is named in `notes` and left out.
     CallgrindData read_rank(const fs::path& dir, int rank, std::set<std::string>& notes) const;
     std::vector<PerfSamplePlace> sampled_places(const fs::path& dir, int rank) const;
     // Reads the symbols of each object not read yet into m_symbols (nm; a stripped one's debug file), at
@@ -320,8 +320,7 @@ CallgrindData CallgrindBackend::read_rank(const fs::path& dir, int rank, std::se
         // Named by its command where its log gives one, so that each pass's copy of it is one note.
         notes.insert(
             fmt::format("{} left no whole counts (a process valgrind followed that was killed, closed "
-                        "valgrind's files or "
-                        "outlived the program): its work is not counted",
+                        "valgrind's files or outlived the program): its work is not counted",
                         log != logs.end() && !log->command.empty() ? log->command : "process " + pid));
     };
     for (const ValgrindLog& l : logs)
