@@ -158,7 +158,7 @@ double check_profile_parameter(double v, const std::string& file, const std::str
 }
 
 double check_profile_value(double v, const std::string& file, const std::string& field) {
-    if (!std::isnan(v) && !(v >= 0 && v <= k_profile_max_value))
+    if (!profile_value_in_range(v))
         bad(file, field,
             fmt::format("expected a number from 0 to {:g} (or \"nan\"), got {}", k_profile_max_value, v));
     return v;

@@ -11,6 +11,7 @@
 #include "core/doc.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -114,6 +115,11 @@ std::string profile_file_text(const Profile& p, const std::string& path);
 // Shared with `roofcast scale`'s reader of the same format.
 double check_profile_parameter(double v, const std::string& file, const std::string& field);
 double check_profile_value(double v, const std::string& file, const std::string& field);
+// The range check_profile_value holds a metric's value to, without an error (for a reader that names the
+// field only when the value is out of range).
+inline bool profile_value_in_range(double v) {
+    return std::isnan(v) || (v >= 0 && v <= k_profile_max_value);
+}
 // run.cpu_seconds: 0 .. k_profile_max_cpu_seconds, or InputError(file, field).
 double check_profile_cpu_seconds(double v, const std::string& file, const std::string& field);
 

@@ -63,8 +63,12 @@ std::optional<core::Verdict> kernel_verdict(const core::KernelResult& k, double 
         v.hi = std::max(v.hi, *hi);
         v.confidence = 1.0 - 2.0 * std::pow(0.5, static_cast<double>(r.size()));
     }
-    v.state = v.lo >= threshold ? "at-bound" : v.hi < threshold ? "below" : "undetermined";
+    v.state = verdict_state(v.lo, v.hi, threshold);
     return v;
+}
+
+const char* verdict_state(double lo, std::optional<double> hi, double threshold) {
+    return lo >= threshold ? "at-bound" : hi && *hi < threshold ? "below" : "undetermined";
 }
 
 std::string undetermined_text(const core::Verdict& v) {

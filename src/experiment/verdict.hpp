@@ -27,6 +27,10 @@ std::optional<core::Verdict> kernel_verdict(const core::KernelResult& k, double 
                                             std::optional<double> probe_moved = std::nullopt,
                                             const std::string& probe = "");
 
+// The three-valued verdict of a fraction of the bound known to lie in [lo, hi] (hi absent: unbounded above):
+// "at-bound" where lo reaches `threshold`, "below" where hi stays under it, else "undetermined".
+const char* verdict_state(double lo, std::optional<double> hi, double threshold);
+
 // "bandwidth from memory moved 2.3x during its rounds; its fraction spans 71-93 % (rounds)": what an
 // undetermined verdict says instead of causes.
 std::string undetermined_text(const core::Verdict& v);

@@ -1,6 +1,7 @@
 #include "report/profile_regions.hpp"
 
 #include "experiment/diagnosis.hpp"
+#include "experiment/verdict.hpp"
 
 #include <fmt/format.h>
 #include <map>
@@ -32,7 +33,7 @@ Rates rates_of(const model::RegionVerdict& v) {
 
 // Where a sampled time rests on few samples (its 95 % interval wider than k_wide_sampling either way):
 // ", 42-1000 % over 2 samples: undetermined", the verdict the interval allows against the threshold at which
-// the suite calls a kernel at its bound (experiment/diagnosis.hpp).
+// the suite calls a kernel at its bound, by the suite's rule (experiment/verdict.hpp).
 constexpr double k_wide_sampling = 0.1;
 std::string sampled_text(const model::RegionVerdict& v) {
     if (!v.fraction || !v.fraction_lo || !v.time_samples)
@@ -42,9 +43,11 @@ std::string sampled_text(const model::RegionVerdict& v) {
                       *v.fraction_hi > f * (1 + k_wide_sampling);
     if (!wide)
         return {};
-    const char* state = *v.fraction_lo >= model::k_diagnosis_fraction                   ? "at its bound"
-                        : v.fraction_hi && *v.fraction_hi < model::k_diagnosis_fraction ? "below its bound"
-                                                                                        : "undetermined";
+    const std::string_view verdict =
+        model::verdict_state(*v.fraction_lo, v.fraction_hi, model::k_diagnosis_fraction);
+    const std::string_view state = verdict == "at-bound" ? "at its bound"
+                                   : verdict == "below"  ? "below its bound"
+                                                         : verdict;
     return fmt::format(", {:.0f}-{} over {:.0f} sample{}: {}", *v.fraction_lo * 100,
                        v.fraction_hi ? fmt::format("{:.0f} %", *v.fraction_hi * 100) : "unbounded",
                        *v.time_samples, *v.time_samples == 1 ? "" : "s", state);
@@ -103,9 +106,9 @@ std::string region_verdicts(const model::ProfilePlacement& p) {
     for (const auto& v : p.verdicts)
         names.push_back(v.name);
     names = shown_names(names);
-    std::size_t row = 0;
-    for (const auto& v : p.verdicts) {
-        const std::string& name = names[row++];
+    for (std::size_t i = 0; i < p.verdicts.size(); ++i) {
+        const auto& v = p.verdicts[i];
+        const std::string& name = names[i];
         // A region without flops shows its bandwidth in the performance columns, with the unit.
         const Rates r = rates_of(v);
         const std::string unit = r.moves ? fmt::format(" {}", r.unit) : "";

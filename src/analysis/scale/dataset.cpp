@@ -124,17 +124,24 @@ long long json_id(const json& j, const std::string& file, const std::string& fie
     return static_cast<long long>(v);
 }
 
-std::vector<double> json_numbers(const json& j, const std::string& file, const std::string& field) {
+// A number or a non-empty array of numbers; `field()` builds the path an error names, only for an error (a
+// profile holds tens of thousands of such arrays).
+template <class Path>
+std::vector<double> json_numbers(const json& j, const std::string& file, const Path& field) {
     if (j.is_number() || j.is_string())
-        return {json_number(j, file, field)};
+        return {json_number(j, file, field())};
     if (!j.is_array() || j.empty())
-        throw InputError(file, field, "expected a non-empty array of numbers");
+        throw InputError(file, field(), "expected a non-empty array of numbers");
     std::vector<double> out;
     out.reserve(j.size());
-    for (std::size_t i = 0; i < j.size(); ++i) // the element's path is built only for an error
+    for (std::size_t i = 0; i < j.size(); ++i)
         out.push_back(j[i].is_number() ? j[i].get<double>()
-                                       : json_number(j[i], file, core::element_path(field, i)));
+                                       : json_number(j[i], file, core::element_path(field(), i)));
     return out;
+}
+
+std::vector<double> json_numbers(const json& j, const std::string& file, const std::string& field) {
+    return json_numbers(j, file, [&field] { return field; });
 }
 
 const json& member(const json& j, const char* key, const std::string& file, const std::string& field) {
@@ -244,22 +251,10 @@ Dataset extrap_json_old(const json& root, const std::string& file) {
     return d;
 }
 
-// One repetition's ranks reduced with `how` (already checked against core::k_rank_aggregates).
-double aggregate(const std::vector<double>& ranks, const std::string& how, const std::string& file,
-                 const std::string& field) {
-    if (ranks.empty())
-        throw InputError(file, field, "expected at least one value per rank");
-    return core::reduce_ranks(ranks, how);
-}
-
 // One metric of a profile's function: its repetitions, each aggregated over the ranks with its `aggregate`
 // (per_rank) or as written (repetitions); `fm` builds its path for an error.
 template <class Path>
 std::vector<double> metric_repetitions(const json& m, const std::string& file, const Path& fm) {
-    // core::check_profile_value's range, tested before any path is built for its error.
-    const auto value_ok = [](double v) {
-        return std::isnan(v) || (v >= 0 && v <= core::k_profile_max_value);
-    };
     std::string how = "mean";
     const bool object = m.is_object();
     if (object && m.contains("aggregate")) {
@@ -277,30 +272,22 @@ std::vector<double> metric_repetitions(const json& m, const std::string& file, c
     if (has_reps && has_ranks)
         throw InputError(file, fm(), "expected either 'repetitions' or 'per_rank', not both");
     if (has_reps) {
-        reps = json_numbers(m.at("repetitions"), file, fm() + ".repetitions");
+        const auto fr = [&fm] { return fm() + ".repetitions"; };
+        reps = json_numbers(m.at("repetitions"), file, fr);
         for (double v : reps)
-            if (!value_ok(v))
-                core::check_profile_value(v, file, fm() + ".repetitions");
+            if (!core::profile_value_in_range(v))
+                core::check_profile_value(v, file, fr());
     } else if (has_ranks) {
         const json& pr = m.at("per_rank");
         if (!pr.is_array() || pr.empty())
             throw InputError(file, fm() + ".per_rank", "expected [[value per rank] per repetition]");
         for (std::size_t r = 0; r < pr.size(); ++r) {
             const auto fr = [&fm, r] { return core::element_path(fm() + ".per_rank", r); };
-            const json& row = pr[r];
-            std::vector<double> ranks;
-            if (row.is_array() && !row.empty() &&
-                std::all_of(row.begin(), row.end(), [](const json& v) { return v.is_number(); })) {
-                ranks.reserve(row.size());
-                for (const json& v : row)
-                    ranks.push_back(v.get<double>());
-            } else {
-                ranks = json_numbers(row, file, fr());
-            }
+            const std::vector<double> ranks = json_numbers(pr[r], file, fr);
             for (double v : ranks)
-                if (!value_ok(v))
+                if (!core::profile_value_in_range(v))
                     core::check_profile_value(v, file, fr());
-            reps.push_back(aggregate(ranks, how, file, fm() + ".aggregate"));
+            reps.push_back(core::reduce_ranks(ranks, how)); // json_numbers gave at least one
         }
     } else {
         throw InputError(file, fm(), "expected 'repetitions' [values] or 'per_rank' [[values]]");

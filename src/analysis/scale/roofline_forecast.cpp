@@ -89,36 +89,42 @@ RooflineForecast roofline_forecast(const ScaleResult& r, const core::Machine& m,
             it->second.push_back(i);
         }
     const std::size_t params = r.data.parameters.size();
-    // Each function's fitted flops and time at both points, and the totals over the profile's functions
-    // (loops lie inside them and are not added again), for the shares.
-    const auto fitted = [&](const std::vector<std::size_t>& series, const std::string& metric,
-                            const Coord& x) {
-        for (const std::size_t s : series)
-            if (r.data.series[s].metric == metric)
-                return std::max(0.0, predict(r.fits[s], x, params).value);
-        return 0.0;
-    };
+    // Each function's fitted flops and time at the largest measured point and at the target (evaluated once),
+    // and their totals over the profile's functions (loops lie inside them and are not added again).
     const std::array<Coord, 2> points{out.largest_measured, target};
-    std::array<double, 2> total_flops{}, total_time{};
-    for (const std::string& fn : order) {
-        const auto& series = by_function[fn];
-        if (r.data.series[series.front()].kind == "loop")
-            continue;
-        for (std::size_t k = 0; k < 2; ++k) {
-            total_flops[k] += fitted(series, "flops", points[k]);
-            total_time[k] += fitted(series, "time", points[k]);
-        }
-    }
-    const auto holds_share = [&](const std::vector<std::size_t>& series) {
-        for (std::size_t k = 0; k < 2; ++k)
-            if ((total_flops[k] > 0 && fitted(series, "flops", points[k]) >= min_share * total_flops[k]) ||
-                (total_time[k] > 0 && fitted(series, "time", points[k]) >= min_share * total_time[k]))
-                return true;
-        return !(total_flops[0] > 0 || total_flops[1] > 0 || total_time[0] > 0 || total_time[1] > 0);
+    struct Work {
+        std::array<double, 2> flops{}, time{};
     };
-    for (const std::string& fn : order) {
+    std::vector<Work> work(order.size());
+    Work total;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const auto& series = by_function[order[i]];
+        for (const std::size_t s : series)
+            for (std::size_t k = 0; k < 2; ++k) {
+                const double v = std::max(0.0, predict(r.fits[s], points[k], params).value);
+                if (r.data.series[s].metric == "flops")
+                    work[i].flops[k] = v;
+                else if (r.data.series[s].metric == "time")
+                    work[i].time[k] = v;
+            }
+        if (r.data.series[series.front()].kind != "loop")
+            for (std::size_t k = 0; k < 2; ++k) {
+                total.flops[k] += work[i].flops[k];
+                total.time[k] += work[i].time[k];
+            }
+    }
+    const bool any_total = total.flops[0] > 0 || total.flops[1] > 0 || total.time[0] > 0 || total.time[1] > 0;
+    const auto holds_share = [&](const Work& w) {
+        for (std::size_t k = 0; k < 2; ++k)
+            if ((total.flops[k] > 0 && w.flops[k] >= min_share * total.flops[k]) ||
+                (total.time[k] > 0 && w.time[k] >= min_share * total.time[k]))
+                return true;
+        return !any_total;
+    };
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::string& fn = order[i];
         const auto& series = by_function[fn];
-        if (!holds_share(series)) {
+        if (!holds_share(work[i])) {
             ++out.below_share;
             continue;
         }

@@ -286,7 +286,7 @@ std::vector<SampledTime>
 loop_sampled_time(const CountedProgram& p, const std::vector<PerfSamplePlace>& samples,
                   const std::map<std::string, std::map<std::string, std::uint64_t>>& symbols) {
     namespace fs = std::filesystem;
-    std::vector<SampledTime> seconds(p.loops.size());
+    std::vector<SampledTime> times(p.loops.size());
     for (const PerfSamplePlace& s : samples) {
         const std::map<std::string, std::uint64_t>* table = nullptr;
         for (const auto& [object, names] : symbols)
@@ -310,11 +310,11 @@ loop_sampled_time(const CountedProgram& p, const std::vector<PerfSamplePlace>& s
                 best = i;
         }
         if (best < p.loops.size()) {
-            seconds[best].seconds += s.period * 1e-9;
-            seconds[best].samples += s.samples;
+            times[best].seconds += s.period * 1e-9;
+            times[best].samples += s.samples;
         }
     }
-    return seconds;
+    return times;
 }
 
 std::string counted_name_of(const CountedProgram& p,
